@@ -1,0 +1,158 @@
+/*
+ * anarchon.h — the words of anarchon, shared by every host and every store.
+ *
+ * Read this header first, then store.h.  It defines what a job, a slot and a
+ * token are (and the rules that validate them), the outcomes of a claim, the
+ * states of a run, and the settings with their defaults.  Nothing here knows
+ * about PostgreSQL, SQLite or any network store: both database hosts and the
+ * remote layer include it, so every place answers with the same words and
+ * refuses bad input with the same messages.
+ */
+#ifndef ANARCHON_H
+#define ANARCHON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define AN_VERSION "0.1.0"
+
+/* Limits of the words (DESIGN §2). */
+#define AN_JOB_MAX    128
+#define AN_TOKEN_MAX  64
+#define AN_TOKEN_HEX  32                          /* anarchon_token() length */
+#define AN_SLOT_MAX   INT64_C(253402300799999)    /* 9999-12-31 23:59:59.999 UTC */
+#define AN_ERRMAX     512                         /* room for one error message */
+
+/* The answer to a claim. */
+typedef enum an_outcome
+{
+	AN_WON = 0,
+	AN_RUNNING,
+	AN_DONE,
+	AN_LATE,
+	AN_OVERLAP,
+	AN_LOST
+} an_outcome;
+
+/*
+ * The state column of a stored run.  AN_RUN_NONE means no row.
+ */
+typedef enum an_run_state
+{
+	AN_RUN_NONE = 0,
+	AN_RUN_RUNNING,
+	AN_RUN_SUCCEEDED,
+	AN_RUN_FAILED,
+	AN_RUN_INTERRUPTED
+} an_run_state;
+
+/* What anarchon_check answers: the run state, with "running" split by lease. */
+typedef enum an_check_state
+{
+	AN_CHECK_NONE = 0,
+	AN_CHECK_RUNNING,
+	AN_CHECK_EXPIRED,
+	AN_CHECK_SUCCEEDED,
+	AN_CHECK_FAILED,
+	AN_CHECK_INTERRUPTED
+} an_check_state;
+
+/* Error classes.  Hosts map them to SQLSTATEs or SQLite result codes. */
+typedef enum an_error
+{
+	AN_OK = 0,
+	AN_E_INPUT,          /* an argument breaks its rule */
+	AN_E_CONFIG,         /* a setting, URL or store configuration is unusable */
+	AN_E_BUSY,           /* the lock was not granted within busy_timeout_ms */
+	AN_E_TIMEOUT,        /* a network store did not answer within timeout_ms */
+	AN_E_CONNECT,        /* a network store could not be reached or dropped us */
+	AN_E_AUTH,           /* a network store refused our credentials */
+	AN_E_CANCELED,       /* the host asked us to stop (query cancel) */
+	AN_E_UNSUPPORTED,    /* the store lacks a feature the strategy needs */
+	AN_E_STORE,          /* the store answered with an error of its own */
+	AN_E_STATE,          /* the call is not allowed in the host's current state */
+	AN_E_NOMEM,
+	AN_E_INTERNAL
+} an_error;
+
+/* The settings of DESIGN §3, with their defaults. */
+typedef struct an_settings
+{
+	int64_t		lease_ms;           /* 30000 */
+	int64_t		max_late_ms;        /* 60000 */
+	int32_t		attempts;           /* 1 */
+	int			overlap_skip;       /* 1 = 'skip' (default), 0 = 'allow' */
+	int64_t		busy_timeout_ms;    /* 5000 */
+} an_settings;
+
+#define AN_LEASE_MS_DEFAULT        30000
+#define AN_MAX_LATE_MS_DEFAULT     60000
+#define AN_ATTEMPTS_DEFAULT        1
+#define AN_BUSY_TIMEOUT_MS_DEFAULT 5000
+
+/* Ranges of the settings, so every host validates alike. */
+#define AN_LEASE_MS_MIN        1
+#define AN_LEASE_MS_MAX        INT64_C(31536000000)     /* a year */
+#define AN_MAX_LATE_MS_MAX     INT64_C(31536000000)
+#define AN_ATTEMPTS_MAX        1000
+#define AN_BUSY_TIMEOUT_MS_MAX INT64_C(2147483647)
+
+/* One numeric setting as a table row: hosts walk it to register GUCs etc. */
+typedef struct an_setting_info
+{
+	const char *name;
+	const char *description;
+	int64_t		def;
+	int64_t		min;
+	int64_t		max;
+} an_setting_info;
+
+/* The numeric settings, NULL-terminated; overlap and store are not numbers. */
+extern const an_setting_info an_numeric_settings[];
+
+void		an_settings_default(an_settings *s);
+
+/*
+ * an_settings_set parses value (text) for the setting called name and stores
+ * it in s.  Returns AN_OK, or AN_E_INPUT with a message in err that names the
+ * setting and its allowed values; s is left unchanged on error.  "store" is
+ * not handled here (hosts own it): it answers AN_E_INPUT too.
+ */
+an_error	an_settings_set(an_settings *s, const char *name, const char *value,
+							char *err, size_t errlen);
+
+/* an_settings_get writes the current value of name as text. */
+an_error	an_settings_get(const an_settings *s, const char *name,
+							char *out, size_t outlen, char *err, size_t errlen);
+
+/*
+ * Retention of the history: a run older than this (measured from its slot) can
+ * no longer be claimed, so pruning it loses nothing a claim could ask for.
+ */
+int64_t		an_settings_retention_ms(const an_settings *s);
+
+/*
+ * Validation.  Each returns AN_OK or AN_E_INPUT with a message that says what
+ * was wrong and what is allowed.  A value too long to echo is described by its
+ * length instead, so a megabyte of garbage never lands in an error message.
+ */
+an_error	an_validate_job(const char *job, size_t len, char *err, size_t errlen);
+an_error	an_validate_token(const char *token, size_t len, char *err, size_t errlen);
+an_error	an_validate_slot(int64_t slot, char *err, size_t errlen);
+/* A slot given as a floating-point number (SQLite REAL): must be integral. */
+an_error	an_validate_slot_double(double v, int64_t *slot, char *err, size_t errlen);
+
+/* Names, as the SQL functions answer them. */
+const char *an_outcome_name(an_outcome o);
+const char *an_run_state_name(an_run_state s);
+const char *an_check_state_name(an_check_state c);
+an_run_state an_run_state_parse(const char *name);  /* AN_RUN_NONE if unknown */
+
+/* anarchon_token(): 16 random bytes as 32 lowercase hex digits + NUL. */
+void		an_token_hex(const unsigned char random16[16], char out[AN_TOKEN_HEX + 1]);
+
+/* snprintf into err, never overflowing; a no-op when err is NULL. */
+void		an_errf(char *err, size_t errlen, const char *fmt,...)
+			__attribute__((format(printf, 3, 4)));
+
+#endif							/* ANARCHON_H */

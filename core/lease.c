@@ -1,0 +1,157 @@
+/*
+ * lease.c — DESIGN §4's decision table for transactional lease stores.
+ *
+ * Every answer is decided while the store's lock is held and with the store's
+ * clock read after it was granted: a claim that waited behind another must
+ * judge the lease with the time it got the lock, not the time it asked.
+ */
+#include <string.h>
+
+#include "lease.h"
+
+int64_t
+an_lease_end(int64_t now, int64_t lease_ms)
+{
+	if (lease_ms > INT64_MAX - now)
+		return INT64_MAX;
+	return now + lease_ms;
+}
+
+an_check_state
+an_lease_check_state(const an_run *run, int64_t now)
+{
+	switch (run->state)
+	{
+		case AN_RUN_NONE:
+			return AN_CHECK_NONE;
+		case AN_RUN_RUNNING:
+			return run->lease_until >= now ? AN_CHECK_RUNNING : AN_CHECK_EXPIRED;
+		case AN_RUN_SUCCEEDED:
+			return AN_CHECK_SUCCEEDED;
+		case AN_RUN_FAILED:
+			return AN_CHECK_FAILED;
+		case AN_RUN_INTERRUPTED:
+			return AN_CHECK_INTERRUPTED;
+	}
+	return AN_CHECK_NONE;
+}
+
+/* decide runs the table on a locked run; it writes through ops where the table says so. */
+static int
+decide(an_store *st, const an_lease_ops *ops, const an_request *rq,
+	   const an_run *run, int64_t now, an_claim_result *res)
+{
+	const an_settings *s = rq->settings;
+	int64_t		lease_until = an_lease_end(now, s->lease_ms);
+	int			rc;
+
+	res->attempt = run->attempt;
+	res->lease_until = run->lease_until;
+
+	if (run->state == AN_RUN_NONE)
+	{
+		int			live = 0;
+
+		/* Lateness only stops a first claim: a run that exists is answered below. */
+		if (now - rq->slot > s->max_late_ms)
+		{
+			res->outcome = AN_LATE;
+			res->attempt = 0;
+			res->lease_until = 0;
+			return AN_OK;
+		}
+		if (s->overlap_skip)
+		{
+			if ((rc = ops->other_live(st, rq, now, &live)) != AN_OK)
+				return rc;
+			if (live)
+			{
+				res->outcome = AN_OVERLAP;
+				res->attempt = 0;
+				res->lease_until = 0;
+				return AN_OK;
+			}
+		}
+		if ((rc = ops->insert(st, rq, now, lease_until)) != AN_OK)
+			return rc;
+		res->outcome = AN_WON;
+		res->attempt = 1;
+		res->lease_until = lease_until;
+		return AN_OK;
+	}
+
+	if (run->state != AN_RUN_RUNNING)
+	{
+		res->outcome = AN_DONE;
+		return AN_OK;
+	}
+
+	/* Our own claim, sent again after a lost reply: still ours. */
+	if (strcmp(run->token, rq->token) == 0)
+	{
+		res->outcome = AN_WON;
+		return AN_OK;
+	}
+
+	if (run->lease_until >= now)
+	{
+		res->outcome = AN_RUNNING;
+		return AN_OK;
+	}
+
+	/* The lease ran out: take over if the run has attempts left. */
+	if (run->attempt < s->attempts)
+	{
+		if ((rc = ops->takeover(st, rq, run->attempt + 1, now, lease_until)) != AN_OK)
+			return rc;
+		res->outcome = AN_WON;
+		res->attempt = run->attempt + 1;
+		res->lease_until = lease_until;
+		return AN_OK;
+	}
+
+	if ((rc = ops->interrupt(st, rq, now)) != AN_OK)
+		return rc;
+	res->outcome = AN_DONE;
+	return AN_OK;
+}
+
+int
+an_lease_claim(an_store *st, const an_lease_ops *ops, const an_request *rq,
+			   an_claim_result *res)
+{
+	an_run		run;
+	int64_t		now = 0;
+	int			rc;
+	int			urc;
+
+	memset(res, 0, sizeof(*res));
+	memset(&run, 0, sizeof(run));
+
+	if ((rc = ops->lock(st, rq)) != AN_OK)
+		return rc;
+
+	rc = ops->now(st, &now);
+	if (rc == AN_OK)
+		rc = ops->read(st, rq, &run);
+	if (rc == AN_OK)
+		rc = decide(st, ops, rq, &run, now, res);
+
+	if (rc != AN_OK)
+	{
+		/* Keep the first error: the rollback's own message would hide the cause. */
+		an_error	err = st->err;
+		char		msg[AN_ERRMAX];
+
+		memcpy(msg, st->errmsg, sizeof(msg));
+		(void) ops->unlock(st, 0);
+		st->err = err;
+		memcpy(st->errmsg, msg, sizeof(msg));
+		return rc;
+	}
+
+	/* A claim is only an answer once it is committed. */
+	if ((urc = ops->unlock(st, 1)) != AN_OK)
+		return urc;
+	return AN_OK;
+}

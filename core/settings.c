@@ -1,0 +1,142 @@
+/*
+ * settings.c — the settings of DESIGN §3: defaults, ranges, parsing.
+ *
+ * The numeric settings are one table, so a host can register them (as GUCs,
+ * or as anarchon_config names) by walking it instead of repeating them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "anarchon.h"
+
+const an_setting_info an_numeric_settings[] = {
+	{"lease_ms", "Lease length of a won attempt, in milliseconds; a heartbeat renews it to now + lease_ms.",
+	AN_LEASE_MS_DEFAULT, AN_LEASE_MS_MIN, AN_LEASE_MS_MAX},
+	{"max_late_ms", "A first claim more than this many milliseconds after its slot answers 'late'.",
+	AN_MAX_LATE_MS_DEFAULT, 0, AN_MAX_LATE_MS_MAX},
+	{"attempts", "Attempts per run, counting the first; a run whose last lease ran out becomes 'interrupted'.",
+	AN_ATTEMPTS_DEFAULT, 1, AN_ATTEMPTS_MAX},
+	{"busy_timeout_ms", "How long a claim waits for the lock of its job (SQLite: BEGIN IMMEDIATE), in milliseconds.",
+	AN_BUSY_TIMEOUT_MS_DEFAULT, 0, AN_BUSY_TIMEOUT_MS_MAX},
+	{NULL, NULL, 0, 0, 0}
+};
+
+void
+an_settings_default(an_settings *s)
+{
+	s->lease_ms = AN_LEASE_MS_DEFAULT;
+	s->max_late_ms = AN_MAX_LATE_MS_DEFAULT;
+	s->attempts = AN_ATTEMPTS_DEFAULT;
+	s->overlap_skip = 1;
+	s->busy_timeout_ms = AN_BUSY_TIMEOUT_MS_DEFAULT;
+}
+
+int64_t
+an_settings_retention_ms(const an_settings *s)
+{
+	/* Saturate: a year-long lease times 1000 attempts still fits in int64. */
+	return s->max_late_ms + s->lease_ms * (int64_t) s->attempts;
+}
+
+static int64_t *
+numeric_field(an_settings *s, const char *name)
+{
+	if (strcmp(name, "lease_ms") == 0)
+		return &s->lease_ms;
+	if (strcmp(name, "max_late_ms") == 0)
+		return &s->max_late_ms;
+	if (strcmp(name, "busy_timeout_ms") == 0)
+		return &s->busy_timeout_ms;
+	return NULL;
+}
+
+static const an_setting_info *
+numeric_info(const char *name)
+{
+	for (const an_setting_info *i = an_numeric_settings; i->name; i++)
+		if (strcmp(i->name, name) == 0)
+			return i;
+	return NULL;
+}
+
+#define KNOWN "lease_ms, max_late_ms, attempts, overlap, busy_timeout_ms, store"
+
+an_error
+an_settings_set(an_settings *s, const char *name, const char *value,
+				char *err, size_t errlen)
+{
+	const an_setting_info *info;
+
+	if (name == NULL)
+	{
+		an_errf(err, errlen, "setting name is missing: the settings are " KNOWN);
+		return AN_E_INPUT;
+	}
+	if (strcmp(name, "overlap") == 0)
+	{
+		if (value && strcmp(value, "skip") == 0)
+			s->overlap_skip = 1;
+		else if (value && strcmp(value, "allow") == 0)
+			s->overlap_skip = 0;
+		else
+		{
+			an_errf(err, errlen, "invalid value for overlap: allowed values are 'skip' and 'allow'");
+			return AN_E_INPUT;
+		}
+		return AN_OK;
+	}
+	info = numeric_info(name);
+	if (info == NULL)
+	{
+		an_errf(err, errlen, "unknown setting \"%.64s\": the settings are " KNOWN, name);
+		return AN_E_INPUT;
+	}
+	{
+		char	   *end = NULL;
+		long long	v;
+		int64_t    *field;
+
+		errno = 0;
+		v = value ? strtoll(value, &end, 10) : 0;
+		if (value == NULL || *value == '\0' || *end != '\0' || errno == ERANGE ||
+			v < info->min || v > info->max)
+		{
+			an_errf(err, errlen, "invalid value for %s: allowed is a whole number from %lld to %lld",
+					name, (long long) info->min, (long long) info->max);
+			return AN_E_INPUT;
+		}
+		if (strcmp(name, "attempts") == 0)
+		{
+			s->attempts = (int32_t) v;
+			return AN_OK;
+		}
+		field = numeric_field(s, name);
+		*field = v;
+	}
+	return AN_OK;
+}
+
+an_error
+an_settings_get(const an_settings *s, const char *name, char *out, size_t outlen,
+				char *err, size_t errlen)
+{
+	if (name && strcmp(name, "overlap") == 0)
+		snprintf(out, outlen, "%s", s->overlap_skip ? "skip" : "allow");
+	else if (name && strcmp(name, "attempts") == 0)
+		snprintf(out, outlen, "%d", (int) s->attempts);
+	else if (name && numeric_info(name))
+	{
+		int64_t    *field = numeric_field((an_settings *) s, name);
+
+		snprintf(out, outlen, "%lld", (long long) *field);
+	}
+	else
+	{
+		an_errf(err, errlen, "unknown setting \"%.64s\": the settings are " KNOWN,
+				name ? name : "");
+		return AN_E_INPUT;
+	}
+	return AN_OK;
+}

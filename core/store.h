@@ -1,0 +1,148 @@
+/*
+ * store.h — the one interface every store implements.
+ *
+ * A store is where a claim is decided: this database ("local": SQLite's
+ * anarchon_runs or PostgreSQL's anarchon.runs) or a network server (Redis,
+ * RabbitMQ, NATS JetStream).  Both database hosts talk to every store only
+ * through the table of methods below, modelled on SQLite's sqlite3_vfs: a
+ * version first so that methods can be added later, a name, and methods that
+ * report failure through the store object (a code plus a message, as hiredis
+ * does) instead of through global state.
+ *
+ * Life of a store, as a host drives it:
+ *
+ *   an_store st;  an_store_init(&st, methods, &host);
+ *   if (st.m->open(&st, url, arg) != AN_OK) ... report st.err / st.errmsg ...
+ *   st.m->claim(&st, &req, &result);  ... many calls, one connection ...
+ *   st.m->close(&st);
+ *
+ * Duties of every method:
+ *   - Return AN_OK, or an an_error code with st->err set to the same code and
+ *     st->errmsg to a message fit for the end user: what went wrong and, where
+ *     it helps, what to do.  Never put a password or token of a URL in it.
+ *   - Leave the store usable after an error: a method that lost its connection
+ *     reconnects on the next call (and a claim resent after a lost reply uses
+ *     the same token, so the store recognises it as ours).
+ *   - Never block longer than the store's own timeout, and poll
+ *     host->interrupted while waiting, returning AN_E_CANCELED when it says so.
+ *   - Never call back into the host except through an_host.
+ * Optional methods may be NULL; the host then answers with an error that names
+ * the store and the missing operation.
+ */
+#ifndef ANARCHON_STORE_H
+#define ANARCHON_STORE_H
+
+#include "anarchon.h"
+
+typedef struct an_store an_store;
+
+/*
+ * What a host lends to a store.  Stores without a clock of their own judge
+ * lateness with now_ms, the host database's clock.
+ */
+typedef struct an_host
+{
+	void	   *ctx;
+	/* The host database's clock, ms since the Unix epoch. */
+	int64_t		(*now_ms) (void *ctx);
+	/* Nonzero when the host wants the current call abandoned (cancel). May be NULL. */
+	int			(*interrupted) (void *ctx);
+} an_host;
+
+/* The arguments of one call, already validated by the host. */
+typedef struct an_request
+{
+	const char *job;             /* NUL-terminated, passes an_validate_job */
+	int64_t		slot;            /* ms since the epoch, passes an_validate_slot */
+	const char *token;           /* NUL-terminated; NULL for check */
+	const an_settings *settings;
+} an_request;
+
+/* What a claim learned. attempt and lease_until are 0 where a store has none. */
+typedef struct an_claim_result
+{
+	an_outcome	outcome;
+	int32_t		attempt;
+	int64_t		lease_until;     /* ms since the epoch */
+} an_claim_result;
+
+/* What a check learned. */
+typedef struct an_check_result
+{
+	an_check_state state;
+	int32_t		attempt;
+	int64_t		lease_until;
+} an_check_result;
+
+typedef struct an_store_methods
+{
+	int			version;         /* 1 */
+	const char *name;            /* "local", "redis", "amqp", "nats", ... */
+
+	/*
+	 * open: connect or prepare.  url is the store URL ("local" for local
+	 * stores); arg is what the host passes to this kind of store (the SQLite
+	 * connection for SQLite's local store, NULL for network stores).  On error
+	 * the host still calls close.
+	 */
+	int			(*open) (an_store *st, const char *url, void *arg);
+
+	/* claim: decide (job, slot) for this token, atomically. */
+	int			(*claim) (an_store *st, const an_request *rq, an_claim_result *res);
+
+	/*
+	 * heartbeat: extend the lease of the run to now + lease_ms when token
+	 * still owns it (same token, state running).  *owned = 0 means fenced.
+	 * Stores without leases document what they do.
+	 */
+	int			(*heartbeat) (an_store *st, const an_request *rq, int *owned);
+
+	/* finish: mark the run succeeded or failed, fenced like heartbeat. */
+	int			(*finish) (an_store *st, const an_request *rq, an_run_state status,
+						   int *owned);
+
+	/* check: the backup's cheap read; takes no write lock. */
+	int			(*check) (an_store *st, const an_request *rq, an_check_result *res);
+
+	/*
+	 * prune (optional): delete runs whose slot is before `before` (ms).  Sets
+	 * *deleted to the number removed.
+	 */
+	int			(*prune) (an_store *st, int64_t before, int64_t *deleted);
+
+	/*
+	 * validate (optional): refuse settings this store cannot honour, e.g. a
+	 * memory of runs shorter than max_late_ms.  Called before every claim.
+	 */
+	int			(*validate) (an_store *st, const an_settings *s);
+
+	/* close: release everything; safe after a failed open. */
+	void		(*close) (an_store *st);
+} an_store_methods;
+
+struct an_store
+{
+	const an_store_methods *m;
+	const an_host *host;
+	void	   *impl;            /* the implementation's own data */
+	an_error	err;
+	char		errmsg[AN_ERRMAX];
+};
+
+/* Zero the store and attach its methods and host. */
+void		an_store_init(an_store *st, const an_store_methods *m, const an_host *host);
+
+/* Record an error on the store; returns code so callers can `return an_store_fail(...)`. */
+int			an_store_fail(an_store *st, an_error code, const char *fmt,...)
+			__attribute__((format(printf, 3, 4)));
+
+/* Clear the error state before a call. */
+void		an_store_clear(an_store *st);
+
+/* Ask the host whether to give up the current call. */
+int			an_store_interrupted(const an_store *st);
+
+/* The host's clock; every host provides one. */
+int64_t		an_store_host_now(const an_store *st);
+
+#endif							/* ANARCHON_STORE_H */

@@ -1,0 +1,64 @@
+# lib.sh — what every suite sources: result lines, temporary folders, ports.
+#
+# A suite is test/<area>/run.sh.  It prints one line per check, "ok - NAME"
+# or "not ok - NAME", and test/run counts them.  Anything it starts (servers,
+# folders) it stops and removes in an EXIT trap registered with at_exit.
+
+TEST_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$TEST_ROOT/.." && pwd)
+T_FAILED=0
+
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $1"; shift; [ $# -gt 0 ] && printf '#   %s\n' "$@"; T_FAILED=$((T_FAILED + 1)); return 0; }
+
+# check NAME CMD...: ok when CMD succeeds; its output is shown only on failure.
+check() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$(printf '%s' "$out" | tail -n 20)"; fi
+}
+
+# diff_ok NAME EXPECTED ACTUAL: ok when the files are the same, else the diff.
+diff_ok() {
+	if diff -u "$2" "$3" > "$3.diff" 2>&1; then ok "$1"; rm -f "$3.diff"
+	else not_ok "$1" "$(head -n 40 "$3.diff")"; fi
+}
+
+# Cleanup handlers run in reverse order of registration, even on failure.
+T_AT_EXIT=()
+at_exit() { T_AT_EXIT=("$*" "${T_AT_EXIT[@]}"); }
+t_run_exit() { local h; for h in "${T_AT_EXIT[@]}"; do eval "$h" || true; done; }
+trap t_run_exit EXIT
+trap 'exit 130' INT TERM
+
+# t_tmpdir: a fresh temporary folder, removed when the suite ends.
+t_tmpdir() {
+	local d
+	d=$(mktemp -d "${TMPDIR:-/tmp}/anarchon-test.XXXXXX")
+	chmod 755 "$d"
+	at_exit "rm -rf '$d'"
+	echo "$d"
+}
+
+# free_port: a TCP port on 127.0.0.1 that nothing listens on right now.
+free_port() {
+	local p
+	for _ in $(seq 1 200); do
+		p=$((20000 + RANDOM % 40000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
+	done
+	return 1
+}
+
+# wait_port PORT SECONDS: until something accepts on 127.0.0.1:PORT.
+wait_port() {
+	local i
+	for i in $(seq 1 $(( $2 * 10 ))); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# suite_end: the suite's exit status (non-zero when a check failed).
+suite_end() { [ "$T_FAILED" -eq 0 ]; }
