@@ -1,0 +1,65 @@
+/*
+ * registry.c — which network stores this build has, by URL scheme.
+ *
+ * A store is listed when its client library was found at build time
+ * (remote.mk defines AN_WITH_<STORE>); a URL for a store left out gets an
+ * error that says which package to install.
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "remote.h"
+
+typedef struct remote_entry
+{
+	const char *scheme;
+	const an_store_methods *methods;
+	const char *package;         /* what to install when it is missing */
+} remote_entry;
+
+#ifdef AN_WITH_REDIS
+extern const an_store_methods an_redis_methods;
+#endif
+#ifdef AN_WITH_AMQP
+extern const an_store_methods an_amqp_methods;
+#endif
+#ifdef AN_WITH_NATS
+extern const an_store_methods an_nats_methods;
+#endif
+
+static const remote_entry entries[] = {
+#ifdef AN_WITH_REDIS
+	{"redis", &an_redis_methods, "libhiredis-dev"},
+#else
+	{"redis", NULL, "libhiredis-dev"},
+#endif
+#ifdef AN_WITH_AMQP
+	{"amqp", &an_amqp_methods, "librabbitmq-dev"},
+#else
+	{"amqp", NULL, "librabbitmq-dev"},
+#endif
+#ifdef AN_WITH_NATS
+	{"nats", &an_nats_methods, "libnats-dev"},
+#else
+	{"nats", NULL, "libnats-dev"},
+#endif
+};
+
+const an_store_methods *
+an_remote_find(const char *url, char *err, size_t errlen)
+{
+	const char *sep = url ? strstr(url, "://") : NULL;
+	size_t		n = sep ? (size_t) (sep - url) : 0;
+
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
+	{
+		if (n != strlen(entries[i].scheme) || strncasecmp(url, entries[i].scheme, n) != 0)
+			continue;
+		if (entries[i].methods == NULL)
+			an_errf(err, errlen, "store %s:// is not available: anarchon was built without %s installed",
+					entries[i].scheme, entries[i].package);
+		return entries[i].methods;
+	}
+	an_errf(err, errlen, "unknown store: expected 'local' or a URL starting with redis://, amqp:// or nats://");
+	return NULL;
+}

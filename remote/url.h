@@ -1,0 +1,69 @@
+/*
+ * url.h — store URLs (DESIGN §6), parsed once for every network store.
+ *
+ *   redis://[user:pass@]host[:port][/db]?strategy=lease&prefix=cron
+ *   amqp://user:pass@host[:port]/vhost?slot_ttl_ms=...
+ *   nats://[token@]host[:port]?stream=CRON&duplicate_window_ms=...
+ *
+ * User, password, path and parameter values are percent-decoded.  Errors name
+ * the part that is wrong and never repeat the user's credentials: error
+ * messages and logs show an_url_redacted() only.
+ */
+#ifndef ANARCHON_URL_H
+#define ANARCHON_URL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define AN_URL_MAX_PARAMS 16
+
+typedef struct an_url_kv
+{
+	char	   *name;
+	char	   *value;
+	int			used;            /* set by the an_url_* readers */
+} an_url_kv;
+
+typedef struct an_url
+{
+	char	   *scheme;          /* "redis", "amqp", "nats" (lower case) */
+	char	   *user;            /* NULL when absent */
+	char	   *password;        /* NULL when absent */
+	char	   *host;            /* never empty; IPv6 without brackets */
+	int			port;            /* 0 when absent */
+	char	   *path;            /* after the first '/', decoded; NULL when absent */
+	int			nparams;
+	an_url_kv	params[AN_URL_MAX_PARAMS];
+	char	   *buf;             /* owns every string above */
+} an_url;
+
+/* Parse url into u.  On error returns -1 with a message in err; u needs no free. */
+int			an_url_parse(const char *url, an_url *u, char *err, size_t errlen);
+void		an_url_free(an_url *u);
+
+/* "scheme://host:port/path" with user and password left out, for messages. */
+void		an_url_redacted(const an_url *u, char *out, size_t outlen);
+
+/* The raw value of a query parameter, or NULL; marks it used. */
+const char *an_url_param(an_url *u, const char *name);
+
+/*
+ * Read an integer parameter in [min, max], def when absent.  Returns -1 with a
+ * message naming the parameter and its range when it is not such a number.
+ */
+int			an_url_int(an_url *u, const char *name, int64_t def, int64_t min,
+					   int64_t max, int64_t *out, char *err, size_t errlen);
+
+/*
+ * Refuse parameters nobody read: call after reading all known ones.  `known`
+ * lists them for the message ("strategy, prefix, timeout_ms").
+ */
+int			an_url_no_unknown(const an_url *u, const char *known, char *err, size_t errlen);
+
+/*
+ * A prefix parameter (default "cron"): 1–64 bytes of [A-Za-z0-9_-], so it is
+ * safe in Redis keys, queue names and NATS subjects alike.
+ */
+int			an_url_prefix(an_url *u, const char **out, char *err, size_t errlen);
+
+#endif							/* ANARCHON_URL_H */
