@@ -1,0 +1,461 @@
+/*
+ * functions.c — the SQL functions of the SQLite extension (DESIGN §3).
+ *
+ *   anarchon_claim(job, slot, token)            'won' | 'running' | 'done' | 'late' | 'overlap' | 'lost'
+ *   anarchon_heartbeat(job, slot, token)        1: lease renewed; 0: token fenced off
+ *   anarchon_finish(job, slot, token [,status]) 1: recorded; 0: fenced.  status 'succeeded' | 'failed'
+ *   anarchon_check(job, slot)                   'none' | 'running' | 'expired' | 'succeeded' | 'failed' | 'interrupted'
+ *   anarchon_token()                            32 lowercase hex digits from SQLite's CSPRNG
+ *   anarchon_config(name [, value])             a setting of this connection, read or set
+ *   anarchon_prune([retention_ms])              deletes runs no claim can ask about any more
+ *   anarchon_now()                              the database clock (the VFS's), ms since the epoch
+ *
+ * Each function checks its arguments (type and rule), then calls the store
+ * through core/store.h.  Errors carry the function's name and say what is
+ * allowed; a refused call changes nothing stored.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "host.h"
+
+SQLITE_EXTENSION_INIT3
+
+static const char *
+type_name(int type)
+{
+	switch (type)
+	{
+		case SQLITE_INTEGER:
+			return "an integer";
+		case SQLITE_FLOAT:
+			return "a real";
+		case SQLITE_TEXT:
+			return "text";
+		case SQLITE_BLOB:
+			return "a blob";
+		default:
+			return "NULL";
+	}
+}
+
+static void
+result_errorf(sqlite3_context *ctx, int code, const char *fn, const char *msg)
+{
+	char	   *full = sqlite3_mprintf("%s: %s", fn, msg);
+
+	if (full == NULL)
+	{
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	sqlite3_result_error(ctx, full, -1);
+	/* The code must come after the message, or the message is lost. */
+	if (code != SQLITE_ERROR)
+		sqlite3_result_error_code(ctx, code);
+	sqlite3_free(full);
+}
+
+static void
+result_store_error(sqlite3_context *ctx, const char *fn, const an_store *st)
+{
+	switch (st->err)
+	{
+		case AN_E_NOMEM:
+			sqlite3_result_error_nomem(ctx);
+			return;
+		case AN_E_BUSY:
+			result_errorf(ctx, SQLITE_BUSY, fn, st->errmsg);
+			return;
+		case AN_E_CANCELED:
+			result_errorf(ctx, SQLITE_INTERRUPT, fn, st->errmsg);
+			return;
+		default:
+			result_errorf(ctx, SQLITE_ERROR, fn, st->errmsg[0] ? st->errmsg : "the store failed");
+	}
+}
+
+/* A text argument that must pass `rule`; its type is checked first. */
+static const char *
+arg_text(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *what,
+		 an_error (*rule) (const char *, size_t, char *, size_t))
+{
+	char		err[AN_ERRMAX];
+	const char *s;
+
+	if (sqlite3_value_type(v) != SQLITE_TEXT)
+	{
+		snprintf(err, sizeof(err), "%s must be text, got %s", what,
+				 type_name(sqlite3_value_type(v)));
+		result_errorf(ctx, SQLITE_MISMATCH, fn, err);
+		return NULL;
+	}
+	s = (const char *) sqlite3_value_text(v);
+	if (s == NULL)
+	{
+		sqlite3_result_error_nomem(ctx);
+		return NULL;
+	}
+	/* An embedded NUL would hide the rest of the value from the rule. */
+	if (rule(s, (size_t) sqlite3_value_bytes(v), err, sizeof(err)) != AN_OK ||
+		strlen(s) != (size_t) sqlite3_value_bytes(v))
+	{
+		if (strlen(s) != (size_t) sqlite3_value_bytes(v))
+			snprintf(err, sizeof(err), "%s contains a NUL byte", what);
+		result_errorf(ctx, SQLITE_ERROR, fn, err);
+		return NULL;
+	}
+	return s;
+}
+
+static int
+arg_slot(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int64_t *slot)
+{
+	char		err[AN_ERRMAX];
+	int			type = sqlite3_value_type(v);
+	an_error	rc;
+
+	if (type == SQLITE_INTEGER)
+		rc = an_validate_slot(*slot = sqlite3_value_int64(v), err, sizeof(err));
+	else if (type == SQLITE_FLOAT)
+		rc = an_validate_slot_double(sqlite3_value_double(v), slot, err, sizeof(err));
+	else
+	{
+		snprintf(err, sizeof(err),
+				 "slot must be an integer number of milliseconds since 1970-01-01 UTC, got %s",
+				 type_name(type));
+		result_errorf(ctx, SQLITE_MISMATCH, fn, err);
+		return 0;
+	}
+	if (rc != AN_OK)
+	{
+		result_errorf(ctx, SQLITE_ERROR, fn, err);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Read (job, slot[, token]) from argv into rq and find the store.  Returns the
+ * store, or NULL after setting the error result.
+ */
+static an_store *
+prepare_call(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, int with_token,
+			 an_request *rq)
+{
+	an_sqlite_conn *conn = sqlite3_user_data(ctx);
+	char		err[AN_ERRMAX];
+	an_store   *st;
+
+	memset(rq, 0, sizeof(*rq));
+	rq->settings = &conn->settings;
+	if ((rq->job = arg_text(ctx, fn, argv[0], "job", an_validate_job)) == NULL)
+		return NULL;
+	if (!arg_slot(ctx, fn, argv[1], &rq->slot))
+		return NULL;
+	if (with_token &&
+		(rq->token = arg_text(ctx, fn, argv[2], "token", an_validate_token)) == NULL)
+		return NULL;
+	if ((st = an_sqlite_store(conn, err, sizeof(err))) == NULL)
+	{
+		result_errorf(ctx, SQLITE_ERROR, fn, err);
+		return NULL;
+	}
+	return st;
+}
+
+static void
+fn_claim(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	an_request	rq;
+	an_claim_result res;
+	an_store   *st;
+
+	(void) argc;
+	if ((st = prepare_call(ctx, "anarchon_claim", argv, 1, &rq)) == NULL)
+		return;
+	if ((st->m->validate && st->m->validate(st, rq.settings) != AN_OK) ||
+		st->m->claim(st, &rq, &res) != AN_OK)
+	{
+		result_store_error(ctx, "anarchon_claim", st);
+		return;
+	}
+	sqlite3_result_text(ctx, an_outcome_name(res.outcome), -1, SQLITE_STATIC);
+}
+
+static void
+fn_heartbeat(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	an_request	rq;
+	an_store   *st;
+	int			owned = 0;
+
+	(void) argc;
+	if ((st = prepare_call(ctx, "anarchon_heartbeat", argv, 1, &rq)) == NULL)
+		return;
+	if (st->m->heartbeat(st, &rq, &owned) != AN_OK)
+	{
+		result_store_error(ctx, "anarchon_heartbeat", st);
+		return;
+	}
+	sqlite3_result_int(ctx, owned);
+}
+
+static void
+fn_finish(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	an_request	rq;
+	an_store   *st;
+	an_run_state status = AN_RUN_SUCCEEDED;
+	int			owned = 0;
+
+	if (argc == 4)
+	{
+		const char *s = (const char *) sqlite3_value_text(argv[3]);
+
+		if (sqlite3_value_type(argv[3]) != SQLITE_TEXT || s == NULL ||
+			(strcmp(s, "succeeded") != 0 && strcmp(s, "failed") != 0))
+		{
+			result_errorf(ctx, SQLITE_ERROR, "anarchon_finish",
+						  "status must be 'succeeded' or 'failed'");
+			return;
+		}
+		status = an_run_state_parse(s);
+	}
+	if ((st = prepare_call(ctx, "anarchon_finish", argv, 1, &rq)) == NULL)
+		return;
+	if (st->m->finish(st, &rq, status, &owned) != AN_OK)
+	{
+		result_store_error(ctx, "anarchon_finish", st);
+		return;
+	}
+	sqlite3_result_int(ctx, owned);
+}
+
+static void
+fn_check(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	an_request	rq;
+	an_check_result res;
+	an_store   *st;
+
+	(void) argc;
+	if ((st = prepare_call(ctx, "anarchon_check", argv, 0, &rq)) == NULL)
+		return;
+	if (st->m->check(st, &rq, &res) != AN_OK)
+	{
+		result_store_error(ctx, "anarchon_check", st);
+		return;
+	}
+	sqlite3_result_text(ctx, an_check_state_name(res.state), -1, SQLITE_STATIC);
+}
+
+static void
+fn_token(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	unsigned char raw[16];
+	char		hex[AN_TOKEN_HEX + 1];
+
+	(void) argc;
+	(void) argv;
+	sqlite3_randomness(sizeof(raw), raw);
+	an_token_hex(raw, hex);
+	sqlite3_result_text(ctx, hex, AN_TOKEN_HEX, SQLITE_TRANSIENT);
+}
+
+/* A store URL as anarchon_config shows it: the password replaced by "***". */
+static char *
+redacted_url(const char *url)
+{
+	const char *auth = strstr(url, "://");
+	const char *end;
+	const char *at = NULL;
+	const char *colon = NULL;
+
+	if (auth == NULL)
+		return sqlite3_mprintf("%s", url);
+	auth += 3;
+	end = auth + strcspn(auth, "/?#");
+	for (const char *p = auth; p < end; p++)
+		if (*p == '@')
+			at = p;
+	if (at == NULL)
+		return sqlite3_mprintf("%s", url);
+	for (const char *p = auth; p < at; p++)
+		if (*p == ':')
+		{
+			colon = p;
+			break;
+		}
+	/* nats://TOKEN@host: the whole user part is the secret. */
+	if (colon == NULL)
+		return sqlite3_mprintf("%.*s***%s", (int) (auth - url), url, at);
+	return sqlite3_mprintf("%.*s***%s", (int) (colon + 1 - url), url, at);
+}
+
+static void
+fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	an_sqlite_conn *conn = sqlite3_user_data(ctx);
+	const char *name = (const char *) sqlite3_value_text(argv[0]);
+	char		err[AN_ERRMAX];
+	char		out[64];
+
+	if (sqlite3_value_type(argv[0]) != SQLITE_TEXT || name == NULL)
+	{
+		result_errorf(ctx, SQLITE_ERROR, "anarchon_config",
+					  "the setting name must be text: lease_ms, max_late_ms, attempts, overlap, busy_timeout_ms or store");
+		return;
+	}
+	if (strcmp(name, "store") == 0)
+	{
+		if (argc == 2)
+		{
+			const char *url = (const char *) sqlite3_value_text(argv[1]);
+
+			if (sqlite3_value_type(argv[1]) != SQLITE_TEXT || url == NULL)
+			{
+				result_errorf(ctx, SQLITE_ERROR, "anarchon_config",
+							  "store must be text: 'local' or a store URL (redis://, amqp://, nats://)");
+				return;
+			}
+			if (an_sqlite_store_switch(conn, url, err, sizeof(err)) != AN_OK)
+			{
+				result_errorf(ctx, SQLITE_ERROR, "anarchon_config", err);
+				return;
+			}
+		}
+		sqlite3_result_text(ctx, redacted_url(conn->store_url ? conn->store_url : "local"),
+							-1, sqlite3_free);
+		return;
+	}
+	if (argc == 2)
+	{
+		an_settings next = conn->settings;
+		const char *value = (const char *) sqlite3_value_text(argv[1]);
+		int			type = sqlite3_value_type(argv[1]);
+
+		if ((type != SQLITE_INTEGER && type != SQLITE_TEXT) ||
+			an_settings_set(&next, name, value, err, sizeof(err)) != AN_OK)
+		{
+			if (type != SQLITE_INTEGER && type != SQLITE_TEXT)
+				an_settings_set(&next, name, "", err, sizeof(err));
+			result_errorf(ctx, SQLITE_ERROR, "anarchon_config", err);
+			return;
+		}
+		conn->settings = next;
+	}
+	if (an_settings_get(&conn->settings, name, out, sizeof(out), err, sizeof(err)) != AN_OK)
+	{
+		result_errorf(ctx, SQLITE_ERROR, "anarchon_config", err);
+		return;
+	}
+	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
+}
+
+static void
+fn_prune(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	an_sqlite_conn *conn = sqlite3_user_data(ctx);
+	int64_t		safe = an_settings_retention_ms(&conn->settings);
+	int64_t		retention = safe;
+	int64_t		deleted = 0;
+	char		err[AN_ERRMAX];
+	an_store   *st;
+
+	if (argc == 1)
+	{
+		if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER ||
+			(retention = sqlite3_value_int64(argv[0])) < safe)
+		{
+			snprintf(err, sizeof(err),
+					 "retention_ms must be an integer of at least %lld (max_late_ms + lease_ms × attempts):"
+					 " a shorter one would forget runs that a late claim could still win again",
+					 (long long) safe);
+			result_errorf(ctx, SQLITE_ERROR, "anarchon_prune", err);
+			return;
+		}
+	}
+	if ((st = an_sqlite_store(conn, err, sizeof(err))) == NULL)
+	{
+		result_errorf(ctx, SQLITE_ERROR, "anarchon_prune", err);
+		return;
+	}
+	if (st->m->prune == NULL)
+	{
+		snprintf(err, sizeof(err), "the %s store forgets runs by itself; there is nothing to prune",
+				 st->m->name);
+		result_errorf(ctx, SQLITE_ERROR, "anarchon_prune", err);
+		return;
+	}
+	if (st->m->prune(st, an_sqlite_now(conn->db) - retention, &deleted) != AN_OK)
+	{
+		result_store_error(ctx, "anarchon_prune", st);
+		return;
+	}
+	sqlite3_result_int64(ctx, deleted);
+}
+
+static void
+fn_now(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void) argc;
+	(void) argv;
+	sqlite3_result_int64(ctx, an_sqlite_now(sqlite3_context_db_handle(ctx)));
+}
+
+typedef struct fn_entry
+{
+	const char *name;
+	int			nargs;
+	int			flags;
+	void		(*fn) (sqlite3_context *, int, sqlite3_value **);
+} fn_entry;
+
+/* Functions with effects may not hide in triggers or views of an attacker. */
+#define EFFECTS (SQLITE_UTF8 | SQLITE_DIRECTONLY)
+
+static const fn_entry functions[] = {
+	{"anarchon_claim", 3, EFFECTS, fn_claim},
+	{"anarchon_heartbeat", 3, EFFECTS, fn_heartbeat},
+	{"anarchon_finish", 3, EFFECTS, fn_finish},
+	{"anarchon_finish", 4, EFFECTS, fn_finish},
+	{"anarchon_check", 2, EFFECTS, fn_check},
+	{"anarchon_token", 0, SQLITE_UTF8, fn_token},
+	{"anarchon_now", 0, SQLITE_UTF8, fn_now},
+	{"anarchon_config", 1, EFFECTS, fn_config},
+	{"anarchon_config", 2, EFFECTS, fn_config},
+	{"anarchon_prune", 0, EFFECTS, fn_prune},
+	{"anarchon_prune", 1, EFFECTS, fn_prune},
+};
+
+/* The last function sharing conn frees it. */
+static void
+conn_release(void *p)
+{
+	an_sqlite_conn *conn = p;
+
+	if (--conn->refs > 0)
+		return;
+	an_sqlite_store_close(conn);
+	sqlite3_free(conn->store_url);
+	sqlite3_free(conn);
+}
+
+int
+an_sqlite_register_functions(sqlite3 *db, an_sqlite_conn *conn)
+{
+	for (size_t i = 0; i < sizeof(functions) / sizeof(functions[0]); i++)
+	{
+		int			rc;
+
+		conn->refs++;
+		rc = sqlite3_create_function_v2(db, functions[i].name, functions[i].nargs,
+										functions[i].flags, conn, functions[i].fn,
+										NULL, NULL, conn_release);
+		/* On failure SQLite has already called conn_release for this one. */
+		if (rc != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}

@@ -1,0 +1,53 @@
+/*
+ * host.h — the SQLite host: what one database connection keeps for anarchon.
+ *
+ * Every SQL function registered by sqlite3_anarchon_init shares one
+ * an_sqlite_conn per connection (its user data): the settings of
+ * anarchon_config, and the open store.  The functions talk to the store only
+ * through core/store.h, so a remote store replaces the local one without any
+ * change here.
+ */
+#ifndef ANARCHON_SQLITE_HOST_H
+#define ANARCHON_SQLITE_HOST_H
+
+#include <sqlite3ext.h>
+
+#include "store.h"
+
+typedef struct an_sqlite_conn
+{
+	sqlite3    *db;              /* the caller's connection */
+	an_settings settings;
+	an_host		host;
+	an_store   *store;           /* the open store, or NULL; sqlite3_malloc'd */
+	char	   *store_url;       /* "local" or the URL given; sqlite3_malloc'd */
+	int			refs;            /* registered functions sharing this */
+} an_sqlite_conn;
+
+/* The local store (anarchon_runs in this database). */
+extern const an_store_methods an_sqlite_local_methods;
+
+/* The host's clock: the VFS's current time, ms since the Unix epoch. */
+int64_t		an_sqlite_now(sqlite3 *db);
+
+/*
+ * The store for conn, opened on first use (the local one unless
+ * anarchon_config chose another); NULL with a message in err on failure.
+ */
+an_store   *an_sqlite_store(an_sqlite_conn *conn, char *err, size_t errlen);
+
+/*
+ * Replace the store by the one url names ("local" or a network URL): the new
+ * one is opened first, so a bad URL leaves the old store in place.  On error
+ * writes a message to err.
+ */
+int			an_sqlite_store_switch(an_sqlite_conn *conn, const char *url,
+								   char *err, size_t errlen);
+
+/* Close whatever store is open. */
+void		an_sqlite_store_close(an_sqlite_conn *conn);
+
+/* Register the SQL functions (functions.c). */
+int			an_sqlite_register_functions(sqlite3 *db, an_sqlite_conn *conn);
+
+#endif							/* ANARCHON_SQLITE_HOST_H */

@@ -1,0 +1,572 @@
+/*
+ * local_store.c — the SQLite local store: runs kept in anarchon_runs.
+ *
+ * The claim is core/lease.c's table driven through BEGIN IMMEDIATE: SQLite
+ * allows one writer per database, and BEGIN IMMEDIATE takes that lock before
+ * the first read, so a second claim waits at BEGIN (up to busy_timeout_ms)
+ * and then reads what the first one committed.
+ *
+ * Which connection runs the transaction.  A SQL function cannot safely commit
+ * on the caller's own connection (PLATFORM.md: inside the caller's BEGIN it
+ * fails; during the caller's read in WAL mode BEGIN IMMEDIATE fails with
+ * SQLITE_BUSY_SNAPSHOT; inside INSERT … SELECT a failed COMMIT's ROLLBACK drops
+ * the caller's own row).  So the store opens a private "claim connection" on
+ * the same file and commits there; the caller's transaction is never touched.
+ * That connection would wait on ourselves, so the claim is refused up front
+ *   - when the caller's connection holds the write lock (its own write
+ *     transaction, or INSERT … SELECT anarchon_claim(…)), and
+ *   - during a read of the caller's in rollback-journal mode (our COMMIT would
+ *     wait for the caller's SHARED lock),
+ * each with an error that says how to call it instead.  An in-memory database
+ * cannot be opened twice; there the caller's connection is used, outside any
+ * transaction of the caller, and our statements are finalized after every
+ * call (a statement left on the caller's connection would keep it from
+ * closing).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "host.h"
+#include "lease.h"
+
+SQLITE_EXTENSION_INIT3
+
+enum stmt_id
+{
+	S_BEGIN,
+	S_COMMIT,
+	S_ROLLBACK,
+	S_READ,
+	S_OTHER_LIVE,
+	S_INSERT,
+	S_TAKEOVER,
+	S_INTERRUPT,
+	S_HEARTBEAT,
+	S_FINISH,
+	S_PRUNE,
+	S_COUNT
+};
+
+static const char *const stmt_sql[S_COUNT] = {
+	[S_BEGIN] = "BEGIN IMMEDIATE",
+	[S_COMMIT] = "COMMIT",
+	[S_ROLLBACK] = "ROLLBACK",
+	[S_READ] = "SELECT state, attempt, lease_until, token FROM anarchon_runs"
+	" WHERE job = ?1 AND slot = ?2",
+	/* Served by anarchon_runs_live: only running runs of the job are indexed. */
+	[S_OTHER_LIVE] = "SELECT 1 FROM anarchon_runs"
+	" WHERE job = ?1 AND state = 'running' AND lease_until >= ?3 AND slot <> ?2 LIMIT 1",
+	[S_INSERT] = "INSERT INTO anarchon_runs"
+	" (job, slot, attempt, token, state, lease_until, claimed_at, finished_at)"
+	" VALUES (?1, ?2, 1, ?3, 'running', ?5, ?4, NULL)",
+	[S_TAKEOVER] = "UPDATE anarchon_runs SET attempt = ?6, token = ?3, lease_until = ?5,"
+	" claimed_at = ?4 WHERE job = ?1 AND slot = ?2",
+	[S_INTERRUPT] = "UPDATE anarchon_runs SET state = 'interrupted', finished_at = ?4"
+	" WHERE job = ?1 AND slot = ?2",
+	/* Fencing: only the token that owns a running run may touch it. */
+	[S_HEARTBEAT] = "UPDATE anarchon_runs SET lease_until = ?5"
+	" WHERE job = ?1 AND slot = ?2 AND token = ?3 AND state = 'running'",
+	[S_FINISH] = "UPDATE anarchon_runs SET state = ?6, finished_at = ?4"
+	" WHERE job = ?1 AND slot = ?2 AND token = ?3 AND state = 'running'",
+	/* A run still holding a live lease is kept, however old its slot. */
+	[S_PRUNE] = "DELETE FROM anarchon_runs"
+	" WHERE slot < ?1 AND (state <> 'running' OR lease_until < ?2)",
+};
+
+static const char schema_sql[] =
+"CREATE TABLE IF NOT EXISTS anarchon_runs ("
+" job TEXT NOT NULL,"
+" slot INTEGER NOT NULL,"
+" attempt INTEGER NOT NULL,"
+" token TEXT NOT NULL,"
+" state TEXT NOT NULL CHECK (state IN ('running', 'succeeded', 'failed', 'interrupted')),"
+" lease_until INTEGER NOT NULL,"
+" claimed_at INTEGER NOT NULL,"
+" finished_at INTEGER,"
+" PRIMARY KEY (job, slot)"
+") WITHOUT ROWID;"
+"CREATE INDEX IF NOT EXISTS anarchon_runs_live ON anarchon_runs (job, lease_until)"
+" WHERE state = 'running';";
+
+typedef struct local_store
+{
+	sqlite3    *caller;          /* the caller's connection */
+	sqlite3    *db;              /* where claims run: own connection, or caller */
+	int			own_db;          /* db was opened by us */
+	int64_t		busy_timeout_ms; /* what db's busy timeout is set to */
+	sqlite3_stmt *stmt[S_COUNT];
+} local_store;
+
+static int
+fail_db(an_store *st, sqlite3 *db, const char *what)
+{
+	int			code = sqlite3_extended_errcode(db);
+
+	if ((code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED)
+		return an_store_fail(st, AN_E_BUSY,
+							 "the database stayed locked by another writer for longer than busy_timeout_ms while %s;"
+							 " raise it with anarchon_config('busy_timeout_ms', …)", what);
+	if ((code & 0xff) == SQLITE_NOMEM)
+		return an_store_fail(st, AN_E_NOMEM, "out of memory while %s", what);
+	return an_store_fail(st, AN_E_STORE, "anarchon_runs: %s failed: %s", what, sqlite3_errmsg(db));
+}
+
+/* Bind the request's (job, slot, token, now, lease_until) to ?1..?5. */
+static sqlite3_stmt *
+bind_req(local_store *ls, enum stmt_id id, const an_request *rq, int64_t now,
+		 int64_t lease_until)
+{
+	sqlite3_stmt *s = ls->stmt[id];
+	int			n = sqlite3_bind_parameter_count(s);
+
+	sqlite3_reset(s);
+	sqlite3_bind_text(s, 1, rq->job, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, rq->slot);
+	if (n >= 3)
+	{
+		if (rq->token)
+			sqlite3_bind_text(s, 3, rq->token, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(s, 3);
+	}
+	if (n >= 4)
+		sqlite3_bind_int64(s, 4, now);
+	if (n >= 5)
+		sqlite3_bind_int64(s, 5, lease_until);
+	return s;
+}
+
+/* Step a statement that returns no rows; reset it whatever happens. */
+static int
+run_write(an_store *st, sqlite3_stmt *s, const char *what)
+{
+	local_store *ls = st->impl;
+	int			rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc != SQLITE_DONE)
+		return fail_db(st, ls->db, what);
+	return AN_OK;
+}
+
+static void
+apply_busy_timeout(local_store *ls, const an_settings *s)
+{
+	if (ls->busy_timeout_ms != s->busy_timeout_ms)
+	{
+		sqlite3_busy_timeout(ls->db, (int) s->busy_timeout_ms);
+		ls->busy_timeout_ms = s->busy_timeout_ms;
+	}
+}
+
+static int
+journal_is_wal(sqlite3 *db)
+{
+	sqlite3_stmt *s;
+	int			wal = 0;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA main.journal_mode", -1, &s, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		wal = sqlite3_stricmp((const char *) sqlite3_column_text(s, 0), "wal") == 0;
+	sqlite3_finalize(s);
+	return wal;
+}
+
+/*
+ * May this call write and commit now?  Refuses, with the reason, the states of
+ * the caller's connection in which our commit would deadlock or could not
+ * happen (see the header comment).
+ */
+static int
+writable_now(an_store *st, const char *fn)
+{
+	local_store *ls = st->impl;
+	int			txn = sqlite3_txn_state(ls->caller, "main");
+
+	if (txn == SQLITE_TXN_WRITE)
+		return an_store_fail(st, AN_E_STATE,
+							 "cannot run while this connection holds a write transaction"
+							 " (an open BEGIN…COMMIT that wrote, or INSERT/UPDATE … SELECT %s(…)):"
+							 " anarchon commits on its own before it answers;"
+							 " call it in a statement of its own, outside the write transaction", fn);
+	if (!ls->own_db && !sqlite3_get_autocommit(ls->caller))
+		return an_store_fail(st, AN_E_STATE,
+							 "cannot run inside a transaction on an in-memory database:"
+							 " anarchon commits on its own before it answers; call it outside BEGIN…COMMIT");
+	if (ls->own_db && txn == SQLITE_TXN_READ && !journal_is_wal(ls->db))
+		return an_store_fail(st, AN_E_STATE,
+							 "cannot run while this connection is reading the database in rollback-journal mode"
+							 " (its commit would wait for this connection's own read lock):"
+							 " call it in a statement that reads no table, or use PRAGMA journal_mode=WAL");
+	return AN_OK;
+}
+
+/* ---------------------------------------------------------------- statements */
+
+/* Prepare the statements once; kept for the life of our own connection. */
+static int
+stmts_acquire(an_store *st)
+{
+	local_store *ls = st->impl;
+
+	for (int i = 0; i < S_COUNT; i++)
+		if (ls->stmt[i] == NULL &&
+			sqlite3_prepare_v3(ls->db, stmt_sql[i], -1,
+							   ls->own_db ? SQLITE_PREPARE_PERSISTENT : 0,
+							   &ls->stmt[i], NULL) != SQLITE_OK)
+			return fail_db(st, ls->db, "preparing anarchon's statements");
+	return AN_OK;
+}
+
+/* On the caller's connection nothing of ours may outlive the call. */
+static void
+stmts_release(local_store *ls)
+{
+	if (ls->own_db)
+		return;
+	for (int i = 0; i < S_COUNT; i++)
+	{
+		sqlite3_finalize(ls->stmt[i]);
+		ls->stmt[i] = NULL;
+	}
+}
+
+/* ---------------------------------------------------------------- lease ops */
+
+static int
+op_lock(an_store *st, const an_request *rq)
+{
+	local_store *ls = st->impl;
+	int			rc;
+
+	if ((rc = writable_now(st, "anarchon_claim")) != AN_OK)
+		return rc;
+	apply_busy_timeout(ls, rq->settings);
+	return run_write(st, ls->stmt[S_BEGIN], "BEGIN IMMEDIATE");
+}
+
+static int
+op_now(an_store *st, int64_t *now)
+{
+	local_store *ls = st->impl;
+
+	*now = an_sqlite_now(ls->db);
+	return AN_OK;
+}
+
+static int
+op_read(an_store *st, const an_request *rq, an_run *run)
+{
+	local_store *ls = st->impl;
+	sqlite3_stmt *s = bind_req(ls, S_READ, rq, 0, 0);
+	int			rc = sqlite3_step(s);
+
+	run->state = AN_RUN_NONE;
+	if (rc == SQLITE_ROW)
+	{
+		const unsigned char *state = sqlite3_column_text(s, 0);
+		const unsigned char *token = sqlite3_column_text(s, 3);
+
+		run->state = an_run_state_parse(state ? (const char *) state : "");
+		run->attempt = sqlite3_column_int(s, 1);
+		run->lease_until = sqlite3_column_int64(s, 2);
+		snprintf(run->token, sizeof(run->token), "%s", token ? (const char *) token : "");
+		if (run->state == AN_RUN_NONE)
+		{
+			sqlite3_reset(s);
+			return an_store_fail(st, AN_E_STORE,
+								 "anarchon_runs holds a run of job \"%s\" with an unknown state", rq->job);
+		}
+		rc = SQLITE_DONE;
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return fail_db(st, ls->db, "reading the run");
+	return AN_OK;
+}
+
+static int
+op_other_live(an_store *st, const an_request *rq, int64_t now, int *live)
+{
+	local_store *ls = st->impl;
+	sqlite3_stmt *s = bind_req(ls, S_OTHER_LIVE, rq, 0, 0);
+	int			rc;
+
+	sqlite3_bind_int64(s, 3, now);
+	rc = sqlite3_step(s);
+	*live = (rc == SQLITE_ROW);
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return fail_db(st, ls->db, "looking for a live run of the job");
+	return AN_OK;
+}
+
+static int
+op_insert(an_store *st, const an_request *rq, int64_t now, int64_t lease_until)
+{
+	local_store *ls = st->impl;
+
+	return run_write(st, bind_req(ls, S_INSERT, rq, now, lease_until), "inserting the run");
+}
+
+static int
+op_takeover(an_store *st, const an_request *rq, int32_t attempt, int64_t now,
+			int64_t lease_until)
+{
+	local_store *ls = st->impl;
+	sqlite3_stmt *s = bind_req(ls, S_TAKEOVER, rq, now, lease_until);
+
+	sqlite3_bind_int(s, 6, attempt);
+	return run_write(st, s, "taking over the run");
+}
+
+static int
+op_interrupt(an_store *st, const an_request *rq, int64_t now)
+{
+	local_store *ls = st->impl;
+
+	return run_write(st, bind_req(ls, S_INTERRUPT, rq, now, 0), "marking the run interrupted");
+}
+
+static int
+op_unlock(an_store *st, int commit)
+{
+	local_store *ls = st->impl;
+
+	if (commit)
+	{
+		int			rc = run_write(st, ls->stmt[S_COMMIT], "COMMIT");
+
+		/* A failed COMMIT leaves the transaction open: end it, report the COMMIT. */
+		if (rc != AN_OK && !sqlite3_get_autocommit(ls->db))
+		{
+			sqlite3_step(ls->stmt[S_ROLLBACK]);
+			sqlite3_reset(ls->stmt[S_ROLLBACK]);
+		}
+		return rc;
+	}
+	if (!sqlite3_get_autocommit(ls->db))
+	{
+		sqlite3_step(ls->stmt[S_ROLLBACK]);
+		sqlite3_reset(ls->stmt[S_ROLLBACK]);
+	}
+	return AN_OK;
+}
+
+static const an_lease_ops local_ops = {
+	op_lock, op_now, op_read, op_other_live, op_insert, op_takeover, op_interrupt, op_unlock
+};
+
+/* ---------------------------------------------------------------- store methods */
+
+static int
+do_claim(an_store *st, const an_request *rq, an_claim_result *res)
+{
+	return an_lease_claim(st, &local_ops, rq, res);
+}
+
+/* Heartbeat and finish: one fenced UPDATE each, atomic on its own. */
+static int
+fenced_update(an_store *st, sqlite3_stmt *s, const char *fn, int *owned)
+{
+	local_store *ls = st->impl;
+	int			rc;
+
+	if ((rc = writable_now(st, fn)) != AN_OK)
+		return rc;
+	if ((rc = run_write(st, s, fn)) != AN_OK)
+		return rc;
+	*owned = sqlite3_changes(ls->db) > 0;
+	return AN_OK;
+}
+
+static int
+do_heartbeat(an_store *st, const an_request *rq, int *owned)
+{
+	local_store *ls = st->impl;
+	int64_t		now = an_sqlite_now(ls->db);
+
+	apply_busy_timeout(ls, rq->settings);
+	return fenced_update(st, bind_req(ls, S_HEARTBEAT, rq, now,
+									  an_lease_end(now, rq->settings->lease_ms)),
+						 "anarchon_heartbeat", owned);
+}
+
+static int
+do_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
+{
+	local_store *ls = st->impl;
+	int64_t		now = an_sqlite_now(ls->db);
+	sqlite3_stmt *s = bind_req(ls, S_FINISH, rq, now, 0);
+
+	apply_busy_timeout(ls, rq->settings);
+	sqlite3_bind_text(s, 6, an_run_state_name(status), -1, SQLITE_STATIC);
+	return fenced_update(st, s, "anarchon_finish", owned);
+}
+
+/* The backup's read: one SELECT by primary key, no transaction of its own. */
+static int
+do_check(an_store *st, const an_request *rq, an_check_result *res)
+{
+	local_store *ls = st->impl;
+	an_run		run;
+	int			rc;
+
+	apply_busy_timeout(ls, rq->settings);
+	if ((rc = op_read(st, rq, &run)) != AN_OK)
+		return rc;
+	res->state = an_lease_check_state(&run, an_sqlite_now(ls->db));
+	res->attempt = run.state == AN_RUN_NONE ? 0 : run.attempt;
+	res->lease_until = run.state == AN_RUN_NONE ? 0 : run.lease_until;
+	return AN_OK;
+}
+
+static int
+do_prune(an_store *st, int64_t before, int64_t *deleted)
+{
+	local_store *ls = st->impl;
+	sqlite3_stmt *s = ls->stmt[S_PRUNE];
+	int			rc;
+
+	if ((rc = writable_now(st, "anarchon_prune")) != AN_OK)
+		return rc;
+	sqlite3_reset(s);
+	sqlite3_bind_int64(s, 1, before);
+	sqlite3_bind_int64(s, 2, an_sqlite_now(ls->db));
+	if ((rc = run_write(st, s, "anarchon_prune")) != AN_OK)
+		return rc;
+	*deleted = sqlite3_changes64(ls->db);
+	return AN_OK;
+}
+
+/*
+ * The store's methods: statements ready before, released after (see
+ * stmts_release).
+ */
+#define WITH_STMTS(call) \
+	do { \
+		int			rc_ = stmts_acquire(st); \
+		if (rc_ == AN_OK) \
+			rc_ = (call); \
+		stmts_release(st->impl); \
+		return rc_; \
+	} while (0)
+
+static int
+local_claim(an_store *st, const an_request *rq, an_claim_result *res)
+{
+	WITH_STMTS(do_claim(st, rq, res));
+}
+
+static int
+local_heartbeat(an_store *st, const an_request *rq, int *owned)
+{
+	WITH_STMTS(do_heartbeat(st, rq, owned));
+}
+
+static int
+local_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
+{
+	WITH_STMTS(do_finish(st, rq, status, owned));
+}
+
+static int
+local_check(an_store *st, const an_request *rq, an_check_result *res)
+{
+	WITH_STMTS(do_check(st, rq, res));
+}
+
+static int
+local_prune(an_store *st, int64_t before, int64_t *deleted)
+{
+	WITH_STMTS(do_prune(st, before, deleted));
+}
+
+static void
+local_close(an_store *st)
+{
+	local_store *ls = st->impl;
+
+	if (ls == NULL)
+		return;
+	for (int i = 0; i < S_COUNT; i++)
+		sqlite3_finalize(ls->stmt[i]);
+	if (ls->own_db)
+		sqlite3_close_v2(ls->db);
+	sqlite3_free(ls);
+	st->impl = NULL;
+}
+
+/* Create the table and index; the first claim of a database file does this once. */
+static int
+create_schema(an_store *st)
+{
+	local_store *ls = st->impl;
+	char	   *msg = NULL;
+	int			rc;
+
+	if ((rc = writable_now(st, "anarchon")) != AN_OK)
+		return rc;
+	if (sqlite3_exec(ls->db, schema_sql, NULL, NULL, &msg) != SQLITE_OK)
+	{
+		an_store_fail(st, (sqlite3_errcode(ls->db) == SQLITE_BUSY) ? AN_E_BUSY : AN_E_STORE,
+					  "cannot create anarchon_runs: %s", msg ? msg : sqlite3_errmsg(ls->db));
+		sqlite3_free(msg);
+		return st->err;
+	}
+	return AN_OK;
+}
+
+/* open: arg is the caller's sqlite3 connection; url is "local". */
+static int
+local_open(an_store *st, const char *url, void *arg)
+{
+	sqlite3    *caller = arg;
+	const char *file = sqlite3_db_filename(caller, "main");
+	local_store *ls;
+	int			rc;
+
+	(void) url;
+	ls = sqlite3_malloc(sizeof(*ls));
+	if (ls == NULL)
+		return an_store_fail(st, AN_E_NOMEM, "out of memory");
+	memset(ls, 0, sizeof(*ls));
+	ls->busy_timeout_ms = -1;
+	ls->caller = caller;
+	st->impl = ls;
+
+	if (file && *file)
+	{
+		rc = sqlite3_open_v2(file, &ls->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, NULL);
+		ls->own_db = 1;
+		if (rc != SQLITE_OK)
+			return an_store_fail(st, AN_E_STORE, "cannot open a claim connection on %s: %s",
+								 file, ls->db ? sqlite3_errmsg(ls->db) : "out of memory");
+		sqlite3_extended_result_codes(ls->db, 1);
+	}
+	else
+		ls->db = caller;
+	sqlite3_busy_timeout(ls->db, AN_BUSY_TIMEOUT_MS_DEFAULT);
+	ls->busy_timeout_ms = AN_BUSY_TIMEOUT_MS_DEFAULT;
+
+	if ((rc = create_schema(st)) != AN_OK)
+		return rc;
+	rc = stmts_acquire(st);
+	stmts_release(ls);
+	return rc;
+}
+
+const an_store_methods an_sqlite_local_methods = {
+	.version = 1,
+	.name = "local",
+	.open = local_open,
+	.claim = local_claim,
+	.heartbeat = local_heartbeat,
+	.finish = local_finish,
+	.check = local_check,
+	.prune = local_prune,
+	.validate = NULL,
+	.close = local_close,
+};

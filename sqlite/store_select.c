@@ -1,0 +1,122 @@
+/*
+ * store_select.c — which store a connection's functions talk to.
+ *
+ * The store is opened on first use (the local one unless anarchon_config chose
+ * another) and kept for the life of the connection: one claim connection or
+ * one network connection per database connection, reused by every call.
+ */
+#include <string.h>
+
+#include "host.h"
+#include "remote.h"
+
+SQLITE_EXTENSION_INIT3
+
+/* Julian day 0 in ms, as SQLite's VFS counts it, minus the Unix epoch. */
+#define UNIX_EPOCH_JD_MS INT64_C(210866760000000)
+
+int64_t
+an_sqlite_now(sqlite3 *db)
+{
+	sqlite3_vfs *vfs = NULL;
+	sqlite3_int64 jd_ms = 0;
+
+	if (sqlite3_file_control(db, "main", SQLITE_FCNTL_VFS_POINTER, &vfs) != SQLITE_OK || vfs == NULL)
+		vfs = sqlite3_vfs_find(NULL);
+	if (vfs->iVersion >= 2 && vfs->xCurrentTimeInt64)
+		vfs->xCurrentTimeInt64(vfs, &jd_ms);
+	else
+	{
+		double		jd = 0;
+
+		vfs->xCurrentTime(vfs, &jd);
+		jd_ms = (sqlite3_int64) (jd * 86400000.0);
+	}
+	return jd_ms - UNIX_EPOCH_JD_MS;
+}
+
+static int64_t
+host_now(void *ctx)
+{
+	return an_sqlite_now(((an_sqlite_conn *) ctx)->db);
+}
+
+/* Open the store url names; NULL with a message in err on failure. */
+static an_store *
+open_store(an_sqlite_conn *conn, const char *url, char *err, size_t errlen)
+{
+	const an_store_methods *m;
+	an_store   *st;
+	void	   *arg = NULL;
+
+	conn->host.ctx = conn;
+	conn->host.now_ms = host_now;
+	conn->host.interrupted = NULL;
+
+	if (strcmp(url, "local") == 0)
+	{
+		m = &an_sqlite_local_methods;
+		arg = conn->db;
+	}
+	else if ((m = an_remote_find(url, err, errlen)) == NULL)
+		return NULL;
+
+	if ((st = sqlite3_malloc(sizeof(*st))) == NULL)
+	{
+		an_errf(err, errlen, "out of memory");
+		return NULL;
+	}
+	an_store_init(st, m, &conn->host);
+	if (m->open(st, url, arg) != AN_OK)
+	{
+		an_errf(err, errlen, "%s", st->errmsg);
+		m->close(st);
+		sqlite3_free(st);
+		return NULL;
+	}
+	return st;
+}
+
+an_store *
+an_sqlite_store(an_sqlite_conn *conn, char *err, size_t errlen)
+{
+	if (conn->store == NULL)
+		conn->store = open_store(conn, conn->store_url ? conn->store_url : "local", err, errlen);
+	else
+		an_store_clear(conn->store);
+	return conn->store;
+}
+
+int
+an_sqlite_store_switch(an_sqlite_conn *conn, const char *url, char *err, size_t errlen)
+{
+	an_store   *fresh;
+	char	   *copy = sqlite3_mprintf("%s", url);
+
+	if (copy == NULL)
+	{
+		an_errf(err, errlen, "out of memory");
+		return AN_E_NOMEM;
+	}
+	if ((fresh = open_store(conn, url, err, errlen)) == NULL)
+	{
+		sqlite3_free(copy);
+		return AN_E_CONFIG;
+	}
+	an_sqlite_store_close(conn);
+	conn->store = fresh;
+	sqlite3_free(conn->store_url);
+	conn->store_url = copy;
+	return AN_OK;
+}
+
+void
+an_sqlite_store_close(an_sqlite_conn *conn)
+{
+	if (conn->store)
+	{
+		conn->store->m->close(conn->store);
+		sqlite3_free(conn->store);
+	}
+	conn->store = NULL;
+}
