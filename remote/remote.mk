@@ -4,7 +4,7 @@
 # A store adds its sources under its own `ifneq` block below.
 PKG_CONFIG ?= pkg-config
 
-REMOTE_SRCS = remote/url.c remote/registry.c
+REMOTE_SRCS = remote/url.c remote/registry.c remote/wait.c
 REMOTE_CFLAGS =
 REMOTE_LIBS =
 

@@ -1,0 +1,44 @@
+/*
+ * wait.h — bounded, cancellable waiting for network stores.
+ *
+ * A store called from a PostgreSQL backend must never block longer than its
+ * timeout_ms and must notice a query cancel quickly.  So every wait on the
+ * network is cut into short slices; between slices the caller asks
+ * an_wait_tick whether time is left and whether the host wants to stop.
+ */
+#ifndef ANARCHON_WAIT_H
+#define ANARCHON_WAIT_H
+
+#include <stdint.h>
+
+#include "store.h"
+
+/* The longest single sleep inside a wait: how late a cancel may be noticed. */
+#define AN_WAIT_SLICE_MS 50
+
+typedef struct an_deadline
+{
+	int64_t		end_ms;          /* on the monotonic clock */
+	int64_t		timeout_ms;      /* what was asked, for messages */
+} an_deadline;
+
+/* Milliseconds on a clock that never jumps (CLOCK_MONOTONIC). */
+int64_t		an_mono_ms(void);
+
+void		an_deadline_start(an_deadline *d, int64_t timeout_ms);
+
+/* Milliseconds left, never negative. */
+int64_t		an_deadline_left(const an_deadline *d);
+
+/*
+ * an_wait_tick: call before each slice of a wait.  Returns AN_OK and the
+ * length of the next slice in *slice_ms (at most AN_WAIT_SLICE_MS, at least
+ * 1), or fails st with AN_E_CANCELED when the host asked to stop, or with
+ * AN_E_TIMEOUT when the deadline passed; `who` names the server and `what`
+ * the awaited answer in that message ("RabbitMQ at amqp://h:5672/",
+ * "the publish confirm").
+ */
+int			an_wait_tick(an_store *st, const an_deadline *d, const char *who,
+						 const char *what, int *slice_ms);
+
+#endif							/* ANARCHON_WAIT_H */
