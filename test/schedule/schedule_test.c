@@ -1,0 +1,478 @@
+/*
+ * schedule_test.c — the schedule parser and slot search against answers
+ * worked out by hand, then against a slow, obviously-correct oracle.
+ *
+ * Part 1 is a table: a schedule, an instant, the slot at or before it and the
+ * next slot after it, all written as UTC calendar times (converted with the C
+ * library's timegm, not with the code under test).  Part 2 is the table of
+ * refusals: each bad schedule and a piece of the message it must produce.
+ * Part 3 draws random schedules and instants and compares the search with a
+ * day-by-day scan that uses gmtime for the calendar.
+ *
+ * Prints one "ok - ..." or "not ok - ..." line per check, as the suites do.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "schedule.h"
+
+static int failures;
+
+/* "YYYY-MM-DD HH:MM:SS[.mmm]" (UTC) to ms; "none" to -1. */
+static int64_t
+ms_of(const char *iso)
+{
+	struct tm	tm;
+	int			ms = 0;
+
+	if (strcmp(iso, "none") == 0)
+		return -1;
+	memset(&tm, 0, sizeof(tm));
+	if (sscanf(iso, "%d-%d-%d %d:%d:%d.%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+			   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms) < 6)
+	{
+		fprintf(stderr, "bad instant in the table: %s\n", iso);
+		exit(2);
+	}
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (int64_t) timegm(&tm) * 1000 + ms;
+}
+
+static void
+iso_of(int64_t ms, int found, char *buf, size_t len)
+{
+	time_t		t;
+	struct tm	tm;
+
+	if (!found)
+	{
+		snprintf(buf, len, "none");
+		return;
+	}
+	t = (time_t) (ms / 1000);
+	gmtime_r(&t, &tm);
+	snprintf(buf, len, "%04d-%02d-%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900,
+			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int) (ms % 1000));
+}
+
+static void
+result(int good, const char *name, const char *detail)
+{
+	if (good)
+		printf("ok - %s\n", name);
+	else
+	{
+		printf("not ok - %s\n#   %s\n", name, detail);
+		failures++;
+	}
+}
+
+/* ------------------------------------------------------------ part 1 */
+
+typedef struct slot_case
+{
+	const char *schedule;
+	const char *at;
+	const char *slot;            /* latest <= at */
+	const char *next;            /* earliest > at */
+	const char *why;
+} slot_case;
+
+static const slot_case slot_cases[] = {
+	/* plain times, inclusive "at or before", exclusive "after" */
+	{"0 3 * * *", "2024-03-10 02:59:59.999", "2024-03-09 03:00:00", "2024-03-10 03:00:00", "daily at 03:00, just before"},
+	{"0 3 * * *", "2024-03-10 03:00:00", "2024-03-10 03:00:00", "2024-03-11 03:00:00", "daily at 03:00, exactly on it"},
+	{"0 3 * * *", "2024-03-10 03:00:00.001", "2024-03-10 03:00:00", "2024-03-11 03:00:00", "daily at 03:00, a ms after"},
+	{"*/15 * * * *", "2024-05-05 10:44:59", "2024-05-05 10:30:00", "2024-05-05 10:45:00", "every 15 minutes"},
+	{"* * * * *", "2024-12-31 23:59:30", "2024-12-31 23:59:00", "2025-01-01 00:00:00", "every minute across a year end"},
+	/* month ends */
+	{"0 0 31 * *", "2024-04-15 00:00:00", "2024-03-31 00:00:00", "2024-05-31 00:00:00", "the 31st skips 30-day months"},
+	{"0 0 $ * *", "2024-02-15 00:00:00", "2024-01-31 00:00:00", "2024-02-29 00:00:00", "'$' is the last day, 29 Feb in a leap year"},
+	{"0 0 $ * *", "2023-02-28 12:00:00", "2023-02-28 00:00:00", "2023-03-31 00:00:00", "'$' is 28 Feb in a common year"},
+	{"30 23 30 * *", "2024-03-01 00:00:00", "2024-01-30 23:30:00", "2024-03-30 23:30:00", "the 30th skips February"},
+	/* 29 February */
+	{"0 0 29 2 *", "2025-06-01 00:00:00", "2024-02-29 00:00:00", "2028-02-29 00:00:00", "29 February, every 4 years"},
+	{"0 0 29 2 *", "2100-03-01 00:00:00", "2096-02-29 00:00:00", "2104-02-29 00:00:00", "29 February skips 2100"},
+	{"0 0 29 2 *", "2000-02-29 00:00:00", "2000-02-29 00:00:00", "2004-02-29 00:00:00", "29 February in 2000 (divisible by 400)"},
+	/* day of month x day of week: either, when both are restricted */
+	{"0 0 13 * 5", "2024-09-10 12:00:00", "2024-09-06 00:00:00", "2024-09-13 00:00:00", "13th or Friday: the Friday before"},
+	{"0 0 13 * 5", "2024-10-12 00:00:00", "2024-10-11 00:00:00", "2024-10-13 00:00:00", "13th or Friday: a Sunday 13th"},
+	{"0 0 29 2 1", "2025-03-01 00:00:00", "2025-02-24 00:00:00", "2026-02-02 00:00:00", "29 Feb or a Monday of February"},
+	{"0 0 29 2 1", "2024-02-27 00:00:00", "2024-02-26 00:00:00", "2024-02-29 00:00:00", "29 Feb (a Thursday) or a Monday of February"},
+	/* ... and both, when either starts with '*' (Vixie cron's rule) */
+	{"0 0 */2 * 1", "2024-01-02 00:00:00", "2024-01-01 00:00:00", "2024-01-15 00:00:00", "odd day AND Monday"},
+	{"0 0 */31 2 1", "2024-06-01 00:00:00", "2021-02-01 00:00:00", "2027-02-01 00:00:00", "1 February on a Monday, years apart"},
+	{"0 0 * * 1", "2024-01-03 00:00:00", "2024-01-01 00:00:00", "2024-01-08 00:00:00", "every Monday"},
+	/* steps over ranges, lists */
+	{"10-40/15 * * * *", "2024-01-01 12:41:00", "2024-01-01 12:40:00", "2024-01-01 13:10:00", "minutes 10,25,40"},
+	{"0 9-17/4 * * *", "2024-01-01 16:59:00", "2024-01-01 13:00:00", "2024-01-01 17:00:00", "hours 9,13,17"},
+	{"0 9-17/4 * * *", "2024-01-01 17:00:01", "2024-01-01 17:00:00", "2024-01-02 09:00:00", "hours 9,13,17, next day"},
+	{"5,10-12,*/30 * * * *", "2024-01-01 00:13:00", "2024-01-01 00:12:00", "2024-01-01 00:30:00", "a mixed list"},
+	{"0 0 * * */2", "2024-01-02 12:00:00", "2024-01-02 00:00:00", "2024-01-04 00:00:00", "weekdays 0,2,4,6"},
+	/* names */
+	{"0 12 * jan,jul mon-fri", "2024-06-15 00:00:00", "2024-01-31 12:00:00", "2024-07-01 12:00:00", "weekdays of January and July"},
+	{"0 0 * * SUN", "2024-01-03 00:00:00", "2023-12-31 00:00:00", "2024-01-07 00:00:00", "Sunday by name"},
+	{"0 0 * * 7", "2024-01-03 00:00:00", "2023-12-31 00:00:00", "2024-01-07 00:00:00", "Sunday as 7"},
+	{"0 0 * * fri-7", "2024-01-03 00:00:00", "2023-12-31 00:00:00", "2024-01-05 00:00:00", "Friday to Sunday"},
+	{"0 0 1 Mar-May/2 *", "2024-04-15 00:00:00", "2024-03-01 00:00:00", "2024-05-01 00:00:00", "months by name with a step"},
+	/* macros */
+	{"@hourly", "2024-01-01 10:30:00", "2024-01-01 10:00:00", "2024-01-01 11:00:00", "@hourly"},
+	{"@daily", "2024-01-01 10:30:00", "2024-01-01 00:00:00", "2024-01-02 00:00:00", "@daily"},
+	{"@midnight", "2024-01-01 00:00:00", "2024-01-01 00:00:00", "2024-01-02 00:00:00", "@midnight"},
+	{"@weekly", "2024-01-03 00:00:00", "2023-12-31 00:00:00", "2024-01-07 00:00:00", "@weekly is Sunday 00:00"},
+	{"@monthly", "2024-02-15 00:00:00", "2024-02-01 00:00:00", "2024-03-01 00:00:00", "@monthly"},
+	{"@yearly", "2024-06-01 00:00:00", "2024-01-01 00:00:00", "2025-01-01 00:00:00", "@yearly"},
+	{"@annually", "2024-01-01 00:00:00", "2024-01-01 00:00:00", "2025-01-01 00:00:00", "@annually"},
+	/* a seconds field */
+	{"*/10 * * * * *", "2024-01-01 12:00:05.500", "2024-01-01 12:00:00", "2024-01-01 12:00:10", "every 10 seconds"},
+	{"30 0 3 * * *", "2024-01-01 03:00:29", "2023-12-31 03:00:30", "2024-01-01 03:00:30", "03:00:30 daily"},
+	{"59 59 23 31 12 *", "2024-12-31 23:59:59.999", "2024-12-31 23:59:59", "2025-12-31 23:59:59", "the last second of a year"},
+	/* intervals: multiples since the epoch */
+	{"10 seconds", "2023-11-14 22:13:25.123", "2023-11-14 22:13:20", "2023-11-14 22:13:30", "10 seconds"},
+	{"5 minutes", "2024-01-01 00:07:00", "2024-01-01 00:05:00", "2024-01-01 00:10:00", "5 minutes"},
+	{"2 hours", "1970-01-01 03:00:00", "1970-01-01 02:00:00", "1970-01-01 04:00:00", "2 hours"},
+	{"7 days", "2024-01-01 00:00:00", "2023-12-28 00:00:00", "2024-01-04 00:00:00", "7 days count from Thursday 1970-01-01"},
+	{"1 second", "2024-01-01 00:00:00", "2024-01-01 00:00:00", "2024-01-01 00:00:01", "1 second"},
+	{"  90seconds  ", "1970-01-01 00:02:59", "1970-01-01 00:01:30", "1970-01-01 00:03:00", "90seconds, no space, padded"},
+	/* the ends of the slot range */
+	{"0 3 * * *", "1970-01-01 00:00:00", "none", "1970-01-01 03:00:00", "nothing before the epoch"},
+	{"0 0 * * *", "1970-01-01 00:00:00", "1970-01-01 00:00:00", "1970-01-02 00:00:00", "slot 0 itself"},
+	{"0 0 1 1 *", "9999-06-01 00:00:00", "9999-01-01 00:00:00", "none", "nothing after 9999"},
+	{"59 23 31 12 *", "9999-12-31 23:58:00", "9998-12-31 23:59:00", "9999-12-31 23:59:00", "the last minute of 9999"},
+	{"* * * * * *", "9999-12-31 23:59:59.999", "9999-12-31 23:59:59", "none", "the last second of the range"},
+	{"10 seconds", "9999-12-31 23:59:59.999", "9999-12-31 23:59:50", "none", "interval at the end of the range"},
+};
+
+static void
+run_slot_cases(void)
+{
+	for (size_t i = 0; i < sizeof(slot_cases) / sizeof(slot_cases[0]); i++)
+	{
+		const slot_case *c = &slot_cases[i];
+		an_schedule s;
+		char		err[AN_ERRMAX] = "";
+		char		name[300];
+		char		got_slot[64],
+					got_next[64],
+					want_slot[64],
+					want_next[64],
+					detail[600];
+		int64_t		at = ms_of(c->at),
+					slot = 0,
+					next = 0;
+		int			found_slot = 0,
+					found_next = 0;
+
+		snprintf(name, sizeof(name), "'%s' at %s: %s", c->schedule, c->at, c->why);
+		if (an_schedule_parse(c->schedule, strlen(c->schedule), &s, err, sizeof(err)) != AN_OK)
+		{
+			result(0, name, err);
+			continue;
+		}
+		if (an_schedule_slot(&s, at, &slot, &found_slot, err, sizeof(err)) != AN_OK ||
+			an_schedule_next_slot(&s, at, &next, &found_next, err, sizeof(err)) != AN_OK)
+		{
+			result(0, name, err);
+			continue;
+		}
+		iso_of(slot, found_slot, got_slot, sizeof(got_slot));
+		iso_of(next, found_next, got_next, sizeof(got_next));
+		iso_of(ms_of(c->slot), strcmp(c->slot, "none") != 0, want_slot, sizeof(want_slot));
+		iso_of(ms_of(c->next), strcmp(c->next, "none") != 0, want_next, sizeof(want_next));
+		snprintf(detail, sizeof(detail), "slot %s (want %s), next %s (want %s)",
+				 got_slot, want_slot, got_next, want_next);
+		result(strcmp(got_slot, want_slot) == 0 && strcmp(got_next, want_next) == 0, name, detail);
+	}
+}
+
+/* ------------------------------------------------------------ part 2 */
+
+typedef struct error_case
+{
+	const char *schedule;
+	const char *message;         /* must appear in the error */
+} error_case;
+
+static const error_case error_cases[] = {
+	{"0 0 32 * *", "schedule field 3 (day of month) '32': 32 is out of range, allowed 1-31"},
+	{"0 0 0 * *", "field 3 (day of month) '0': 0 is out of range, allowed 1-31"},
+	{"60 * * * *", "field 1 (minute) '60': 60 is out of range, allowed 0-59"},
+	{"0 24 * * *", "field 2 (hour) '24': 24 is out of range, allowed 0-23"},
+	{"0 0 * 13 *", "field 4 (month) '13': 13 is out of range, allowed 1-12 or jan-dec"},
+	{"0 0 * * 8", "field 5 (day of week) '8': 8 is out of range, allowed 0-7 or sun-sat"},
+	{"61 * * * * *", "field 1 (second) '61': 61 is out of range, allowed 0-59"},
+	{"0 61 * * * *", "field 2 (minute) '61'"},
+	{"0 0 * foo *", "field 4 (month) 'foo': 'foo' is not a month name"},
+	{"0 0 * * monday", "'monday' is not a day of week name"},
+	{"a * * * *", "field 1 (minute) 'a': 'a' is not a number: allowed 0-59"},
+	{"0 0 * * 5-2", "field 5 (day of week) '5-2': range 5-2 runs backwards"},
+	{"5/15 * * * *", "field 1 (minute) '5/15': a step needs '*' or a range before it"},
+	{"*/0 * * * *", "field 1 (minute) '*/0': step must be at least 1"},
+	{"*/ * * * *", "a step '/' must be followed by a number"},
+	{"1,,2 * * * *", "field 1 (minute) '1,,2': a list has an empty element"},
+	{"1, * * * *", "a list has an empty element"},
+	{"0 0 * * mon#2", "field 5 (day of week) 'mon#2': unexpected '#' at position 4"},
+	{"0 0 $,1 * *", "field 3 (day of month) '$,1': unexpected '$' at position 1"},
+	{"0 0 1- * *", "field 3 (day of month) '1-': a value is missing at the end"},
+	{"99999999999 * * * *", "field 1 (minute) '99999999999': number is too long"},
+	{"0 0 30 2 *", "field 3 (day of month) '30' with field 4 (month) '2': no such date, the schedule would never run"},
+	{"0 0 31 4,6,9,11 *", "no such date, the schedule would never run"},
+	{"0 0 30,31 feb *", "no such date"},
+	{"* * * *", "schedule has 4 fields: a schedule is 5 cron fields"},
+	{"* * * * * * *", "schedule has more than 6 fields"},
+	{"", "schedule is empty"},
+	{"   ", "schedule is empty"},
+	{"@reboot", "'@reboot' has no scheduled times"},
+	{"@fortnightly", "'@fortnightly' is not a known macro"},
+	{"0 seconds", "interval '0 seconds' is out of range: allowed 1 second to 365 days"},
+	{"366 days", "interval '366 days' is out of range"},
+	{"10 fortnights", "interval '10 fortnights': unknown unit 'fortnights'"},
+	{"0 0 * * *\x01", "schedule has byte 0x01 at position 10: only printable ASCII is allowed"},
+	{"0 0 * * *\xc3\xa9", "schedule has byte 0xc3 at position 10"},
+};
+
+static void
+run_error_cases(void)
+{
+	char		longtext[400];
+
+	for (size_t i = 0; i < sizeof(error_cases) / sizeof(error_cases[0]); i++)
+	{
+		const error_case *c = &error_cases[i];
+		an_schedule s;
+		char		err[AN_ERRMAX] = "";
+		char		name[300];
+		char		detail[AN_ERRMAX + 64];
+		an_error	rc = an_schedule_parse(c->schedule, strlen(c->schedule), &s, err, sizeof(err));
+
+		snprintf(name, sizeof(name), "refused '%s'", c->schedule);
+		for (char *p = name; *p; p++)
+			if ((unsigned char) *p < 0x20 || (unsigned char) *p > 0x7e)
+				*p = '?';
+		snprintf(detail, sizeof(detail), "rc %d, message: %s", rc, err);
+		result(rc == AN_E_INPUT && strstr(err, c->message) != NULL, name, detail);
+	}
+
+	/* Too long: described by its length, not echoed. */
+	memset(longtext, '1', sizeof(longtext));
+	{
+		an_schedule s;
+		char		err[AN_ERRMAX] = "";
+		an_error	rc = an_schedule_parse(longtext, sizeof(longtext), &s, err, sizeof(err));
+
+		result(rc == AN_E_INPUT && strstr(err, "schedule is 400 bytes long, at most 256") != NULL,
+			   "refused a 400-byte schedule by its length", err);
+	}
+	/* A long bad field is quoted cut short. */
+	{
+		an_schedule s;
+		char		err[AN_ERRMAX] = "";
+		const char *t = "0 0 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,x * *";
+		an_error	rc = an_schedule_parse(t, strlen(t), &s, err, sizeof(err));
+
+		result(rc == AN_E_INPUT && strstr(err, "...': 'x' is not a number") != NULL,
+			   "a long field is quoted cut short", err);
+	}
+	/* Instants outside the slot range are refused, not searched. */
+	{
+		an_schedule s;
+		char		err[AN_ERRMAX] = "";
+		int64_t		slot;
+		int			found;
+
+		an_schedule_parse("* * * * *", 9, &s, err, sizeof(err));
+		result(an_schedule_slot(&s, -1, &slot, &found, err, sizeof(err)) == AN_E_INPUT &&
+			   strstr(err, "out of range") != NULL, "slot at -1 ms is refused", err);
+		result(an_schedule_next_slot(&s, AN_SLOT_MAX + 1, &slot, &found, err, sizeof(err)) == AN_E_INPUT,
+			   "next slot after the range is refused", err);
+	}
+}
+
+/* ------------------------------------------------------------ part 3 */
+
+/* Does the schedule allow day `day` (days since the epoch)? gmtime decides. */
+static int
+oracle_day(const an_schedule *s, int64_t day)
+{
+	time_t		t = (time_t) (day * 86400),
+				t1 = (time_t) ((day + 1) * 86400);
+	struct tm	tm,
+				tm1;
+	int			by_mday,
+				by_wday;
+
+	gmtime_r(&t, &tm);
+	gmtime_r(&t1, &tm1);
+	if (!(s->months & (1u << (tm.tm_mon + 1))))
+		return 0;
+	by_mday = (s->mdays & (UINT32_C(1) << tm.tm_mday)) || (s->mday_last && tm1.tm_mday == 1);
+	by_wday = (s->wdays & (1u << tm.tm_wday)) != 0;
+	return s->either_day ? (by_mday || by_wday) : (by_mday && by_wday);
+}
+
+/* Seconds of the day the schedule allows, in order; dir +1 or -1. */
+static int
+oracle_second(const an_schedule *s, int sec)
+{
+	return (s->hours >> (sec / 3600) & 1) && (s->minutes >> (sec / 60 % 60) & 1)
+		&& (s->seconds >> (sec % 60) & 1);
+}
+
+#define ORACLE_DAYS 800
+
+/* The earliest scheduled time > after, scanning at most ORACLE_DAYS days. */
+static int
+oracle_next(const an_schedule *s, int64_t after, int64_t *out)
+{
+	for (int64_t day = after / 86400000; day < after / 86400000 + ORACLE_DAYS; day++)
+	{
+		if (!oracle_day(s, day))
+			continue;
+		for (int sec = 0; sec < 86400; sec++)
+		{
+			int64_t		t = day * 86400000 + (int64_t) sec * 1000;
+
+			if (t > after && oracle_second(s, sec))
+			{
+				*out = t;
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The latest scheduled time <= at, scanning at most ORACLE_DAYS days back. */
+static int
+oracle_prev(const an_schedule *s, int64_t at, int64_t *out)
+{
+	for (int64_t day = at / 86400000; day > at / 86400000 - ORACLE_DAYS && day >= 0; day--)
+	{
+		if (!oracle_day(s, day))
+			continue;
+		for (int sec = 86399; sec >= 0; sec--)
+		{
+			int64_t		t = day * 86400000 + (int64_t) sec * 1000;
+
+			if (t <= at && oracle_second(s, sec))
+			{
+				*out = t;
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* A random field: '*', a value, a range, a step, or a list of those. */
+static void
+random_field(char *buf, size_t len, int lo, int hi)
+{
+	int			kind = rand() % 6;
+	int			a = lo + rand() % (hi - lo + 1);
+	int			b = a + rand() % (hi - a + 1);
+
+	switch (kind)
+	{
+		case 0:
+		case 1:
+			snprintf(buf, len, "*");
+			break;
+		case 2:
+			snprintf(buf, len, "%d", a);
+			break;
+		case 3:
+			snprintf(buf, len, "%d-%d", a, b);
+			break;
+		case 4:
+			snprintf(buf, len, "*/%d", 1 + rand() % 10);
+			break;
+		default:
+			snprintf(buf, len, "%d,%d-%d/%d", lo + rand() % (hi - lo + 1), a, b, 1 + rand() % 5);
+			break;
+	}
+}
+
+static void
+run_oracle(int rounds)
+{
+	int			compared = 0,
+				bad = 0;
+	char		first_bad[700] = "";
+
+	srand(20240229);
+	for (int i = 0; i < rounds; i++)
+	{
+		char		f[6][48],
+					text[320],
+					err[AN_ERRMAX];
+		an_schedule s;
+		int			six = rand() % 4 == 0;
+		/* instants from 1970 to about 2300, to the ms */
+		int64_t		at = (((int64_t) rand() << 8) ^ rand()) % INT64_C(10413792000) * 1000
+			+ rand() % 1000;
+		int64_t		got = 0,
+					want = 0;
+		int			found,
+					wfound;
+
+		random_field(f[0], sizeof(f[0]), 0, 59);
+		random_field(f[1], sizeof(f[1]), 0, 59);
+		random_field(f[2], sizeof(f[2]), 0, 23);
+		random_field(f[3], sizeof(f[3]), 1, 31);
+		random_field(f[4], sizeof(f[4]), 1, 12);
+		random_field(f[5], sizeof(f[5]), 0, 7);
+		if (rand() % 8 == 0)
+			snprintf(f[3], sizeof(f[3]), "$");
+		snprintf(text, sizeof(text), "%s%s%s %s %s %s %s", six ? f[0] : "", six ? " " : "",
+				 f[1], f[2], f[3], f[4], f[5]);
+		if (an_schedule_parse(text, strlen(text), &s, err, sizeof(err)) != AN_OK)
+			continue;			/* a never-running date: refused, fine */
+		for (int dir = 0; dir < 2; dir++)
+		{
+			if (dir == 0)
+			{
+				an_schedule_next_slot(&s, at, &got, &found, err, sizeof(err));
+				wfound = oracle_next(&s, at, &want);
+				/* beyond the oracle's window both must agree it is far */
+				if (!wfound && found && got <= at + (int64_t) ORACLE_DAYS * 86400000 - 86400000)
+					wfound = -1;
+			}
+			else
+			{
+				an_schedule_slot(&s, at, &got, &found, err, sizeof(err));
+				wfound = oracle_prev(&s, at, &want);
+				if (!wfound && found && got >= at - (int64_t) (ORACLE_DAYS - 1) * 86400000)
+					wfound = -1;
+			}
+			compared++;
+			if ((wfound == 1 && (!found || got != want)) || wfound == -1)
+			{
+				if (bad++ == 0)
+					snprintf(first_bad, sizeof(first_bad), "'%s' %s %lld: got %lld (found %d), oracle %lld (found %d)",
+							 text, dir == 0 ? "next after" : "slot at", (long long) at,
+							 (long long) got, found, (long long) want, wfound);
+			}
+		}
+	}
+	{
+		char		name[128];
+
+		snprintf(name, sizeof(name), "%d random searches agree with a day-by-day gmtime scan", compared);
+		result(bad == 0 && compared > rounds, name, first_bad);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	int			rounds = argc > 1 ? atoi(argv[1]) : 400;
+
+	run_slot_cases();
+	run_error_cases();
+	run_oracle(rounds);
+	return failures ? 1 : 0;
+}
