@@ -211,9 +211,11 @@ fn_finish(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 	if (argc == 4)
 	{
+		/* Type first: reading the text of a number or blob converts it. */
+		int			type = sqlite3_value_type(argv[3]);
 		const char *s = (const char *) sqlite3_value_text(argv[3]);
 
-		if (sqlite3_value_type(argv[3]) != SQLITE_TEXT || s == NULL ||
+		if (type != SQLITE_TEXT || s == NULL ||
 			(strcmp(s, "succeeded") != 0 && strcmp(s, "failed") != 0))
 		{
 			result_errorf(ctx, SQLITE_ERROR, "anarchon_finish",
@@ -297,11 +299,12 @@ static void
 fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	an_sqlite_conn *conn = sqlite3_user_data(ctx);
+	int			name_type = sqlite3_value_type(argv[0]);
 	const char *name = (const char *) sqlite3_value_text(argv[0]);
 	char		err[AN_ERRMAX];
 	char		out[64];
 
-	if (sqlite3_value_type(argv[0]) != SQLITE_TEXT || name == NULL)
+	if (name_type != SQLITE_TEXT || name == NULL)
 	{
 		result_errorf(ctx, SQLITE_ERROR, "anarchon_config",
 					  "the setting name must be text: lease_ms, max_late_ms, attempts, overlap, busy_timeout_ms or store");
@@ -311,9 +314,10 @@ fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	{
 		if (argc == 2)
 		{
+			int			url_type = sqlite3_value_type(argv[1]);
 			const char *url = (const char *) sqlite3_value_text(argv[1]);
 
-			if (sqlite3_value_type(argv[1]) != SQLITE_TEXT || url == NULL)
+			if (url_type != SQLITE_TEXT || url == NULL)
 			{
 				result_errorf(ctx, SQLITE_ERROR, "anarchon_config",
 							  "store must be text: 'local' or a store URL (redis://, amqp://, nats://)");
@@ -332,8 +336,8 @@ fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (argc == 2)
 	{
 		an_settings next = conn->settings;
-		const char *value = (const char *) sqlite3_value_text(argv[1]);
 		int			type = sqlite3_value_type(argv[1]);
+		const char *value = (const char *) sqlite3_value_text(argv[1]);
 
 		if ((type != SQLITE_INTEGER && type != SQLITE_TEXT) ||
 			an_settings_set(&next, name, value, err, sizeof(err)) != AN_OK)

@@ -104,8 +104,9 @@ fail_db(an_store *st, sqlite3 *db, const char *what)
 
 	if ((code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED)
 		return an_store_fail(st, AN_E_BUSY,
-							 "the database stayed locked by another writer for longer than busy_timeout_ms while %s;"
-							 " raise it with anarchon_config('busy_timeout_ms', …)", what);
+							 "the database stayed locked by another writer for longer than busy_timeout_ms (%lld ms)"
+							 " while %s; nothing was decided: call again, or raise busy_timeout_ms",
+							 (long long) ((local_store *) st->impl)->busy_timeout_ms, what);
 	if ((code & 0xff) == SQLITE_NOMEM)
 		return an_store_fail(st, AN_E_NOMEM, "out of memory while %s", what);
 	return an_store_fail(st, AN_E_STORE, "anarchon_runs: %s failed: %s", what, sqlite3_errmsg(db));
@@ -244,7 +245,7 @@ op_lock(an_store *st, const an_request *rq)
 	if ((rc = writable_now(st, "anarchon_claim")) != AN_OK)
 		return rc;
 	apply_busy_timeout(ls, rq->settings);
-	return run_write(st, ls->stmt[S_BEGIN], "BEGIN IMMEDIATE");
+	return run_write(st, ls->stmt[S_BEGIN], "waiting for the write lock (BEGIN IMMEDIATE)");
 }
 
 static int
@@ -337,7 +338,7 @@ op_unlock(an_store *st, int commit)
 
 	if (commit)
 	{
-		int			rc = run_write(st, ls->stmt[S_COMMIT], "COMMIT");
+		int			rc = run_write(st, ls->stmt[S_COMMIT], "committing the claim");
 
 		/* A failed COMMIT leaves the transaction open: end it, report the COMMIT. */
 		if (rc != AN_OK && !sqlite3_get_autocommit(ls->db))

@@ -25,9 +25,16 @@ diff_ok() {
 }
 
 # Cleanup handlers run in reverse order of registration, even on failure.
-T_AT_EXIT=()
-at_exit() { T_AT_EXIT=("$*" "${T_AT_EXIT[@]}"); }
-t_run_exit() { local h; for h in "${T_AT_EXIT[@]}"; do eval "$h" || true; done; }
+# They are kept in a file, so that at_exit works from a subshell too, e.g.
+# inside tmp=$(t_tmpdir).
+T_EXIT_FILE=$(mktemp "${TMPDIR:-/tmp}/anarchon-exit.XXXXXX")
+at_exit() { printf '%s\n' "$*" >> "$T_EXIT_FILE"; }
+t_run_exit() {
+	local h
+	[ -f "$T_EXIT_FILE" ] || return 0
+	while IFS= read -r h; do eval "$h" || true; done < <(tac "$T_EXIT_FILE")
+	rm -f "$T_EXIT_FILE"
+}
 trap t_run_exit EXIT
 trap 'exit 130' INT TERM
 

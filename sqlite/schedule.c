@@ -1,0 +1,205 @@
+/*
+ * schedule.c — schedules as slots in SQLite.
+ *
+ *   anarchon_slot(schedule [, at])        the latest scheduled time <= at
+ *   anarchon_next_slot(schedule [, after]) the earliest scheduled time > after
+ *
+ * schedule is text: a cron expression (5 fields, or 6 with leading seconds),
+ * a macro such as '@hourly', or an interval such as '10 seconds' (its slots
+ * are multiples of the interval since 1970-01-01 UTC); see core/schedule.h.
+ * at / after are integer milliseconds since 1970-01-01 UTC, as slots are in
+ * SQLite; omitted, they are the database clock (anarchon_now()).  The answer
+ * is a slot (integer ms, UTC), or NULL when the slot range (1970 … 9999) has
+ * no such time.  A bad schedule is an error naming the offending field.
+ *
+ * The forms with an instant are pure (DETERMINISTIC, INNOCUOUS); the forms
+ * without read the clock.  A parsed schedule is cached with the statement
+ * (sqlite3_set_auxdata), so a query over many rows parses it once.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "host.h"
+#include "schedule.h"
+#include "../core/schedule.h"
+
+SQLITE_EXTENSION_INIT3
+
+typedef an_error (*search_fn) (const an_schedule *s, int64_t t, int64_t *slot,
+							   int *found, char *err, size_t errlen);
+
+static void
+fail(sqlite3_context *ctx, int code, const char *fn, const char *msg)
+{
+	char	   *full = sqlite3_mprintf("%s: %s", fn, msg);
+
+	if (full == NULL)
+	{
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	sqlite3_result_error(ctx, full, -1);
+	/* The code must come after the message, or the message is lost. */
+	if (code != SQLITE_ERROR)
+		sqlite3_result_error_code(ctx, code);
+	sqlite3_free(full);
+}
+
+static const char *
+type_name(int type)
+{
+	switch (type)
+	{
+		case SQLITE_INTEGER:
+			return "an integer";
+		case SQLITE_FLOAT:
+			return "a real";
+		case SQLITE_BLOB:
+			return "a blob";
+		case SQLITE_NULL:
+			return "NULL";
+		default:
+			return "text";
+	}
+}
+
+/* The parsed schedule of argv[0], from the statement's cache or parsed now. */
+static const an_schedule *
+arg_schedule(sqlite3_context *ctx, const char *fn, sqlite3_value *v)
+{
+	an_schedule *s = sqlite3_get_auxdata(ctx, 0);
+	char		err[AN_ERRMAX];
+
+	if (s != NULL)
+		return s;
+	if (sqlite3_value_type(v) != SQLITE_TEXT)
+	{
+		snprintf(err, sizeof(err), "schedule must be text such as '0 3 * * *', '@hourly' or '10 seconds', got %s",
+				 type_name(sqlite3_value_type(v)));
+		fail(ctx, SQLITE_MISMATCH, fn, err);
+		return NULL;
+	}
+	s = sqlite3_malloc(sizeof(*s));
+	if (s == NULL)
+	{
+		sqlite3_result_error_nomem(ctx);
+		return NULL;
+	}
+	if (an_schedule_parse((const char *) sqlite3_value_text(v), (size_t) sqlite3_value_bytes(v),
+						  s, err, sizeof(err)) != AN_OK)
+	{
+		sqlite3_free(s);
+		fail(ctx, SQLITE_ERROR, fn, err);
+		return NULL;
+	}
+	/* SQLite owns s from here (and frees it at once if it cannot keep it). */
+	sqlite3_set_auxdata(ctx, 0, s, sqlite3_free);
+	return sqlite3_get_auxdata(ctx, 0) != NULL ? sqlite3_get_auxdata(ctx, 0) : NULL;
+}
+
+/* The instant argument: integer ms (or an integral real) in the slot range. */
+static int
+arg_instant(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int64_t *t)
+{
+	char		err[AN_ERRMAX];
+	int			type = sqlite3_value_type(v);
+	an_error	rc;
+
+	if (type == SQLITE_INTEGER)
+		rc = an_validate_slot(*t = sqlite3_value_int64(v), err, sizeof(err));
+	else if (type == SQLITE_FLOAT)
+		rc = an_validate_slot_double(sqlite3_value_double(v), t, err, sizeof(err));
+	else
+	{
+		snprintf(err, sizeof(err),
+				 "the instant must be an integer number of milliseconds since 1970-01-01 UTC, got %s",
+				 type_name(type));
+		fail(ctx, SQLITE_MISMATCH, fn, err);
+		return 0;
+	}
+	if (rc != AN_OK)
+	{
+		fail(ctx, SQLITE_ERROR, fn, err);
+		return 0;
+	}
+	return 1;
+}
+
+static void
+schedule_call(sqlite3_context *ctx, int argc, sqlite3_value **argv,
+			  const char *fn, search_fn search)
+{
+	const an_schedule *s;
+	an_schedule copy;
+	int64_t		t,
+				slot;
+	int			found;
+	char		err[AN_ERRMAX];
+
+	if (argc == 2)
+	{
+		if (!arg_instant(ctx, fn, argv[1], &t))
+			return;
+	}
+	else
+		t = an_sqlite_now(sqlite3_context_db_handle(ctx));
+	if ((s = arg_schedule(ctx, fn, argv[0])) == NULL)
+	{
+		/* Out of memory for the cache only: parse into a local copy. */
+		if (sqlite3_value_type(argv[0]) != SQLITE_TEXT ||
+			an_schedule_parse((const char *) sqlite3_value_text(argv[0]),
+							  (size_t) sqlite3_value_bytes(argv[0]), &copy, err, sizeof(err)) != AN_OK)
+			return;				/* the error result is already set */
+		s = &copy;
+	}
+	if (search(s, t, &slot, &found, err, sizeof(err)) != AN_OK)
+	{
+		fail(ctx, SQLITE_ERROR, fn, err);
+		return;
+	}
+	if (found)
+		sqlite3_result_int64(ctx, slot);
+	else
+		sqlite3_result_null(ctx);
+}
+
+static void
+fn_slot(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	schedule_call(ctx, argc, argv, "anarchon_slot", an_schedule_slot);
+}
+
+static void
+fn_next_slot(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	schedule_call(ctx, argc, argv, "anarchon_next_slot", an_schedule_next_slot);
+}
+
+int
+an_sqlite_schedule_register(sqlite3 *db)
+{
+	static const struct
+	{
+		const char *name;
+		int			nargs;
+		int			flags;
+		void		(*fn) (sqlite3_context *, int, sqlite3_value **);
+	}			fns[] = {
+		/* with an instant: a pure function of its arguments */
+		{"anarchon_slot", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, fn_slot},
+		{"anarchon_next_slot", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, fn_next_slot},
+		/* without: reads the clock, so not deterministic */
+		{"anarchon_slot", 1, SQLITE_UTF8 | SQLITE_INNOCUOUS, fn_slot},
+		{"anarchon_next_slot", 1, SQLITE_UTF8 | SQLITE_INNOCUOUS, fn_next_slot},
+	};
+
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
+	{
+		int			rc = sqlite3_create_function_v2(db, fns[i].name, fns[i].nargs, fns[i].flags,
+													NULL, fns[i].fn, NULL, NULL, NULL);
+
+		if (rc != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}

@@ -1,0 +1,21 @@
+-- anarchon_prune deletes the runs no claim can ask about any more, and only those.
+.load ./sqlite/anarchon
+.echo on
+.parameter set @now "anarchon_now()"
+SELECT anarchon_config('overlap', 'allow'), anarchon_config('max_late_ms', 1000), anarchon_config('lease_ms', 1000);
+-- retention = max_late_ms + lease_ms × attempts = 2000 ms
+SELECT anarchon_claim('p', @now, 'fresh');
+-- old runs are written directly: no claim could make them any more
+INSERT INTO anarchon_runs VALUES ('p', @now - 10000, 1, 't', 'succeeded', @now - 9000, @now - 10000, @now - 9500);
+INSERT INTO anarchon_runs VALUES ('p', @now - 9000, 1, 't', 'interrupted', @now - 8000, @now - 9000, @now - 7000);
+-- an old run that still holds a live lease (a long job heartbeating) is kept
+INSERT INTO anarchon_runs VALUES ('p', @now - 8000, 1, 't', 'running', @now + 60000, @now - 8000, NULL);
+-- an old run whose lease ran out long ago goes
+INSERT INTO anarchon_runs VALUES ('p', @now - 7000, 1, 't', 'running', @now - 6000, @now - 7000, NULL);
+SELECT anarchon_prune(1999);
+SELECT anarchon_prune('a while');
+SELECT anarchon_prune();
+SELECT slot - @now AS slot, state FROM anarchon_runs ORDER BY slot;
+SELECT anarchon_prune(7500);
+SELECT slot - @now AS slot, state FROM anarchon_runs ORDER BY slot;
+SELECT anarchon_prune();
