@@ -16,7 +16,7 @@ run_script() {
 	shift
 	rm -rf "$work" && mkdir -p "$work"
 	ln -s "$REPO_ROOT/sqlite" "$work/sqlite"
-	(cd "$work" && "$@" stdbuf -oL sqlite3 -bail=off ./db.sqlite < "$REPO_ROOT/$here/sql/$name.sql" 2>&1)
+	(cd "$work" && "$@" stdbuf -oL sqlite3 ./db.sqlite < "$REPO_ROOT/$here/sql/$name.sql" 2>&1)
 }
 
 for f in "$here"/sql/*.sql; do
