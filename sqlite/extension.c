@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "host.h"
+#include "schedule.h"
 
 SQLITE_EXTENSION_INIT1
 
@@ -39,6 +40,8 @@ sqlite3_anarchon_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *
 	an_settings_default(&conn->settings);
 
 	rc = an_sqlite_register_functions(db, conn);
+	if (rc == SQLITE_OK)
+		rc = an_sqlite_schedule_register(db);
 	if (rc != SQLITE_OK)
 		*pzErrMsg = sqlite3_mprintf("anarchon: cannot register its functions: %s",
 									sqlite3_errstr(rc));

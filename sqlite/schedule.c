@@ -63,38 +63,42 @@ type_name(int type)
 	}
 }
 
-/* The parsed schedule of argv[0], from the statement's cache or parsed now. */
-static const an_schedule *
-arg_schedule(sqlite3_context *ctx, const char *fn, sqlite3_value *v)
+/*
+ * The parsed schedule of v into *out: from the statement's cache, or parsed
+ * now and offered to the cache.  0 after setting the error result.
+ */
+static int
+arg_schedule(sqlite3_context *ctx, const char *fn, sqlite3_value *v, an_schedule *out)
 {
-	an_schedule *s = sqlite3_get_auxdata(ctx, 0);
+	const an_schedule *cached = sqlite3_get_auxdata(ctx, 0);
+	an_schedule *keep;
 	char		err[AN_ERRMAX];
 
-	if (s != NULL)
-		return s;
+	if (cached != NULL)
+	{
+		*out = *cached;
+		return 1;
+	}
 	if (sqlite3_value_type(v) != SQLITE_TEXT)
 	{
 		snprintf(err, sizeof(err), "schedule must be text such as '0 3 * * *', '@hourly' or '10 seconds', got %s",
 				 type_name(sqlite3_value_type(v)));
 		fail(ctx, SQLITE_MISMATCH, fn, err);
-		return NULL;
-	}
-	s = sqlite3_malloc(sizeof(*s));
-	if (s == NULL)
-	{
-		sqlite3_result_error_nomem(ctx);
-		return NULL;
+		return 0;
 	}
 	if (an_schedule_parse((const char *) sqlite3_value_text(v), (size_t) sqlite3_value_bytes(v),
-						  s, err, sizeof(err)) != AN_OK)
+						  out, err, sizeof(err)) != AN_OK)
 	{
-		sqlite3_free(s);
 		fail(ctx, SQLITE_ERROR, fn, err);
-		return NULL;
+		return 0;
 	}
-	/* SQLite owns s from here (and frees it at once if it cannot keep it). */
-	sqlite3_set_auxdata(ctx, 0, s, sqlite3_free);
-	return sqlite3_get_auxdata(ctx, 0) != NULL ? sqlite3_get_auxdata(ctx, 0) : NULL;
+	/* Best effort: without memory for the cache, the next row parses again. */
+	if ((keep = sqlite3_malloc(sizeof(*keep))) != NULL)
+	{
+		*keep = *out;
+		sqlite3_set_auxdata(ctx, 0, keep, sqlite3_free);
+	}
+	return 1;
 }
 
 /* The instant argument: integer ms (or an integral real) in the slot range. */
@@ -129,13 +133,14 @@ static void
 schedule_call(sqlite3_context *ctx, int argc, sqlite3_value **argv,
 			  const char *fn, search_fn search)
 {
-	const an_schedule *s;
-	an_schedule copy;
+	an_schedule s;
 	int64_t		t,
 				slot;
 	int			found;
 	char		err[AN_ERRMAX];
 
+	if (!arg_schedule(ctx, fn, argv[0], &s))
+		return;
 	if (argc == 2)
 	{
 		if (!arg_instant(ctx, fn, argv[1], &t))
@@ -143,16 +148,7 @@ schedule_call(sqlite3_context *ctx, int argc, sqlite3_value **argv,
 	}
 	else
 		t = an_sqlite_now(sqlite3_context_db_handle(ctx));
-	if ((s = arg_schedule(ctx, fn, argv[0])) == NULL)
-	{
-		/* Out of memory for the cache only: parse into a local copy. */
-		if (sqlite3_value_type(argv[0]) != SQLITE_TEXT ||
-			an_schedule_parse((const char *) sqlite3_value_text(argv[0]),
-							  (size_t) sqlite3_value_bytes(argv[0]), &copy, err, sizeof(err)) != AN_OK)
-			return;				/* the error result is already set */
-		s = &copy;
-	}
-	if (search(s, t, &slot, &found, err, sizeof(err)) != AN_OK)
+	if (search(&s, t, &slot, &found, err, sizeof(err)) != AN_OK)
 	{
 		fail(ctx, SQLITE_ERROR, fn, err);
 		return;
