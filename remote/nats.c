@@ -1,0 +1,547 @@
+/*
+ * nats.c — the NATS JetStream store: a claim is a de-duplicated publish.
+ *
+ *   nats://[token@]host[:port]?stream=CRON&prefix=cron&duplicate_window_ms=120000&timeout_ms=2000
+ *
+ * Every instance publishes its claim of (job, slot) to <prefix>.<job>.claims
+ * with the header Nats-Msg-Id: <job>:<slot>.  The stream keeps the first
+ * copy and answers every later one, within its duplicate window, with
+ * "duplicate" and the first copy's sequence.  Not a duplicate: won.  A
+ * duplicate: read the stored copy and compare it with ours; the same token
+ * means this is our own claim sent again (won), another token means lost.
+ *
+ * Subjects: a job name may contain '.', which would add subject tokens (and
+ * escape a <prefix>.*.claims filter), so it is written as "%2E" inside
+ * subjects; the Msg-Id and the message body keep the job name as given.
+ * Job names cannot contain '*', '>' or spaces (the host validates them).
+ *
+ * There is no lease.  heartbeat, finish and check read the stored claim:
+ * see doc/stores-amqp-nats.md for exactly what each answers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nats_json.h"
+#include "nats_link.h"
+#include "noclock.h"
+#include "url.h"
+
+#define NATS_DEFAULT_PORT 4222
+#define NATS_WINDOW_DEFAULT_MS 120000
+#define NATS_TIMEOUT_DEFAULT_MS 2000
+#define NATS_KNOWN "stream, prefix, duplicate_window_ms, timeout_ms"
+/* Stream history is kept this long, or the duplicate window if longer. */
+#define NATS_MAX_AGE_MS INT64_C(604800000)
+
+/* The body of a claim or status message; every byte is JSON-safe. */
+#define BODY_MAX (AN_JOB_MAX + AN_TOKEN_MAX + 96)
+
+typedef struct nats_store
+{
+	char	   *host;
+	int			port;
+	char	   *token;           /* the connection token, or NULL */
+	char		prefix[65];
+	char		stream[65];
+	int64_t		window_ms;       /* from the URL: used when creating the stream */
+	int64_t		timeout_ms;
+	int			have_stream;     /* the stream was found or created on this link */
+	int64_t		stream_window_ms;	/* the stream's actual duplicate window */
+	nats_link	link;
+	an_claims	claims;
+} nats_store;
+
+/* A stream name: what JetStream allows in API subjects. */
+static int
+valid_stream(const char *s)
+{
+	size_t		n = strlen(s);
+
+	if (n == 0 || n > 64)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+			  (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-'))
+			return 0;
+	return 1;
+}
+
+static int
+parse_url(an_store *st, nats_store *n, const char *url)
+{
+	an_url		u;
+	const char *prefix;
+	const char *stream;
+	char		redacted[128];
+	char		err[AN_ERRMAX];
+	int			rc = AN_OK;
+
+	if (an_url_parse(url, &u, err, sizeof(err)) < 0)
+		return an_store_fail(st, AN_E_CONFIG, "%s", err);
+	an_url_redacted(&u, redacted, sizeof(redacted));
+	stream = an_url_param(&u, "stream");
+	if (u.path && *u.path)
+		rc = an_store_fail(st, AN_E_CONFIG, "NATS store URL must not have a path: expected nats://[token@]host[:port]?stream=...");
+	else if (u.password)
+		rc = an_store_fail(st, AN_E_CONFIG, "NATS store URL takes a token (nats://token@host), not user:password");
+	else if (an_url_prefix(&u, &prefix, err, sizeof(err)) < 0 ||
+			 an_url_int(&u, "duplicate_window_ms", NATS_WINDOW_DEFAULT_MS, 1000,
+						INT64_C(31536000000), &n->window_ms, err, sizeof(err)) < 0 ||
+			 an_url_int(&u, "timeout_ms", NATS_TIMEOUT_DEFAULT_MS, 1, 600000,
+						&n->timeout_ms, err, sizeof(err)) < 0 ||
+			 an_url_no_unknown(&u, NATS_KNOWN, err, sizeof(err)) < 0)
+		rc = an_store_fail(st, AN_E_CONFIG, "%s", err);
+	else if (stream && !valid_stream(stream))
+		rc = an_store_fail(st, AN_E_CONFIG, "NATS store URL parameter stream must be 1 to 64 bytes of letters, digits, '_' and '-'");
+	if (rc == AN_OK)
+	{
+		snprintf(n->prefix, sizeof(n->prefix), "%s", prefix);
+		snprintf(n->stream, sizeof(n->stream), "%s", stream ? stream : "CRON");
+		snprintf(n->link.who, sizeof(n->link.who), "NATS at %s", redacted);
+		n->port = u.port ? u.port : NATS_DEFAULT_PORT;
+		n->host = strdup(u.host);
+		n->token = u.user ? strdup(u.user) : NULL;
+		if (n->host == NULL || (u.user && n->token == NULL))
+			rc = an_store_fail(st, AN_E_NOMEM, "out of memory");
+	}
+	an_url_free(&u);
+	return rc;
+}
+
+/* <prefix>.<job with '.' as %2E>.<kind>: always three subject tokens. */
+static void
+subject_of(const nats_store *n, const char *job, const char *kind, char *out, size_t outlen)
+{
+	size_t		w = (size_t) snprintf(out, outlen, "%s.", n->prefix);
+
+	for (const char *c = job; *c && w + 4 < outlen; c++)
+	{
+		if (*c == '.')
+		{
+			memcpy(out + w, "%2E", 3);
+			w += 3;
+		}
+		else
+			out[w++] = *c;
+	}
+	snprintf(out + w, outlen - w, ".%s", kind);
+}
+
+static void
+claim_body(const an_request *rq, char *out, size_t outlen)
+{
+	snprintf(out, outlen, "{\"job\":\"%s\",\"slot\":%lld,\"token\":\"%s\"}",
+			 rq->job, (long long) rq->slot, rq->token);
+}
+
+/* An {"error":{...}} answer of JetStream: fail st with its description. */
+static int
+api_error(an_store *st, nats_store *n, const char *reply, const char *what)
+{
+	char		desc[200] = "";
+	int64_t		code = 0;
+
+	nj_str(reply, "description", desc, sizeof(desc));
+	nj_int(reply, "err_code", &code);
+	return an_store_fail(st, AN_E_STORE, "%s refused %s: %s (error %lld)", n->link.who, what,
+						 desc, (long long) code);
+}
+
+static int
+is_error(const char *reply, int64_t *err_code)
+{
+	*err_code = 0;
+	if (strstr(reply, "\"error\":") == NULL)
+		return 0;
+	nj_int(reply, "err_code", err_code);
+	return 1;
+}
+
+static const char *no_js = "JetStream did not answer: is the server started with JetStream enabled (-js)?";
+
+/* Ask JetStream's API; answers JSON in *reply (free it). */
+static int
+api(an_store *st, nats_store *n, const an_deadline *d, const char *what,
+	const char *verb, const char *body, char **reply)
+{
+	char		subj[128];
+
+	snprintf(subj, sizeof(subj), "$JS.API.%s.%s", verb, n->stream);
+	return nats_link_request(st, &n->link, d, what, subj, NULL, body, no_js, reply);
+}
+
+/* Read the stream's subjects and duplicate window from an INFO/CREATE answer. */
+static int
+check_stream(an_store *st, nats_store *n, const char *reply)
+{
+	char		want[80];
+	char		want_escaped[80];
+	int64_t		window_ns;
+
+	/* The server's JSON encoder may write '>' as \u003e. */
+	snprintf(want, sizeof(want), "\"%s.>\"", n->prefix);
+	snprintf(want_escaped, sizeof(want_escaped), "\"%s.\\u003e\"", n->prefix);
+	if (strstr(reply, want) == NULL && strstr(reply, want_escaped) == NULL)
+		return an_store_fail(st, AN_E_CONFIG,
+							 "NATS stream %s exists but does not take the subjects %s.>: use another stream= or prefix=, or add the subject to the stream",
+							 n->stream, n->prefix);
+	if (nj_int(reply, "duplicate_window", &window_ns) < 0)
+		return an_store_fail(st, AN_E_STORE, "%s sent stream information for %s without a duplicate window",
+							 n->link.who, n->stream);
+	n->stream_window_ms = window_ns / 1000000;
+	n->have_stream = 1;
+	return AN_OK;
+}
+
+static int
+create_stream(an_store *st, nats_store *n, const an_deadline *d, char **reply)
+{
+	char		cfg[512];
+	int64_t		age = n->window_ms > NATS_MAX_AGE_MS ? n->window_ms : NATS_MAX_AGE_MS;
+
+	/* File storage: a server restart keeps the claims and their Msg-Ids. */
+	snprintf(cfg, sizeof(cfg),
+			 "{\"name\":\"%s\",\"subjects\":[\"%s.>\"],\"retention\":\"limits\",\"storage\":\"file\","
+			 "\"num_replicas\":1,\"discard\":\"old\",\"max_age\":%lld,\"duplicate_window\":%lld}",
+			 n->stream, n->prefix, (long long) age * 1000000, (long long) n->window_ms * 1000000);
+	return api(st, n, d, "the stream creation", "STREAM.CREATE", cfg, reply);
+}
+
+/*
+ * Find the stream, or create it when missing; learn its duplicate window.
+ * A stream is never created with a window shorter than max_late_ms: fixing
+ * that afterwards would need the stream to be edited by hand.
+ */
+static int
+ensure_stream(an_store *st, nats_store *n, const an_deadline *d, const an_settings *s)
+{
+	char	   *reply = NULL;
+	an_settings def;
+	int64_t		code;
+	int			rc;
+
+	if (n->have_stream)
+		return AN_OK;
+	if (s == NULL)
+	{
+		an_settings_default(&def);
+		s = &def;
+	}
+	rc = api(st, n, d, "the stream information", "STREAM.INFO", "", &reply);
+	if (rc == AN_OK && is_error(reply, &code) && code == 10059)	/* stream not found */
+	{
+		free(reply);
+		reply = NULL;
+		if (an_noclock_memory_ok(st, "the duplicate window (duplicate_window_ms)", "duplicate_window_ms",
+								 n->window_ms, s) != AN_OK)
+			return st->err;
+		rc = create_stream(st, n, d, &reply);
+		/* Another instance created it meanwhile (10058: name in use): read it. */
+		if (rc == AN_OK && is_error(reply, &code) && code == 10058)
+		{
+			free(reply);
+			reply = NULL;
+			rc = api(st, n, d, "the stream information", "STREAM.INFO", "", &reply);
+		}
+	}
+	if (rc == AN_OK && is_error(reply, &code))
+		rc = api_error(st, n, reply, "the stream set-up");
+	if (rc == AN_OK)
+		rc = check_stream(st, n, reply);
+	free(reply);
+	return rc;
+}
+
+static int
+connect_link(an_store *st, nats_store *n, const an_deadline *d)
+{
+	if (n->link.nc != NULL)
+		return AN_OK;
+	n->have_stream = 0;
+	return nats_link_open(st, &n->link, n->host, n->port, n->token, d);
+}
+
+/* Connected, with the stream known: the start of every call. */
+static int
+ready(an_store *st, nats_store *n, const an_deadline *d, const an_settings *s)
+{
+	if (connect_link(st, n, d) != AN_OK)
+		return st->err;
+	return ensure_stream(st, n, d, s);
+}
+
+static int
+nats_open(an_store *st, const char *url, void *arg)
+{
+	nats_store *n;
+	an_deadline d;
+
+	(void) arg;
+	n = calloc(1, sizeof(*n));
+	if (n == NULL)
+		return an_store_fail(st, AN_E_NOMEM, "out of memory");
+	st->impl = n;
+	if (parse_url(st, n, url) != AN_OK)
+		return st->err;
+	/* The stream is looked for at the first call, which knows max_late_ms. */
+	an_deadline_start(&d, n->timeout_ms);
+	return connect_link(st, n, &d);
+}
+
+static int
+nats_validate(an_store *st, const an_settings *s)
+{
+	nats_store *n = st->impl;
+	an_deadline d;
+	char		what[160];
+
+	an_deadline_start(&d, n->timeout_ms);
+	if (ready(st, n, &d, s) != AN_OK)
+		return st->err;
+	snprintf(what, sizeof(what), "the duplicate window of the NATS stream %s", n->stream);
+	return an_noclock_memory_ok(st, what, "the stream's duplicate window (duplicate_window_ms= when "
+								"anarchon creates the stream; 'nats stream edit' for an existing one)",
+								n->stream_window_ms, s);
+}
+
+/*
+ * Read the stored message `seq` (or, when seq is 0, the last one on subject)
+ * and decode its body into body.  *found = 0 when there is none.
+ */
+static int
+get_msg(an_store *st, nats_store *n, const an_deadline *d, int64_t seq,
+		const char *subject, char *body, size_t bodylen, int *found)
+{
+	char		req[300];
+	char	   *reply = NULL;
+	char		data[(BODY_MAX + 2) / 3 * 4 + 8];
+	int64_t		code;
+	long		len;
+	int			rc;
+
+	*found = 0;
+	if (seq > 0)
+		snprintf(req, sizeof(req), "{\"seq\":%lld}", (long long) seq);
+	else
+		snprintf(req, sizeof(req), "{\"last_by_subj\":\"%s\"}", subject);
+	rc = api(st, n, d, "a stored claim", "STREAM.MSG.GET", req, &reply);
+	if (rc != AN_OK)
+		return rc;
+	if (is_error(reply, &code))
+	{
+		/* 10037: no message found (never stored, or removed by max_age). */
+		rc = code == 10037 ? AN_OK : api_error(st, n, reply, "reading a stored claim");
+		free(reply);
+		return rc;
+	}
+	len = -1;
+	if (nj_str(reply, "data", data, sizeof(data)) == 0)
+		len = nj_base64_decode(data, strlen(data), body, bodylen - 1);
+	free(reply);
+	if (len < 0)
+		return an_store_fail(st, AN_E_STORE, "%s holds a message in stream %s that anarchon did not write",
+							 n->link.who, n->stream);
+	body[len] = '\0';
+	*found = 1;
+	return AN_OK;
+}
+
+static int
+nats_claim(an_store *st, const an_request *rq, an_claim_result *res)
+{
+	nats_store *n = st->impl;
+	an_deadline d;
+	char		subject[AN_JOB_MAX * 3 + 96];
+	char		msgid[AN_JOB_MAX + 32];
+	char		body[BODY_MAX];
+	char		stored[BODY_MAX];
+	char	   *reply = NULL;
+	int64_t		seq = 0;
+	int64_t		code;
+	int			dup;
+	int			found;
+	int			rc;
+
+	memset(res, 0, sizeof(*res));
+	if (an_noclock_late(st, rq))
+	{
+		res->outcome = AN_LATE;
+		return AN_OK;
+	}
+	an_deadline_start(&d, n->timeout_ms);
+	if (ready(st, n, &d, rq->settings) != AN_OK)
+		return st->err;
+	subject_of(n, rq->job, "claims", subject, sizeof(subject));
+	snprintf(msgid, sizeof(msgid), "%s:%lld", rq->job, (long long) rq->slot);
+	claim_body(rq, body, sizeof(body));
+	rc = nats_link_request(st, &n->link, &d, "the claim's acknowledgement", subject, msgid, body,
+						   "no JetStream stream takes the claim's subject (was the stream deleted?)", &reply);
+	if (rc == AN_E_CONFIG)
+		n->have_stream = 0;		/* look for (or re-create) the stream next time */
+	if (rc != AN_OK)
+		return rc;
+	if (is_error(reply, &code))
+	{
+		rc = api_error(st, n, reply, "the claim");
+		free(reply);
+		return rc;
+	}
+	dup = nj_bool(reply, "duplicate");
+	if (nj_int(reply, "seq", &seq) < 0 || seq <= 0)
+	{
+		free(reply);
+		return an_store_fail(st, AN_E_STORE, "%s acknowledged the claim without a sequence number", n->link.who);
+	}
+	free(reply);
+	if (dup != 1)
+		res->outcome = AN_WON;
+	else
+	{
+		/* Someone's copy is stored: whose?  A copy we cannot read is not ours. */
+		if (get_msg(st, n, &d, seq, NULL, stored, sizeof(stored), &found) != AN_OK)
+			return st->err;
+		res->outcome = found && strcmp(stored, body) == 0 ? AN_WON : AN_LOST;
+	}
+	an_claims_put(&n->claims, rq->job, rq->slot, rq->token, seq, res->outcome == AN_WON);
+	return AN_OK;
+}
+
+/*
+ * The stored claim of (job, slot), if it can be found: by its sequence when
+ * this session claimed it, else as the last claim on the job's subject.
+ */
+static int
+stored_claim(an_store *st, nats_store *n, const an_deadline *d, const an_request *rq,
+			 char *body, size_t bodylen, int *found)
+{
+	const an_claim_memo *m = an_claims_get(&n->claims, rq->job, rq->slot);
+	char		subject[AN_JOB_MAX * 3 + 96];
+	char		prefix[AN_JOB_MAX + 48];
+
+	subject_of(n, rq->job, "claims", subject, sizeof(subject));
+	if (get_msg(st, n, d, m ? m->aux : 0, subject, body, bodylen, found) != AN_OK)
+		return st->err;
+	/* Only a message about this very run counts. */
+	snprintf(prefix, sizeof(prefix), "{\"job\":\"%s\",\"slot\":%lld,", rq->job, (long long) rq->slot);
+	if (*found && strncmp(body, prefix, strlen(prefix)) != 0)
+		*found = 0;
+	return AN_OK;
+}
+
+/* Does the stored claim of the run carry rq->token? */
+static int
+owns(an_store *st, nats_store *n, const an_deadline *d, const an_request *rq, int *owned)
+{
+	char		body[BODY_MAX];
+	char		stored[BODY_MAX];
+	int			found;
+
+	*owned = 0;
+	if (ready(st, n, d, rq->settings) != AN_OK || stored_claim(st, n, d, rq, stored, sizeof(stored), &found) != AN_OK)
+		return st->err;
+	claim_body(rq, body, sizeof(body));
+	*owned = found && strcmp(body, stored) == 0;
+	return AN_OK;
+}
+
+static int
+nats_heartbeat(an_store *st, const an_request *rq, int *owned)
+{
+	nats_store *n = st->impl;
+	an_deadline d;
+
+	an_deadline_start(&d, n->timeout_ms);
+	return owns(st, n, &d, rq, owned);
+}
+
+static int
+nats_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
+{
+	nats_store *n = st->impl;
+	an_deadline d;
+	char		subject[AN_JOB_MAX * 3 + 96];
+	char		msgid[AN_JOB_MAX + 40];
+	char		body[BODY_MAX + 32];
+	char	   *reply = NULL;
+	int64_t		code;
+	int			rc;
+
+	an_deadline_start(&d, n->timeout_ms);
+	if (owns(st, n, &d, rq, owned) != AN_OK || !*owned)
+		return st->err;
+	/* The first finish of a run is kept; repeats are de-duplicated away. */
+	subject_of(n, rq->job, "status", subject, sizeof(subject));
+	snprintf(msgid, sizeof(msgid), "%s:%lld:status", rq->job, (long long) rq->slot);
+	snprintf(body, sizeof(body), "{\"job\":\"%s\",\"slot\":%lld,\"token\":\"%s\",\"status\":\"%s\"}",
+			 rq->job, (long long) rq->slot, rq->token, an_run_state_name(status));
+	rc = nats_link_request(st, &n->link, &d, "the status's acknowledgement", subject, msgid, body,
+						   "no JetStream stream takes the status subject (was the stream deleted?)", &reply);
+	if (rc == AN_OK && is_error(reply, &code))
+		rc = api_error(st, n, reply, "the finish status");
+	free(reply);
+	return rc;
+}
+
+static int
+nats_check(an_store *st, const an_request *rq, an_check_result *res)
+{
+	nats_store *n = st->impl;
+	an_deadline d;
+	char		subject[AN_JOB_MAX * 3 + 96];
+	char		prefix[AN_JOB_MAX + 48];
+	char		stored[BODY_MAX + 32];
+	int			found;
+
+	memset(res, 0, sizeof(*res));
+	an_deadline_start(&d, n->timeout_ms);
+	if (ready(st, n, &d, rq->settings) != AN_OK)
+		return st->err;
+	/* A finish status of this run first: succeeded or failed. */
+	subject_of(n, rq->job, "status", subject, sizeof(subject));
+	if (get_msg(st, n, &d, 0, subject, stored, sizeof(stored), &found) != AN_OK)
+		return st->err;
+	snprintf(prefix, sizeof(prefix), "{\"job\":\"%s\",\"slot\":%lld,", rq->job, (long long) rq->slot);
+	if (found && strncmp(stored, prefix, strlen(prefix)) == 0)
+	{
+		res->state = strstr(stored, "\"status\":\"failed\"") ? AN_CHECK_FAILED : AN_CHECK_SUCCEEDED;
+		return AN_OK;
+	}
+	/* Else a stored claim: claimed and not finished is "running". */
+	if (stored_claim(st, n, &d, rq, stored, sizeof(stored), &found) != AN_OK)
+		return st->err;
+	res->state = found ? AN_CHECK_RUNNING : AN_CHECK_NONE;
+	return AN_OK;
+}
+
+/* close: also after a failed open; the token is wiped before it is freed. */
+static void
+nats_close(an_store *st)
+{
+	nats_store *n = st->impl;
+
+	if (n == NULL)
+		return;
+	nats_link_close(&n->link);
+	free(n->host);
+	if (n->token)
+	{
+		memset(n->token, 0, strlen(n->token));
+		free(n->token);
+	}
+	free(n);
+	st->impl = NULL;
+}
+
+const an_store_methods an_nats_methods = {
+	.version = 1,
+	.name = "nats",
+	.open = nats_open,
+	.claim = nats_claim,
+	.heartbeat = nats_heartbeat,
+	.finish = nats_finish,
+	.check = nats_check,
+	.prune = NULL,
+	.validate = nats_validate,
+	.close = nats_close,
+};

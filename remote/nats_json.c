@@ -1,0 +1,122 @@
+/*
+ * nats_json.c — key lookup in JetStream's flat JSON answers (see nats_json.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nats_json.h"
+
+/* The first byte of "key"'s value, or NULL. */
+static const char *
+value_of(const char *js, const char *key)
+{
+	size_t		klen = strlen(key);
+
+	for (const char *p = strchr(js, '"'); p; p = strchr(p + 1, '"'))
+	{
+		const char *v;
+
+		if (strncmp(p + 1, key, klen) != 0 || p[1 + klen] != '"')
+			continue;
+		v = p + 2 + klen;
+		while (*v == ' ')
+			v++;
+		if (*v != ':')
+			continue;
+		v++;
+		while (*v == ' ')
+			v++;
+		return v;
+	}
+	return NULL;
+}
+
+int
+nj_int(const char *js, const char *key, int64_t *out)
+{
+	const char *v = value_of(js, key);
+	char	   *end;
+	long long	n;
+
+	if (v == NULL || !(*v == '-' || (*v >= '0' && *v <= '9')))
+		return -1;
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	if (errno || end == v)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+int
+nj_bool(const char *js, const char *key)
+{
+	const char *v = value_of(js, key);
+
+	if (v && strncmp(v, "true", 4) == 0)
+		return 1;
+	if (v && strncmp(v, "false", 5) == 0)
+		return 0;
+	return -1;
+}
+
+int
+nj_str(const char *js, const char *key, char *out, size_t outlen)
+{
+	const char *v = value_of(js, key);
+	size_t		n = 0;
+
+	if (v == NULL || *v != '"' || outlen == 0)
+		return -1;
+	for (v++; *v && *v != '"' && n + 1 < outlen; v++)
+	{
+		if (*v == '\\' && v[1])
+			v++;
+		out[n++] = *v;
+	}
+	out[n] = '\0';
+	return 0;
+}
+
+static int
+b64val(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+long
+nj_base64_decode(const char *in, size_t inlen, char *out, size_t outlen)
+{
+	uint32_t	acc = 0;
+	int			bits = 0;
+	size_t		n = 0;
+
+	for (size_t i = 0; i < inlen && in[i] != '='; i++)
+	{
+		int			v = b64val(in[i]);
+
+		if (v < 0)
+			return -1;
+		acc = (acc << 6) | (uint32_t) v;
+		bits += 6;
+		if (bits >= 8)
+		{
+			bits -= 8;
+			if (n == outlen)
+				return -1;
+			out[n++] = (char) ((acc >> bits) & 0xff);
+		}
+	}
+	return (long) n;
+}

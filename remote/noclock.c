@@ -1,0 +1,62 @@
+/*
+ * noclock.c — lateness, memory length and the session's claims for stores
+ * without a clock or a lease (see noclock.h).
+ */
+#include <string.h>
+
+#include "noclock.h"
+
+int
+an_noclock_late(const an_store *st, const an_request *rq)
+{
+	return an_store_host_now(st) - rq->slot > rq->settings->max_late_ms;
+}
+
+int
+an_noclock_memory_ok(an_store *st, const char *what, const char *param,
+					 int64_t memory_ms, const an_settings *s)
+{
+	if (memory_ms >= s->max_late_ms)
+		return AN_OK;
+	return an_store_fail(st, AN_E_CONFIG,
+						 "%s (%lld ms) is shorter than max_late_ms (%lld ms): a late claim could win a slot "
+						 "the store has already forgotten; raise %s to at least max_late_ms or lower max_late_ms",
+						 what, (long long) memory_ms, (long long) s->max_late_ms, param);
+}
+
+static an_claim_memo *
+find(an_claims *c, const char *job, int64_t slot)
+{
+	for (int i = 0; i < AN_CLAIM_MEMOS; i++)
+		if (c->m[i].used && c->m[i].slot == slot && strcmp(c->m[i].job, job) == 0)
+			return &c->m[i];
+	return NULL;
+}
+
+void
+an_claims_put(an_claims *c, const char *job, int64_t slot, const char *token,
+			  int64_t aux, int won)
+{
+	an_claim_memo *m = find(c, job, slot);
+
+	if (m == NULL)
+	{
+		m = &c->m[c->next];
+		c->next = (c->next + 1) % AN_CLAIM_MEMOS;
+	}
+	/* job and token were validated by the host: they fit. */
+	strncpy(m->job, job, AN_JOB_MAX);
+	m->job[AN_JOB_MAX] = '\0';
+	strncpy(m->token, token, AN_TOKEN_MAX);
+	m->token[AN_TOKEN_MAX] = '\0';
+	m->slot = slot;
+	m->aux = aux;
+	m->won = won;
+	m->used = 1;
+}
+
+const an_claim_memo *
+an_claims_get(const an_claims *c, const char *job, int64_t slot)
+{
+	return find((an_claims *) c, job, slot);
+}

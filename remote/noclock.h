@@ -1,0 +1,55 @@
+/*
+ * noclock.h — what the RabbitMQ and NATS stores share: they decide a claim
+ * without a clock and without a lease.
+ *
+ *  - `late` is judged on the host database's clock before the store is asked
+ *    (DESIGN §5), so a late claim writes nothing.
+ *  - A store that forgets a run before max_late_ms has passed would let a
+ *    late claim win a slot a second time: an_noclock_memory_ok refuses that.
+ *  - Neither server can look a run up by token without changing it, so each
+ *    store keeps a small memory of the claims this session made (an_claims),
+ *    used by heartbeat and finish; see doc/stores-amqp-nats.md.
+ */
+#ifndef ANARCHON_NOCLOCK_H
+#define ANARCHON_NOCLOCK_H
+
+#include "store.h"
+
+/* Nonzero when the claim comes more than max_late_ms after its slot. */
+int			an_noclock_late(const an_store *st, const an_request *rq);
+
+/*
+ * AN_OK when memory_ms (how long the store remembers a run) covers
+ * max_late_ms; else AN_E_CONFIG naming `what` and the parameter to raise.
+ */
+int			an_noclock_memory_ok(an_store *st, const char *what, const char *param,
+								 int64_t memory_ms, const an_settings *s);
+
+/* One claim made by this session. */
+typedef struct an_claim_memo
+{
+	char		job[AN_JOB_MAX + 1];
+	int64_t		slot;
+	char		token[AN_TOKEN_MAX + 1];
+	int64_t		aux;             /* the store's reference: NATS stream sequence */
+	int			won;
+	int			used;
+} an_claim_memo;
+
+#define AN_CLAIM_MEMOS 128
+
+/* The latest AN_CLAIM_MEMOS claims of a session, oldest overwritten first. */
+typedef struct an_claims
+{
+	an_claim_memo m[AN_CLAIM_MEMOS];
+	int			next;
+} an_claims;
+
+/* Remember (or update) the claim of (job, slot). */
+void		an_claims_put(an_claims *c, const char *job, int64_t slot,
+						  const char *token, int64_t aux, int won);
+
+/* The remembered claim of (job, slot), or NULL. */
+const an_claim_memo *an_claims_get(const an_claims *c, const char *job, int64_t slot);
+
+#endif							/* ANARCHON_NOCLOCK_H */

@@ -1,0 +1,9 @@
+# build.mk — the driver both the RabbitMQ and the NATS suites (and their
+# bench scripts) run: a store found by an_remote_find, driven from the shell.
+MQ_DRIVER_OBJS = $(patsubst %.c,build/sqlite/%.o,$(CORE_SRCS) $(REMOTE_SRCS))
+
+test-programs: test/bin/mq-driver
+
+test/bin/mq-driver: test/amqp/mq_driver.c $(MQ_DRIVER_OBJS)
+	@mkdir -p test/bin
+	$(CC) $(TEST_CFLAGS) -Icore -Iremote $(REMOTE_CFLAGS) -o $@ $< $(MQ_DRIVER_OBJS) $(REMOTE_LIBS) -lm

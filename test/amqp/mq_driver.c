@@ -1,0 +1,245 @@
+/*
+ * mq_driver.c — drive one network store through the store interface, from
+ * the command line, as the test suites and the bench need it.
+ *
+ *   mq-driver [-l max_late_ms] URL claim JOB SLOT TOKEN     prints the outcome
+ *   mq-driver [-l max_late_ms] URL heartbeat JOB SLOT TOKEN prints true/false
+ *   mq-driver URL finish JOB SLOT TOKEN [succeeded|failed]  prints true/false
+ *   mq-driver URL check JOB SLOT                            prints the state
+ *   mq-driver [-l ms] URL validate                          prints ok
+ *   mq-driver URL contend JOB SLOT0 N   claims slots SLOT0..SLOT0+N-1 with
+ *                                       fresh tokens on one connection, one
+ *                                       "SLOT OUTCOME" line each
+ *   mq-driver URL bench JOB SLOT0 N     N claims of fresh slots, then one line
+ *                                       "ops OPS_PER_S P50_US P99_US"
+ *
+ * It finds the store with an_remote_find, exactly as a database host does,
+ * and plays the host: the clock is this machine's, and SIGINT asks the store
+ * to cancel the current call (the way a query cancel does).  Errors print
+ * "error CLASS: message" and exit with status 3.  Used by test/amqp and
+ * test/nats alike.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "remote.h"
+#include "wait.h"
+
+static volatile sig_atomic_t canceled;
+
+static void
+on_sigint(int sig)
+{
+	(void) sig;
+	canceled = 1;
+}
+
+static int64_t
+host_now(void *ctx)
+{
+	struct timespec ts;
+
+	(void) ctx;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int
+host_interrupted(void *ctx)
+{
+	(void) ctx;
+	return canceled;
+}
+
+static const char *
+error_class(an_error e)
+{
+	static const char *names[] = {"ok", "input", "config", "busy", "timeout", "connect", "auth",
+	"canceled", "unsupported", "store", "state", "nomem", "internal"};
+
+	return (unsigned) e < sizeof(names) / sizeof(names[0]) ? names[e] : "unknown";
+}
+
+static int
+fail(const an_store *st)
+{
+	printf("error %s: %s\n", error_class(st->err), st->errmsg);
+	return 3;
+}
+
+static void
+random_token(char out[AN_TOKEN_HEX + 1])
+{
+	unsigned char r[16];
+	FILE	   *f = fopen("/dev/urandom", "rb");
+
+	if (f == NULL || fread(r, 1, sizeof(r), f) != sizeof(r))
+	{
+		perror("/dev/urandom");
+		exit(2);
+	}
+	fclose(f);
+	an_token_hex(r, out);
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t		x = *(const int64_t *) a,
+				y = *(const int64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* Claim n fresh slots; print each outcome, or the throughput and latencies. */
+static int
+many(an_store *st, an_request *rq, long n, int bench)
+{
+	int64_t    *lat = calloc((size_t) n, sizeof(int64_t));
+	int64_t		slot0 = rq->slot;
+	int64_t		start = an_mono_ms();
+	struct timespec a, b;
+	char		token[AN_TOKEN_HEX + 1];
+	int			errors = 0;
+
+	if (lat == NULL)
+		return 2;
+	for (long i = 0; i < n; i++)
+	{
+		an_claim_result res;
+
+		random_token(token);
+		rq->token = token;
+		rq->slot = slot0 + i;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		if ((st->m->validate && st->m->validate(st, rq->settings) != AN_OK) ||
+			st->m->claim(st, rq, &res) != AN_OK)
+		{
+			if (!bench)
+				printf("%lld error %s: %s\n", (long long) rq->slot, error_class(st->err), st->errmsg);
+			errors++;
+			continue;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		lat[i] = (b.tv_sec - a.tv_sec) * 1000000 + (b.tv_nsec - a.tv_nsec) / 1000;
+		if (!bench)
+			printf("%lld %s\n", (long long) rq->slot, an_outcome_name(res.outcome));
+	}
+	if (bench)
+	{
+		double		secs = (an_mono_ms() - start) / 1000.0;
+
+		qsort(lat, (size_t) n, sizeof(int64_t), cmp_i64);
+		printf("ops %.1f %lld %lld %d\n", n / (secs > 0 ? secs : 0.001),
+			   (long long) lat[n / 2], (long long) lat[(n * 99) / 100], errors);
+	}
+	free(lat);
+	return errors ? 3 : 0;
+}
+
+static int
+usage(void)
+{
+	fprintf(stderr, "usage: mq-driver [-l max_late_ms] URL claim|heartbeat|finish|check|validate|contend|bench ...\n");
+	return 2;
+}
+
+static int
+run(an_store *st, an_settings *s, int argc, char **argv)
+{
+	const char *cmd = argv[0];
+	an_request	rq = {.settings = s};
+	int			owned;
+
+	if (strcmp(cmd, "validate") == 0)
+	{
+		if (st->m->validate && st->m->validate(st, s) != AN_OK)
+			return fail(st);
+		printf("ok\n");
+		return 0;
+	}
+	if (argc < 3)
+		return usage();
+	rq.job = argv[1];
+	rq.slot = strtoll(argv[2], NULL, 10);
+	rq.token = argc > 3 ? argv[3] : NULL;
+	if (strcmp(cmd, "claim") == 0 && rq.token)
+	{
+		an_claim_result res;
+
+		if ((st->m->validate && st->m->validate(st, s) != AN_OK) || st->m->claim(st, &rq, &res) != AN_OK)
+			return fail(st);
+		printf("%s\n", an_outcome_name(res.outcome));
+	}
+	else if (strcmp(cmd, "heartbeat") == 0 && rq.token)
+	{
+		if (st->m->heartbeat(st, &rq, &owned) != AN_OK)
+			return fail(st);
+		printf("%s\n", owned ? "true" : "false");
+	}
+	else if (strcmp(cmd, "finish") == 0 && rq.token)
+	{
+		an_run_state status = argc > 4 ? an_run_state_parse(argv[4]) : AN_RUN_SUCCEEDED;
+
+		if (st->m->finish(st, &rq, status, &owned) != AN_OK)
+			return fail(st);
+		printf("%s\n", owned ? "true" : "false");
+	}
+	else if (strcmp(cmd, "check") == 0)
+	{
+		an_check_result res;
+
+		if (st->m->check(st, &rq, &res) != AN_OK)
+			return fail(st);
+		printf("%s\n", an_check_state_name(res.state));
+	}
+	else if ((strcmp(cmd, "contend") == 0 || strcmp(cmd, "bench") == 0) && rq.token)
+		return many(st, &rq, atol(argv[3]), cmd[0] == 'b');
+	else
+		return usage();
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	an_host		host = {.ctx = NULL, .now_ms = host_now, .interrupted = host_interrupted};
+	an_settings s;
+	an_store	st;
+	const an_store_methods *m;
+	char		err[AN_ERRMAX];
+	int			opt;
+	int			rc;
+
+	an_settings_default(&s);
+	while ((opt = getopt(argc, argv, "l:")) != -1)
+	{
+		if (opt == 'l')
+			s.max_late_ms = atoll(optarg);
+		else
+			return usage();
+	}
+	if (argc - optind < 2)
+		return usage();
+	signal(SIGINT, on_sigint);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if ((m = an_remote_find(argv[optind], err, sizeof(err))) == NULL)
+	{
+		printf("error config: %s\n", err);
+		return 3;
+	}
+	an_store_init(&st, m, &host);
+	if (m->open(&st, argv[optind], NULL) != AN_OK)
+	{
+		rc = fail(&st);
+		m->close(&st);
+		return rc;
+	}
+	rc = run(&st, &s, argc - optind - 1, argv + optind + 1);
+	m->close(&st);
+	return rc;
+}
