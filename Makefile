@@ -41,7 +41,7 @@ build/sqlite/%.o: %.c $(SQLITE_HEADERS) core/core.mk remote/remote.mk
 
 include test/test.mk
 
-demo: sqlite test/bin/claimer
+demo:
 	@bash test/demo.sh
 
 test:

@@ -145,6 +145,17 @@ new_token(sqlite3_stmt *tok, char *out, size_t len)
 	snprintf(out, len, "%s", run(tok, ""));
 }
 
+/* The attempt number of a run (the table exists once anything was claimed). */
+static const char *
+attempt_of(const char *job, int64_t slot)
+{
+	static sqlite3_stmt *attempt;
+
+	if (attempt == NULL)
+		attempt = prepare("SELECT attempt FROM anarchon_runs WHERE job = ?1 AND slot = ?2");
+	return run(attempt, "tI", job, slot);
+}
+
 /* contend: claim slots FIRST, FIRST+STEP, … with a fresh token each; finish what we win. */
 static int
 mode_contend(char **argv)
@@ -202,7 +213,6 @@ mode_backup(char **argv)
 	int64_t		slot = atoll(argv[4]);
 	sqlite3_stmt *check = prepare("SELECT anarchon_check(?1, ?2)");
 	sqlite3_stmt *claim = prepare("SELECT anarchon_claim(?1, ?2, ?3)");
-	sqlite3_stmt *attempt = prepare("SELECT attempt FROM anarchon_runs WHERE job = ?1 AND slot = ?2");
 	sqlite3_stmt *tok = prepare("SELECT anarchon_token()");
 	char		token[64];
 	int64_t		deadline = now_us() + 60 * 1000000LL;
@@ -224,7 +234,7 @@ mode_backup(char **argv)
 			snprintf(outcome, sizeof(outcome), "%s", run(claim, "tIt", job, slot, token));
 			if (strcmp(outcome, "running") == 0)
 				continue;		/* another backup took it first; keep watching */
-			printf("%s %s %s\n", outcome, run(attempt, "tI", job, slot), token);
+			printf("%s %s %s\n", outcome, attempt_of(job, slot), token);
 			/* Finish what we won, so the other backups stop watching. */
 			if (strcmp(outcome, "won") == 0)
 				run(prepare("SELECT anarchon_finish(?1, ?2, ?3)"), "tIt", job, slot, token);
@@ -248,9 +258,9 @@ typedef struct watched
 /* Win → work for a while with heartbeats → finish.  "crash" dies in the middle once. */
 static void
 demo_run(const char *name, int64_t slot, const char *token, int crash, sqlite3_stmt *hb,
-		 sqlite3_stmt *finish, sqlite3_stmt *attempt)
+		 sqlite3_stmt *finish)
 {
-	printf("%lld %s won %s\n", (long long) slot, name, run(attempt, "tI", "nightly", slot));
+	printf("%lld %s won %s\n", (long long) slot, name, attempt_of("nightly", slot));
 	fflush(stdout);
 	for (int i = 0; i < 3; i++)
 	{
@@ -277,7 +287,6 @@ mode_demo(char **argv)
 	sqlite3_stmt *check = prepare("SELECT anarchon_check('nightly', ?1)");
 	sqlite3_stmt *hb = prepare("SELECT anarchon_heartbeat(?1, ?2, ?3)");
 	sqlite3_stmt *finish = prepare("SELECT anarchon_finish(?1, ?2, ?3)");
-	sqlite3_stmt *attempt = prepare("SELECT attempt FROM anarchon_runs WHERE job = ?1 AND slot = ?2");
 	sqlite3_stmt *tok = prepare("SELECT anarchon_token()");
 	watched		w[64] = {{0, 0}};
 	int64_t		last = -1;
@@ -296,7 +305,7 @@ mode_demo(char **argv)
 			new_token(tok, token, sizeof(token));
 			snprintf(outcome, sizeof(outcome), "%s", run(claim, "It", slot, token));
 			if (strcmp(outcome, "won") == 0)
-				demo_run(name, slot, token, crash && ++wins == 2, hb, finish, attempt);
+				demo_run(name, slot, token, crash && ++wins == 2, hb, finish);
 			else
 			{
 				printf("%lld %s %s\n", (long long) slot, name, outcome);
@@ -319,7 +328,7 @@ mode_demo(char **argv)
 				if (strcmp(run(claim, "It", w[i].slot, token), "won") == 0)
 				{
 					w[i].active = 0;
-					demo_run(name, w[i].slot, token, 0, hb, finish, attempt);
+					demo_run(name, w[i].slot, token, 0, hb, finish);
 				}
 			}
 			else if (strcmp(state, "running") != 0)
