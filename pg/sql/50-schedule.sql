@@ -1,0 +1,163 @@
+-- Schedules: cron expressions and intervals as slots, and a whole run of a
+-- job for pg_cron (doc/pg_cron.md).
+
+-- The latest scheduled time at or before the instant (default: the database
+-- clock), in UTC; NULL when there is none from 1970 on.  With an instant the
+-- answer depends on the arguments alone (IMMUTABLE); without one it reads
+-- the clock.  Not STRICT: a NULL argument is an error that says so.
+CREATE FUNCTION anarchon.anarchon_slot(schedule text)
+	RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'anarchon_slot'
+	LANGUAGE C VOLATILE PARALLEL SAFE;
+
+CREATE FUNCTION anarchon.anarchon_slot(schedule text, at timestamptz)
+	RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'anarchon_slot'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION anarchon.anarchon_slot(schedule text, at bigint)
+	RETURNS bigint
+	AS 'MODULE_PATHNAME', 'anarchon_slot_ms'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- The earliest scheduled time after the instant; NULL when there is none
+-- up to 9999-12-31.
+CREATE FUNCTION anarchon.anarchon_next_slot(schedule text)
+	RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'anarchon_next_slot'
+	LANGUAGE C VOLATILE PARALLEL SAFE;
+
+CREATE FUNCTION anarchon.anarchon_next_slot(schedule text, after timestamptz)
+	RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'anarchon_next_slot'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION anarchon.anarchon_next_slot(schedule text, after bigint)
+	RETURNS bigint
+	AS 'MODULE_PATHNAME', 'anarchon_next_slot_ms'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- What anarchon.run did, one row per call: the claim's outcome and, for the
+-- call that won, how the command ended.  anarchon.runs says who won each
+-- slot; this table adds what the other callers were told and the error text
+-- of a failed command.
+CREATE TABLE anarchon.run_log (
+	id			bigserial PRIMARY KEY,
+	job			text NOT NULL,
+	slot		timestamptz NOT NULL,
+	-- the claim's answer (won, running, done, late, overlap, lost), or
+	-- 'error' when the claim itself failed (the store could not decide)
+	outcome		text NOT NULL,
+	-- only when outcome = 'won': succeeded, failed, or fenced (the run was
+	-- no longer ours when the command ended; its effects were rolled back)
+	status		text CHECK (status IN ('succeeded', 'failed', 'fenced')),
+	error		text,
+	run_by		name NOT NULL,
+	started_at	timestamptz NOT NULL,
+	finished_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp()
+);
+COMMENT ON TABLE anarchon.run_log IS 'anarchon: one row per CALL anarchon.run, with the outcome and the command''s error';
+CREATE INDEX run_log_job_slot_idx ON anarchon.run_log (job, slot);
+SELECT pg_catalog.pg_extension_config_dump('anarchon.run_log', '');
+SELECT pg_catalog.pg_extension_config_dump('anarchon.run_log_id_seq', '');
+REVOKE ALL ON anarchon.run_log FROM PUBLIC;
+GRANT SELECT ON anarchon.run_log TO pg_monitor;
+
+-- run_log_add: the one way anarchon.run writes its log (callers may not
+-- write the table themselves).  run_by is the session's user: the pg_cron
+-- job's owner, or the application's role.
+CREATE FUNCTION anarchon.run_log_add(job text, slot timestamptz, outcome text,
+		status text, error text, started_at timestamptz)
+	RETURNS void
+	LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+	AS $$
+	INSERT INTO anarchon.run_log (job, slot, outcome, status, error, run_by, started_at)
+	VALUES ($1, $2, $3, $4, $5, session_user, $6)
+	$$;
+
+-- anarchon.run(job, schedule, command [, lease_ms]) claims the current slot
+-- of schedule for job, commits, runs command on 'won', then finishes the run
+-- 'succeeded' or 'failed' and commits again.  The outcome comes back as the
+-- INOUT parameter (CALL shows it; pg_cron ignores it), and every call leaves
+-- a row in anarchon.run_log.
+--
+-- It commits, so it must be CALLed at top level (as pg_cron does), not
+-- inside BEGIN ... COMMIT; for the same reason it cannot be SECURITY
+-- DEFINER: the command runs as the caller.  While the command runs,
+-- anarchon_run.job and anarchon_run.slot (set_config, local to the
+-- transaction) say which run it is.
+CREATE PROCEDURE anarchon.run(job text, schedule text, command text,
+		lease_ms bigint DEFAULT NULL, INOUT outcome text DEFAULT NULL)
+	LANGUAGE plpgsql
+	AS $$
+DECLARE
+	v_started	timestamptz := pg_catalog.clock_timestamp();
+	v_slot		timestamptz;
+	v_token		text;
+	v_status	text;
+	v_error		text;
+	v_state		text;
+BEGIN
+	IF job IS NULL OR schedule IS NULL OR command IS NULL THEN
+		RAISE EXCEPTION 'anarchon.run: job, schedule and command must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	v_slot := anarchon.anarchon_slot(schedule);
+	IF v_slot IS NULL THEN
+		RAISE EXCEPTION 'anarchon.run: schedule "%" has no scheduled time before now', schedule
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	v_token := anarchon.anarchon_token();
+
+	-- A store that cannot decide: log it, commit the log, then fail the call
+	-- (so pg_cron's job_run_details shows the error too).
+	BEGIN
+		outcome := anarchon.anarchon_claim(job, v_slot, v_token, lease_ms => lease_ms);
+	EXCEPTION WHEN OTHERS THEN
+		v_state := SQLSTATE;
+		v_error := SQLERRM;
+	END;
+	IF v_error IS NOT NULL THEN
+		outcome := 'error';
+		PERFORM anarchon.run_log_add(job, v_slot, outcome, NULL, v_state || ': ' || v_error, v_started);
+		COMMIT;
+		RAISE EXCEPTION 'anarchon.run: the claim of job "%" slot % failed: %', job, v_slot, v_error
+			USING ERRCODE = v_state;
+	END IF;
+
+	IF outcome <> 'won' THEN
+		PERFORM anarchon.run_log_add(job, v_slot, outcome, NULL, NULL, v_started);
+		COMMIT;
+		RETURN;
+	END IF;
+
+	-- The decision is visible to every other claimer from here on.
+	COMMIT;
+
+	-- The command runs in a subtransaction, so that its failure is caught,
+	-- its effects undone, and the run finished 'failed' with the error text.
+	BEGIN
+		PERFORM pg_catalog.set_config('anarchon_run.job', job, true);
+		PERFORM pg_catalog.set_config('anarchon_run.slot', v_slot::text, true);
+		EXECUTE command;
+		v_status := 'succeeded';
+	EXCEPTION WHEN OTHERS THEN
+		v_status := 'failed';
+		v_error := SQLSTATE || ': ' || SQLERRM;
+	END;
+
+	-- Fenced: the lease ran out and the run was taken over or marked
+	-- interrupted.  Roll the command's effects back (with the local store
+	-- they and the finish commit together or not at all).
+	IF NOT anarchon.anarchon_finish(job, v_slot, v_token, v_status) THEN
+		ROLLBACK;
+		v_error := pg_catalog.concat_ws('; ', v_error,
+			'the lease ran out before the command ended and the run was no longer ours: its effects were rolled back (raise lease_ms above the longest run)');
+		v_status := 'fenced';
+	END IF;
+	PERFORM anarchon.run_log_add(job, v_slot, outcome, v_status, v_error, v_started);
+	COMMIT;
+END
+$$;
+COMMENT ON PROCEDURE anarchon.run(text, text, text, bigint, text) IS
+	'anarchon: claim the current slot of a schedule, run a command once fleet-wide, record how it ended';
