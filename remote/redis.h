@@ -1,0 +1,187 @@
+/*
+ * redis.h — the Redis store's insides, shared by its files.
+ *
+ *   redis_store.c    an_redis_methods: the URL, open/validate/close, and the
+ *                    retry of a call whose connection dropped
+ *   redis_conn.c     one connection: non-blocking connect, AUTH/SELECT, and
+ *                    an I/O loop bounded by timeout_ms that polls for cancel
+ *   redis_cmd.c      building a command's arguments; EVALSHA with NOSCRIPT
+ *                    recovery; reading replies
+ *   redis_scripts.c  the Lua scripts (the lease decision table, the scan of
+ *                    the script strategy, the idmp stream set-up)
+ *   redis_lease.c    strategy lease
+ *   redis_stream.c   strategies stream-id, idmp and script
+ *
+ * Keys of a job all carry the hash tag {<job>}, so a Redis Cluster keeps a
+ * job's keys on one node and its scripts may touch all of them:
+ *
+ *   <prefix>:{<job>}:run:<slot>        lease: the run (a hash)
+ *   <prefix>:{<job>}:live              lease: slot -> lease end of runs that
+ *                                      may hold a live lease (a sorted set;
+ *                                      the overlap test reads one member)
+ *   <prefix>:{<job>}:history           lease: every won attempt and every end
+ *   <prefix>:{<job>}:runs              stream-id, idmp, script: the claims
+ *   <prefix>:{<job>}:finished:<slot>   stream-id, idmp, script: finish status
+ */
+#ifndef ANARCHON_REDIS_H
+#define ANARCHON_REDIS_H
+
+#include <hiredis/hiredis.h>
+
+#include "store.h"
+#include "wait.h"               /* an_mono_ms: deadlines are on it */
+
+#define RDS_TIMEOUT_MS_DEFAULT 2000
+#define RDS_WINDOW_MS_DEFAULT  300000     /* script: memory of a claim */
+#define RDS_DURATION_DEFAULT   300        /* idmp: seconds */
+#define RDS_DURATION_MAX       86400      /* Redis's own limit for IDMP-DURATION */
+#define RDS_IDMP_MAXSIZE       10000      /* Redis's own limit for IDMP-MAXSIZE */
+#define RDS_IDMP_CACHE         16         /* jobs whose idmp stream we configured */
+
+/* ---------------------------------------------------------------- connection */
+
+typedef struct rds_conn
+{
+	redisContext *c;             /* NULL when not connected */
+	char	   *host;
+	int			port;
+	char	   *user;            /* NULL: AUTH with the password only */
+	char	   *password;        /* NULL: no AUTH */
+	long		db;
+	int			timeout_ms;
+	char		where[300];      /* redacted URL, for messages */
+	int			dropped;         /* the last failure lost an open connection */
+	int			generation;      /* counts successful connects */
+	int			version[2];      /* server major.minor, read at connect */
+} rds_conn;
+
+/*
+ * Connect (non-blocking, bounded by deadline and cancel), AUTH, SELECT and
+ * read the server version, unless already connected.
+ */
+int			rds_conn_ensure(an_store *st, rds_conn *cn, int64_t deadline);
+
+/*
+ * Send ncmd commands in one write and read their ncmd replies, connecting
+ * first if needed.  replies[i] is set for every i on AN_OK (error replies
+ * included: the caller judges them); on failure none is left to free and the
+ * connection is closed, because a late reply would be taken for the next
+ * call's.  A failure on a connection that was open sets cn->dropped.
+ */
+int			rds_conn_pipeline(an_store *st, rds_conn *cn, int64_t deadline, int ncmd,
+							  const int *argc, const char **const *argv,
+							  const size_t *const *lens, redisReply **replies);
+
+void		rds_conn_close(rds_conn *cn);
+
+/* ---------------------------------------------------------------- commands */
+
+#define RDS_MAXARGS 24
+#define RDS_POOL    1536
+
+/* One command's arguments; formatted ones live in the command's own pool. */
+typedef struct rds_cmd
+{
+	int			argc;
+	const char *argv[RDS_MAXARGS];
+	size_t		len[RDS_MAXARGS];
+	char		pool[RDS_POOL];
+	size_t		used;
+	int			overflow;
+} rds_cmd;
+
+void		rds_cmd_init(rds_cmd *c);
+void		rds_cmd_add(rds_cmd *c, const char *s);            /* a string kept by the caller */
+void		rds_cmd_addf(rds_cmd *c, const char *fmt,...)      /* copied into the pool */
+			__attribute__((format(printf, 2, 3)));
+
+/* A Lua script, loaded on first use and then called by its SHA. */
+typedef struct rds_script
+{
+	int			index;           /* into rds_store.sha */
+	const char *name;
+	const char *source;
+} rds_script;
+
+extern const rds_script rds_lua_lease_claim;
+extern const rds_script rds_lua_lease_heartbeat;
+extern const rds_script rds_lua_lease_finish;
+extern const rds_script rds_lua_lease_check;
+extern const rds_script rds_lua_scan;
+extern const rds_script rds_lua_idmp_setup;
+
+#define RDS_NSCRIPTS 6
+
+struct rds_store;
+
+/* Run one command and return its reply; error replies are returned, not judged. */
+int			rds_call_any(an_store *st, struct rds_store *rs, rds_cmd *c, redisReply **reply);
+
+/* Run one command and return its reply (error replies are failures, recorded). */
+int			rds_call(an_store *st, struct rds_store *rs, rds_cmd *c, redisReply **reply);
+
+/*
+ * EVALSHA script with the keys and args already in c (c holds them from
+ * argv[3] on: call rds_eval_init first).  A NOSCRIPT answer (Redis restarted
+ * or flushed its scripts) is healed by EVAL with the source, which caches it
+ * again.  Error replies become failures.
+ */
+void		rds_eval_init(rds_cmd *c, int numkeys);
+int			rds_eval(an_store *st, struct rds_store *rs, const rds_script *script,
+					 rds_cmd *c, redisReply **reply);
+
+/* Record an error reply of Redis as a failure of the store. */
+int			rds_reply_fail(an_store *st, struct rds_store *rs, const redisReply *r,
+						   const char *what);
+
+/* Integer element i of an array reply, or -1 with a failure recorded. */
+int			rds_array_int(an_store *st, struct rds_store *rs, const redisReply *r,
+						  size_t i, int64_t *out, const char *what);
+
+/* ---------------------------------------------------------------- strategies */
+
+typedef struct rds_strategy
+{
+	const char *name;
+	int			(*claim) (an_store *st, struct rds_store *rs, const an_request *rq,
+						  an_claim_result *res);
+	int			(*heartbeat) (an_store *st, struct rds_store *rs, const an_request *rq,
+							  int *owned);
+	int			(*finish) (an_store *st, struct rds_store *rs, const an_request *rq,
+						   an_run_state status, int *owned);
+	int			(*check) (an_store *st, struct rds_store *rs, const an_request *rq,
+						  an_check_result *res);
+	/* How long the strategy remembers a claim, in ms; -1 = as long as needed. */
+	int64_t		(*memory_ms) (const struct rds_store *rs);
+	/* Why a memory shorter than max_late_ms is unsafe, in the strategy's words. */
+	const char *memory_param;
+} rds_strategy;
+
+extern const rds_strategy rds_strategy_lease;
+extern const rds_strategy rds_strategy_stream_id;
+extern const rds_strategy rds_strategy_idmp;
+extern const rds_strategy rds_strategy_script;
+
+/* ---------------------------------------------------------------- the store */
+
+typedef struct rds_store
+{
+	rds_conn	conn;
+	const rds_strategy *strategy;
+	char		prefix[65];
+	int64_t		window_ms;       /* script */
+	int64_t		duration_sec;    /* idmp */
+	int64_t		deadline;        /* of the call in progress, on an_mono_ms */
+	char		sha[RDS_NSCRIPTS][41];  /* "" until loaded, per script */
+	int			sha_generation;  /* conn generation the idmp cache belongs to */
+	char		idmp_ready[RDS_IDMP_CACHE][AN_JOB_MAX + 1];
+	int			idmp_next;
+} rds_store;
+
+/* Key of the job: "<prefix>:{<job>}:<what>", appended to c. */
+void		rds_cmd_key(rds_cmd *c, const rds_store *rs, const char *job, const char *what);
+/* Key of one run of the job: "<prefix>:{<job>}:<what>:<slot>". */
+void		rds_cmd_slot_key(rds_cmd *c, const rds_store *rs, const char *job,
+							 const char *what, int64_t slot);
+
+#endif							/* ANARCHON_REDIS_H */

@@ -1,0 +1,329 @@
+/*
+ * redis_conn.c — one connection to Redis, bounded in time and cancellable.
+ *
+ * hiredis 0.14.1's blocking calls cannot be interrupted, and a blocking
+ * context that timed out is dead.  So this file uses hiredis only for what is
+ * safe: a non-blocking connect, formatting commands and parsing replies.  The
+ * waiting is ours: poll() on the socket in short slices, asking the host
+ * between slices whether to give up, until the call's deadline.
+ *
+ * Commands are sent with send(MSG_NOSIGNAL) rather than hiredis's write(): a
+ * write to a connection the server closed would raise SIGPIPE, which may kill
+ * a host process that did not ignore it, and a store must not touch signals.
+ *
+ * After any failure the connection is closed: a reply that arrives late
+ * would otherwise be read as the answer to the next command.  The next call
+ * connects again.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "redis.h"
+
+#define SLICE_MS 20              /* how often a wait asks the host about cancel */
+
+void
+rds_conn_close(rds_conn *cn)
+{
+	if (cn->c)
+		redisFree(cn->c);
+	cn->c = NULL;
+}
+
+/* Wait until fd is ready for events, the deadline passes or the host cancels. */
+static int
+wait_fd(an_store *st, rds_conn *cn, int fd, short events, int64_t deadline)
+{
+	for (;;)
+	{
+		struct pollfd p = {.fd = fd,.events = events};
+		int64_t		left;
+		int			n;
+
+		if (an_store_interrupted(st))
+			return an_store_fail(st, AN_E_CANCELED, "call to redis store %s was canceled", cn->where);
+		left = deadline - an_mono_ms();
+		if (left <= 0)
+			return an_store_fail(st, AN_E_TIMEOUT,
+								 "redis store %s did not answer within %d ms (timeout_ms): the server may be frozen, overloaded or unreachable",
+								 cn->where, cn->timeout_ms);
+		n = poll(&p, 1, (int) (left < SLICE_MS ? left : SLICE_MS));
+		if (n > 0)
+			return AN_OK;
+		if (n < 0 && errno != EINTR)
+			return an_store_fail(st, AN_E_CONNECT, "waiting for redis store %s failed: %s",
+								 cn->where, strerror(errno));
+	}
+}
+
+/* The connection broke under us: close it, and say so once. */
+static int
+lost(an_store *st, rds_conn *cn, const char *why)
+{
+	an_store_fail(st, AN_E_CONNECT, "connection to redis store %s was lost: %s", cn->where, why);
+	cn->dropped = 1;
+	rds_conn_close(cn);
+	return AN_E_CONNECT;
+}
+
+/* Send len bytes of buf, waiting for room as needed. */
+static int
+send_all(an_store *st, rds_conn *cn, const char *buf, size_t len, int64_t deadline)
+{
+	while (len > 0)
+	{
+		ssize_t		n = send(cn->c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		int			rc;
+
+		if (n > 0)
+		{
+			buf += n;
+			len -= (size_t) n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		{
+			if ((rc = wait_fd(st, cn, cn->c->fd, POLLOUT, deadline)) != AN_OK)
+				return rc;
+			continue;
+		}
+		return lost(st, cn, n < 0 ? strerror(errno) : "nothing could be sent");
+	}
+	return AN_OK;
+}
+
+/* Read one reply, waiting for more bytes as needed. */
+static int
+read_reply(an_store *st, rds_conn *cn, int64_t deadline, redisReply **out)
+{
+	for (;;)
+	{
+		void	   *r = NULL;
+		int			rc;
+
+		if (redisGetReplyFromReader(cn->c, &r) != REDIS_OK)
+			return lost(st, cn, cn->c->errstr[0] ? cn->c->errstr : "protocol error");
+		if (r)
+		{
+			*out = r;
+			return AN_OK;
+		}
+		if ((rc = wait_fd(st, cn, cn->c->fd, POLLIN, deadline)) != AN_OK)
+			return rc;
+		if (redisBufferRead(cn->c) != REDIS_OK)
+			return lost(st, cn, cn->c->errstr[0] ? cn->c->errstr : "read failed");
+	}
+}
+
+/* Format the commands into one buffer, send it, read every reply. */
+static int
+exchange(an_store *st, rds_conn *cn, int64_t deadline, int ncmd, const int *argc,
+		 const char **const *argv, const size_t *const *lens, redisReply **replies)
+{
+	char	   *buf = NULL;
+	size_t		total = 0;
+	int			rc;
+	int			got = 0;
+
+	for (int i = 0; i < ncmd; i++)
+	{
+		char	   *one = NULL;
+		int			n = redisFormatCommandArgv(&one, argc[i], argv[i], lens[i]);
+		char	   *grown;
+
+		if (n < 0 || (grown = realloc(buf, total + (size_t) n)) == NULL)
+		{
+			free(one);
+			free(buf);
+			return an_store_fail(st, AN_E_NOMEM, "out of memory formatting a redis command");
+		}
+		buf = grown;
+		memcpy(buf + total, one, (size_t) n);
+		total += (size_t) n;
+		free(one);
+	}
+	rc = send_all(st, cn, buf, total, deadline);
+	free(buf);
+	while (rc == AN_OK && got < ncmd)
+		if ((rc = read_reply(st, cn, deadline, &replies[got])) == AN_OK)
+			got++;
+	if (rc != AN_OK)
+	{
+		while (got-- > 0)
+		{
+			freeReplyObject(replies[got]);
+			replies[got] = NULL;
+		}
+		/* A timeout or cancel leaves replies in flight: never reuse the socket. */
+		rds_conn_close(cn);
+	}
+	return rc;
+}
+
+/* Parse "redis_version:X.Y.Z" out of INFO server. */
+static void
+parse_version(rds_conn *cn, const redisReply *r)
+{
+	const char *v;
+
+	cn->version[0] = cn->version[1] = 0;
+	if (r->type != REDIS_REPLY_STRING || (v = strstr(r->str, "redis_version:")) == NULL)
+		return;
+	sscanf(v + strlen("redis_version:"), "%d.%d", &cn->version[0], &cn->version[1]);
+}
+
+/* The error code of a reply ("WRONGPASS", "NOAUTH", ...), without its text. */
+static void
+reply_code(const redisReply *r, char *out, size_t outlen)
+{
+	size_t		n = strcspn(r->str, " ");
+
+	if (n >= outlen)
+		n = outlen - 1;
+	memcpy(out, r->str, n);
+	out[n] = '\0';
+}
+
+/* AUTH, SELECT and INFO on a fresh connection. */
+static int
+handshake(an_store *st, rds_conn *cn, int64_t deadline)
+{
+	const char *av[3][4];
+	size_t		lv[3][4];
+	const char **argv[3];
+	const size_t *lens[3];
+	int			argc[3];
+	redisReply *rep[3] = {NULL, NULL, NULL};
+	char		dbbuf[24];
+	int			n = 0;
+	int			rc = AN_OK;
+	int			i;
+
+	if (cn->password)
+	{
+		int			k = 0;
+
+		av[n][k++] = "AUTH";
+		if (cn->user)
+			av[n][k++] = cn->user;
+		av[n][k++] = cn->password;
+		argc[n++] = k;
+	}
+	if (cn->db != 0)
+	{
+		snprintf(dbbuf, sizeof(dbbuf), "%ld", cn->db);
+		av[n][0] = "SELECT";
+		av[n][1] = dbbuf;
+		argc[n++] = 2;
+	}
+	av[n][0] = "INFO";
+	av[n][1] = "server";
+	argc[n++] = 2;
+	for (i = 0; i < n; i++)
+	{
+		for (int k = 0; k < argc[i]; k++)
+			lv[i][k] = strlen(av[i][k]);
+		argv[i] = av[i];
+		lens[i] = lv[i];
+	}
+	if ((rc = exchange(st, cn, deadline, n, argc, argv, lens, rep)) != AN_OK)
+		return rc;
+
+	for (i = 0; i < n && rc == AN_OK; i++)
+	{
+		char		code[32];
+
+		if (rep[i]->type != REDIS_REPLY_ERROR)
+			continue;
+		reply_code(rep[i], code, sizeof(code));
+		if (strcmp(av[i][0], "AUTH") == 0 || strcmp(code, "WRONGPASS") == 0)
+			rc = an_store_fail(st, AN_E_AUTH,
+							   "redis store %s refused the user name or password given for it (%s)",
+							   cn->where, code);
+		else if (strcmp(code, "NOAUTH") == 0)
+			rc = an_store_fail(st, AN_E_AUTH,
+							   "redis store %s requires a password, and none was given: put it in the store URL as redis://[user]:password@host",
+							   cn->where);
+		else if (strcmp(av[i][0], "SELECT") == 0)
+			rc = an_store_fail(st, AN_E_CONFIG,
+							   "redis store %s has no database %ld (the path of the URL): %.120s",
+							   cn->where, cn->db, rep[i]->str);
+		else
+			rc = an_store_fail(st, AN_E_STORE, "redis store %s answered %s: %.160s",
+							   cn->where, av[i][0], rep[i]->str);
+	}
+	if (rc == AN_OK)
+		parse_version(cn, rep[n - 1]);
+	for (i = 0; i < n; i++)
+		freeReplyObject(rep[i]);
+	if (rc != AN_OK)
+		rds_conn_close(cn);
+	return rc;
+}
+
+int
+rds_conn_ensure(an_store *st, rds_conn *cn, int64_t deadline)
+{
+	redisContext *c;
+	int			soerr = 0;
+	socklen_t	sl = sizeof(soerr);
+	int			rc;
+
+	if (cn->c)
+		return AN_OK;
+	c = redisConnectNonBlock(cn->host, cn->port);
+	if (c == NULL)
+		return an_store_fail(st, AN_E_NOMEM, "out of memory connecting to redis store %s", cn->where);
+	if (c->err)
+	{
+		an_store_fail(st, AN_E_CONNECT, "cannot connect to redis store %s: %s", cn->where, c->errstr);
+		redisFree(c);
+		return AN_E_CONNECT;
+	}
+	cn->c = c;
+	if ((rc = wait_fd(st, cn, c->fd, POLLOUT, deadline)) != AN_OK)
+	{
+		if (rc == AN_E_TIMEOUT)
+			an_store_fail(st, AN_E_TIMEOUT,
+						  "cannot connect to redis store %s within %d ms (timeout_ms)",
+						  cn->where, cn->timeout_ms);
+		rds_conn_close(cn);
+		return rc;
+	}
+	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0)
+		soerr = errno;
+	if (soerr != 0)
+	{
+		an_store_fail(st, AN_E_CONNECT, "cannot connect to redis store %s: %s", cn->where, strerror(soerr));
+		rds_conn_close(cn);
+		return AN_E_CONNECT;
+	}
+	(void) redisEnableKeepAlive(c);
+	if ((rc = handshake(st, cn, deadline)) != AN_OK)
+	{
+		/* A server that drops us during the handshake refused us; retrying will not help. */
+		cn->dropped = 0;
+		return rc;
+	}
+	cn->generation++;
+	return AN_OK;
+}
+
+int
+rds_conn_pipeline(an_store *st, rds_conn *cn, int64_t deadline, int ncmd,
+				  const int *argc, const char **const *argv,
+				  const size_t *const *lens, redisReply **replies)
+{
+	int			rc;
+
+	cn->dropped = 0;
+	if ((rc = rds_conn_ensure(st, cn, deadline)) != AN_OK)
+		return rc;
+	return exchange(st, cn, deadline, ncmd, argc, argv, lens, replies);
+}

@@ -1,0 +1,156 @@
+/*
+ * redis_scripts.c — the Lua that runs inside Redis.
+ *
+ * Redis runs a script from start to end before anything else, so a script is
+ * the atomic step of the lease and script strategies.  Every script reads the
+ * clock with TIME, inside Redis: instances never compare clocks.  Numbers go
+ * back to Redis through num(), because Lua 5.1's tostring() would turn a
+ * 15-digit slot into "2.534023008e+14".
+ *
+ * The lease claim is DESIGN §4's table; core/lease.c is the only other copy,
+ * and test/redis replays the same rows against both.  Outcome and check codes
+ * are the values of an_outcome and an_check_state in core/anarchon.h.
+ *
+ * Lease keys: KEYS[1] the run (hash: state, attempt, token, lease_until,
+ * claimed_at, finished_at), KEYS[2] the job's live set (slot -> lease end),
+ * KEYS[3] the job's history stream.  keep_ms (an_settings_retention_ms) is how
+ * long after max(slot, lease end) a run is kept: past it, no claim can ask.
+ */
+#include "redis.h"
+
+#define PRELUDE \
+	"local t = redis.call('TIME')\n" \
+	"local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n" \
+	"local function num(n) return string.format('%d', n) end\n" \
+	"local function extend(key, at)\n" \
+	"  local cur = redis.call('PEXPIRETIME', key)\n" \
+	"  if cur < at then redis.call('PEXPIREAT', key, num(at)) end\n" \
+	"end\n"
+
+/* Append an event of the run to the history, trimmed to what can be asked about. */
+#define HISTORY \
+	"local function history(event, slot, attempt, token, keep_ms)\n" \
+	"  redis.call('XADD', KEYS[3], 'MINID', '~', num(math.max(0, now - keep_ms)), '*',\n" \
+	"             'event', event, 'slot', slot, 'attempt', num(attempt), 'token', token)\n" \
+	"  extend(KEYS[3], now + keep_ms)\n" \
+	"end\n"
+
+/* ARGV: slot, token, lease_ms, max_late_ms, attempts, overlap_skip (1/0), keep_ms */
+const rds_script rds_lua_lease_claim = {0, "the lease claim script", PRELUDE HISTORY
+	"local WON, RUNNING, DONE, LATE, OVERLAP = 0, 1, 2, 3, 4\n"
+	"local slot, token = tonumber(ARGV[1]), ARGV[2]\n"
+	"local lease_ms, keep_ms = tonumber(ARGV[3]), tonumber(ARGV[7])\n"
+	"local function take(attempt)\n"
+	"  local lease_until = now + lease_ms\n"
+	"  redis.call('HSET', KEYS[1], 'state', 'running', 'attempt', num(attempt), 'token', token,\n"
+	"             'lease_until', num(lease_until), 'claimed_at', num(now))\n"
+	"  extend(KEYS[1], math.max(slot, lease_until) + keep_ms)\n"
+	"  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. num(now))\n"
+	"  redis.call('ZADD', KEYS[2], num(lease_until), ARGV[1])\n"
+	"  extend(KEYS[2], lease_until + keep_ms)\n"
+	"  history('won', ARGV[1], attempt, token, keep_ms)\n"
+	"  return {WON, attempt, lease_until}\n"
+	"end\n"
+	"local run = redis.call('HMGET', KEYS[1], 'state', 'attempt', 'token', 'lease_until')\n"
+	"if not run[1] then\n"
+	"  if now - slot > tonumber(ARGV[4]) then return {LATE, 0, 0} end\n"
+	"  if ARGV[6] == '1' then\n"
+	/* Two members at most: one of them could be this slot's stale entry. */
+	"    local live = redis.call('ZRANGEBYSCORE', KEYS[2], num(now), '+inf', 'LIMIT', 0, 2)\n"
+	"    for _, s in ipairs(live) do\n"
+	"      if s ~= ARGV[1] then return {OVERLAP, 0, 0} end\n"
+	"    end\n"
+	"  end\n"
+	"  return take(1)\n"
+	"end\n"
+	"local attempt, lease_until = tonumber(run[2]), tonumber(run[4])\n"
+	"if run[1] ~= 'running' then return {DONE, attempt, lease_until} end\n"
+	"if run[3] == token then return {WON, attempt, lease_until} end\n"
+	"if lease_until >= now then return {RUNNING, attempt, lease_until} end\n"
+	"if attempt < tonumber(ARGV[5]) then return take(attempt + 1) end\n"
+	"redis.call('HSET', KEYS[1], 'state', 'interrupted', 'finished_at', num(now))\n"
+	"redis.call('ZREM', KEYS[2], ARGV[1])\n"
+	"history('interrupted', ARGV[1], attempt, run[3], keep_ms)\n"
+	"return {DONE, attempt, lease_until}\n"
+};
+
+/* ARGV: slot, token, lease_ms, keep_ms.  Returns {owned, lease_until}. */
+const rds_script rds_lua_lease_heartbeat = {1, "the lease heartbeat script", PRELUDE
+	"local run = redis.call('HMGET', KEYS[1], 'state', 'token')\n"
+	"if run[1] ~= 'running' or run[2] ~= ARGV[2] then return {0, 0} end\n"
+	"local lease_until = now + tonumber(ARGV[3])\n"
+	"local keep_ms = tonumber(ARGV[4])\n"
+	"redis.call('HSET', KEYS[1], 'lease_until', num(lease_until))\n"
+	"extend(KEYS[1], math.max(tonumber(ARGV[1]), lease_until) + keep_ms)\n"
+	"redis.call('ZADD', KEYS[2], num(lease_until), ARGV[1])\n"
+	"extend(KEYS[2], lease_until + keep_ms)\n"
+	"return {1, lease_until}\n"
+};
+
+/*
+ * ARGV: slot, token, status, keep_ms.  Returns 1 when the token owned the run;
+ * a finish sent again after its reply was lost finds its own status: 1 too.
+ */
+const rds_script rds_lua_lease_finish = {2, "the lease finish script", PRELUDE HISTORY
+	"local run = redis.call('HMGET', KEYS[1], 'state', 'token', 'attempt')\n"
+	"if run[2] ~= ARGV[2] then return 0 end\n"
+	"if run[1] == ARGV[3] then return 1 end\n"
+	"if run[1] ~= 'running' then return 0 end\n"
+	"redis.call('HSET', KEYS[1], 'state', ARGV[3], 'finished_at', num(now))\n"
+	"redis.call('ZREM', KEYS[2], ARGV[1])\n"
+	"history(ARGV[3], ARGV[1], tonumber(run[3]), ARGV[2], tonumber(ARGV[4]))\n"
+	"return 1\n"
+};
+
+/* No ARGV; reads only.  Returns {an_check_state, attempt, lease_until}. */
+const rds_script rds_lua_lease_check = {3, "the lease check script",
+	"local t = redis.call('TIME')\n"
+	"local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+	"local run = redis.call('HMGET', KEYS[1], 'state', 'attempt', 'lease_until')\n"
+	"if not run[1] then return {0, 0, 0} end\n"
+	"local a, l = tonumber(run[2]), tonumber(run[3])\n"
+	"local codes = {succeeded = 3, failed = 4, interrupted = 5}\n"
+	"if run[1] == 'running' then\n"
+	"  if l >= now then return {1, a, l} end\n"
+	"  return {2, a, l}\n"
+	"end\n"
+	"return {codes[run[1]] or 0, a, l}\n"
+};
+
+/*
+ * The script strategy, and the look-up of a claim on idmp's stream.
+ * KEYS[1] the job's runs stream.  ARGV: slot, token, window_ms, max_late_ms,
+ * mode ('claim' or 'find').  Entries are (slot, S, token, T), in that order.
+ * Returns {1, token} when the slot has an entry in the last window_ms,
+ * {0} for none (find), {3} late and {2} appended (claim).
+ */
+const rds_script rds_lua_scan = {4, "the script strategy's scan", PRELUDE
+	"local lo = num(math.max(0, now - tonumber(ARGV[3])))\n"
+	"local hi = '+'\n"
+	"while true do\n"
+	"  local batch = redis.call('XREVRANGE', KEYS[1], hi, lo, 'COUNT', 256)\n"
+	"  for _, e in ipairs(batch) do\n"
+	"    local f = e[2]\n"
+	"    if f[1] == 'slot' and f[2] == ARGV[1] then return {1, f[4]} end\n"
+	"  end\n"
+	"  if #batch < 256 then break end\n"
+	"  hi = '(' .. batch[#batch][1]\n"
+	"end\n"
+	"if ARGV[5] ~= 'claim' then return {0} end\n"
+	"if now - tonumber(ARGV[1]) > tonumber(ARGV[4]) then return {3} end\n"
+	"redis.call('XADD', KEYS[1], 'MINID', '~', lo, '*', 'slot', ARGV[1], 'token', ARGV[2])\n"
+	"return {2}\n"
+};
+
+/*
+ * idmp (Redis 8.6): configure a job's stream once, when it is created.
+ * XCFGSET clears the stream's idempotency map, so it must never run on a
+ * stream in use: only the instance that creates the stream configures it.
+ * ARGV: duration_sec, maxsize.
+ */
+const rds_script rds_lua_idmp_setup = {5, "the idmp stream set-up script",
+	"if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end\n"
+	"redis.call('XADD', KEYS[1], '*', 'anarchon', 'idmp stream')\n"
+	"redis.call('XCFGSET', KEYS[1], 'IDMP-DURATION', ARGV[1], 'IDMP-MAXSIZE', ARGV[2])\n"
+	"return 1\n"
+};

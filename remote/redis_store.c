@@ -1,0 +1,292 @@
+/*
+ * redis_store.c — an_redis_methods: the Redis store as the hosts see it.
+ *
+ *   redis://[user:password@]host[:port][/db]?strategy=lease|stream-id|idmp|script
+ *       &prefix=cron&timeout_ms=2000&window_ms=300000 (script)&duration_sec=300 (idmp)
+ *
+ * open parses the URL and connects once; the connection is reused by every
+ * call and reopened by the next call after it dropped.  A call whose open
+ * connection dropped under it (Redis restarted, a proxy cut it) is sent once
+ * more on a fresh connection, within the same timeout_ms: a claim carries the
+ * same token, so if its first copy was decided, the second finds its own
+ * token and answers won again.  Timeouts and cancels are not retried.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "redis.h"
+#include "url.h"
+
+static const rds_strategy *const strategies[] = {
+	&rds_strategy_lease, &rds_strategy_stream_id, &rds_strategy_idmp, &rds_strategy_script
+};
+
+#define KNOWN_PARAMS "strategy, prefix, timeout_ms, window_ms (strategy=script) and duration_sec (strategy=idmp)"
+
+static const rds_strategy *
+find_strategy(const char *name)
+{
+	for (size_t i = 0; i < sizeof(strategies) / sizeof(strategies[0]); i++)
+		if (strcmp(strategies[i]->name, name) == 0)
+			return strategies[i];
+	return NULL;
+}
+
+/* A strategy parameter given to a strategy that has no use for it is a mistake. */
+static int
+only_for(an_url *u, const char *param, const rds_strategy *owner, const rds_store *rs,
+		 char *err, size_t errlen)
+{
+	if (rs->strategy != owner && an_url_param(u, param) != NULL)
+	{
+		an_errf(err, errlen, "store URL parameter %s applies to strategy=%s only, not to strategy=%s",
+				param, owner->name, rs->strategy->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* The database number of the URL's path: "" or absent is 0. */
+static int
+parse_db(const an_url *u, long *db, char *err, size_t errlen)
+{
+	const char *p = u->path;
+
+	*db = 0;
+	if (p == NULL || *p == '\0')
+		return 0;
+	if (strlen(p) > 9 || strspn(p, "0123456789") != strlen(p))
+	{
+		an_errf(err, errlen, "store URL path must be a Redis database number, as in redis://host:6379/0");
+		return -1;
+	}
+	*db = strtol(p, NULL, 10);
+	return 0;
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* Everything the URL says, into rs; on error a message in err. */
+static int
+parse_url(rds_store *rs, const char *url, char *err, size_t errlen)
+{
+	an_url		u;
+	const char *name;
+	const char *prefix;
+	int64_t		timeout_ms;
+	int			rc = -1;
+
+	if (an_url_parse(url, &u, err, errlen) < 0)
+		return -1;
+	if (strcmp(u.scheme, "redis") != 0)
+	{
+		an_errf(err, errlen, "store URL for the redis store must start with redis://");
+		goto done;
+	}
+	name = an_url_param(&u, "strategy");
+	if (name == NULL)
+		name = "lease";
+	if ((rs->strategy = find_strategy(name)) == NULL)
+	{
+		an_errf(err, errlen, "unknown redis strategy \"%.40s\": the strategies are lease, stream-id, idmp and script",
+				name);
+		goto done;
+	}
+	if (an_url_prefix(&u, &prefix, err, errlen) < 0 ||
+		an_url_int(&u, "timeout_ms", RDS_TIMEOUT_MS_DEFAULT, 1, 600000, &timeout_ms, err, errlen) < 0 ||
+		only_for(&u, "window_ms", &rds_strategy_script, rs, err, errlen) < 0 ||
+		only_for(&u, "duration_sec", &rds_strategy_idmp, rs, err, errlen) < 0 ||
+		an_url_int(&u, "window_ms", RDS_WINDOW_MS_DEFAULT, 1, AN_MAX_LATE_MS_MAX, &rs->window_ms, err, errlen) < 0 ||
+		an_url_int(&u, "duration_sec", RDS_DURATION_DEFAULT, 1, RDS_DURATION_MAX, &rs->duration_sec, err, errlen) < 0 ||
+		an_url_no_unknown(&u, KNOWN_PARAMS, err, errlen) < 0 ||
+		parse_db(&u, &rs->conn.db, err, errlen) < 0)
+		goto done;
+	strcpy(rs->prefix, prefix);
+	rs->conn.timeout_ms = (int) timeout_ms;
+	rs->conn.port = u.port ? u.port : 6379;
+	rs->conn.host = strdup(u.host);
+	rs->conn.user = dup_or_null(u.user);
+	rs->conn.password = dup_or_null(u.password);
+	if (rs->conn.host == NULL || (u.user && !rs->conn.user) || (u.password && !rs->conn.password))
+	{
+		an_errf(err, errlen, "out of memory");
+		goto done;
+	}
+	an_url_redacted(&u, rs->conn.where, sizeof(rs->conn.where));
+	rc = 0;
+done:
+	an_url_free(&u);
+	return rc;
+}
+
+/* Start a call: clear the error, check the store is open, set the deadline. */
+static rds_store *
+begin(an_store *st)
+{
+	rds_store  *rs = st->impl;
+
+	an_store_clear(st);
+	if (rs == NULL)
+	{
+		an_store_fail(st, AN_E_STATE, "the redis store is not open");
+		return NULL;
+	}
+	rs->deadline = an_mono_ms() + rs->conn.timeout_ms;
+	return rs;
+}
+
+/* After a failed try: send once more when the failure was an open connection dropping. */
+static int
+again(an_store *st, rds_store *rs, int rc, int *tries)
+{
+	if (rc != AN_E_CONNECT || !rs->conn.dropped || ++*tries > 1)
+		return 0;
+	an_store_clear(st);
+	return 1;
+}
+
+static void
+redis_close(an_store *st)
+{
+	rds_store  *rs = st->impl;
+
+	if (rs == NULL)
+		return;
+	rds_conn_close(&rs->conn);
+	free(rs->conn.host);
+	if (rs->conn.password)
+		memset(rs->conn.password, 0, strlen(rs->conn.password));
+	free(rs->conn.password);
+	free(rs->conn.user);
+	free(rs);
+	st->impl = NULL;
+}
+
+static int
+redis_open(an_store *st, const char *url, void *arg)
+{
+	rds_store  *rs;
+	char		err[AN_ERRMAX];
+	int			rc;
+
+	(void) arg;
+	an_store_clear(st);
+	if ((rs = calloc(1, sizeof(*rs))) == NULL)
+		return an_store_fail(st, AN_E_NOMEM, "out of memory");
+	st->impl = rs;
+	if (parse_url(rs, url, err, sizeof(err)) < 0)
+		return an_store_fail(st, AN_E_CONFIG, "%s", err);
+	rs->deadline = an_mono_ms() + rs->conn.timeout_ms;
+	if ((rc = rds_conn_ensure(st, &rs->conn, rs->deadline)) != AN_OK)
+		return rc;
+	if (rs->strategy == &rds_strategy_idmp &&
+		(rs->conn.version[0] < 8 || (rs->conn.version[0] == 8 && rs->conn.version[1] < 6)))
+		return an_store_fail(st, AN_E_UNSUPPORTED,
+							 "strategy idmp needs Redis 8.6 or later (XADD ... IDMP), and redis store %s is Redis %d.%d: use strategy=script, which decides the same way with a Lua script on any Redis",
+							 rs->conn.where, rs->conn.version[0], rs->conn.version[1]);
+	return AN_OK;
+}
+
+static int
+redis_validate(an_store *st, const an_settings *s)
+{
+	rds_store  *rs = st->impl;
+	int64_t		memory;
+
+	an_store_clear(st);
+	if (rs == NULL)
+		return an_store_fail(st, AN_E_STATE, "the redis store is not open");
+	memory = rs->strategy->memory_ms(rs);
+	if (memory >= 0 && memory < s->max_late_ms)
+		return an_store_fail(st, AN_E_CONFIG,
+							 "redis strategy %s remembers a claim for %lld ms (%s), less than max_late_ms = %lld: a claim arriving after the store forgot the slot could win it a second time; raise %s or lower max_late_ms",
+							 rs->strategy->name, (long long) memory, rs->strategy->memory_param,
+							 (long long) s->max_late_ms, rs->strategy->memory_param);
+	return AN_OK;
+}
+
+static int
+redis_claim(an_store *st, const an_request *rq, an_claim_result *res)
+{
+	rds_store  *rs = begin(st);
+	int			tries = 0;
+	int			rc;
+
+	if (rs == NULL)
+		return st->err;
+	memset(res, 0, sizeof(*res));
+	/* Hosts validate before a claim; a claim that skipped it must not be unsafe. */
+	if ((rc = redis_validate(st, rq->settings)) != AN_OK)
+		return rc;
+	do
+		rc = rs->strategy->claim(st, rs, rq, res);
+	while (again(st, rs, rc, &tries));
+	return rc;
+}
+
+static int
+redis_heartbeat(an_store *st, const an_request *rq, int *owned)
+{
+	rds_store  *rs = begin(st);
+	int			tries = 0;
+	int			rc;
+
+	*owned = 0;
+	if (rs == NULL)
+		return st->err;
+	do
+		rc = rs->strategy->heartbeat(st, rs, rq, owned);
+	while (again(st, rs, rc, &tries));
+	return rc;
+}
+
+static int
+redis_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
+{
+	rds_store  *rs = begin(st);
+	int			tries = 0;
+	int			rc;
+
+	*owned = 0;
+	if (rs == NULL)
+		return st->err;
+	if (status != AN_RUN_SUCCEEDED && status != AN_RUN_FAILED)
+		return an_store_fail(st, AN_E_INPUT, "finish status must be 'succeeded' or 'failed'");
+	do
+		rc = rs->strategy->finish(st, rs, rq, status, owned);
+	while (again(st, rs, rc, &tries));
+	return rc;
+}
+
+static int
+redis_check(an_store *st, const an_request *rq, an_check_result *res)
+{
+	rds_store  *rs = begin(st);
+	int			tries = 0;
+	int			rc;
+
+	if (rs == NULL)
+		return st->err;
+	memset(res, 0, sizeof(*res));
+	do
+		rc = rs->strategy->check(st, rs, rq, res);
+	while (again(st, rs, rc, &tries));
+	return rc;
+}
+
+const an_store_methods an_redis_methods = {
+	.version = 1,
+	.name = "redis",
+	.open = redis_open,
+	.claim = redis_claim,
+	.heartbeat = redis_heartbeat,
+	.finish = redis_finish,
+	.check = redis_check,
+	.prune = NULL,               /* runs expire by themselves (doc/stores.md) */
+	.validate = redis_validate,
+	.close = redis_close,
+};

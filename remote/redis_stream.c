@@ -1,0 +1,487 @@
+/*
+ * redis_stream.c — strategies stream-id, idmp and script: a claim is an entry
+ * (slot, S, token, T) in the job's stream <prefix>:{<job>}:runs.
+ *
+ *   stream-id  XADD with id <slot>-0 (slot 0: 0-1, as 0-0 is not a valid id);
+ *              Redis refuses an id not above the stream's top.
+ *   idmp       XADD ... IDMP <job> <slot> * (Redis 8.6): Redis answers a
+ *              repeat with the first entry's id.
+ *   script     a Lua scan of the last window_ms of the stream for the slot,
+ *              else an append (redis_scripts.c).
+ * After the store answers, the winner is whoever's token the entry holds: a
+ * claim sent again after its reply was lost finds its own token and wins.
+ *
+ * These strategies have no lease.  heartbeat answers true while the token is
+ * the recorded winner and the run is not finished, and changes nothing;
+ * finish records the status once, in <prefix>:{<job>}:finished:<slot>, kept as
+ * long as the strategy remembers claims; check answers none, running (claimed,
+ * not finished: never expired, there is no lease), succeeded or failed.
+ *
+ * stream-id and idmp run no script, so a first claim's lateness is judged by
+ * the host database's clock (an_store_host_now); script judges it by TIME.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "redis.h"
+
+/* Codes of rds_lua_scan's answer. */
+#define SCAN_NONE     0
+#define SCAN_FOUND    1
+#define SCAN_APPENDED 2
+#define SCAN_LATE     3
+
+/* The token of an XRANGE entry [id, [slot, S, token, T]], or NULL. */
+static const char *
+entry_token(const redisReply *e)
+{
+	const redisReply *f;
+
+	if (e->type != REDIS_REPLY_ARRAY || e->elements != 2)
+		return NULL;
+	f = e->element[1];
+	if (f->type != REDIS_REPLY_ARRAY || f->elements < 4 ||
+		f->element[2]->type != REDIS_REPLY_STRING || strcmp(f->element[2]->str, "token") != 0 ||
+		f->element[3]->type != REDIS_REPLY_STRING)
+		return NULL;
+	return f->element[3]->str;
+}
+
+/* Copy the token of the first entry of an XRANGE answer; *found = 0 when empty. */
+static int
+range_token(an_store *st, rds_store *rs, const redisReply *r, char *token, int *found)
+{
+	const char *t;
+
+	*found = 0;
+	if (r->type != REDIS_REPLY_ARRAY)
+		return an_store_fail(st, AN_E_STORE, "redis store %s gave an unexpected answer to XRANGE",
+							 rs->conn.where);
+	if (r->elements == 0)
+		return AN_OK;
+	if ((t = entry_token(r->element[0])) == NULL || strlen(t) > AN_TOKEN_MAX)
+		return an_store_fail(st, AN_E_STORE,
+							 "redis store %s holds an entry anarchon did not write in the job's runs stream",
+							 rs->conn.where);
+	strcpy(token, t);
+	*found = 1;
+	return AN_OK;
+}
+
+/* XRANGE key from to COUNT 1, and the token of what it finds. */
+static int
+xrange_token(an_store *st, rds_store *rs, const an_request *rq, const char *from,
+			 const char *to, char *token, int *found)
+{
+	rds_cmd		c;
+	redisReply *r = NULL;
+	int			rc;
+
+	rds_cmd_init(&c);
+	rds_cmd_add(&c, "XRANGE");
+	rds_cmd_key(&c, rs, rq->job, "runs");
+	rds_cmd_add(&c, from);
+	rds_cmd_add(&c, to);
+	rds_cmd_add(&c, "COUNT");
+	rds_cmd_add(&c, "1");
+	if ((rc = rds_call(st, rs, &c, &r)) != AN_OK)
+		return rc;
+	rc = range_token(st, rs, r, token, found);
+	freeReplyObject(r);
+	return rc;
+}
+
+/* The scan script, in mode 'find' or 'claim'; *code is SCAN_*. */
+static int
+scan(an_store *st, rds_store *rs, const an_request *rq, const char *mode,
+	 int64_t window_ms, int *code, char *token)
+{
+	rds_cmd		c;
+	redisReply *r = NULL;
+	int64_t		v = 0;
+	int			rc;
+
+	rds_eval_init(&c, 1);
+	rds_cmd_key(&c, rs, rq->job, "runs");
+	rds_cmd_addf(&c, "%lld", (long long) rq->slot);
+	rds_cmd_add(&c, rq->token ? rq->token : "");
+	rds_cmd_addf(&c, "%lld", (long long) window_ms);
+	rds_cmd_addf(&c, "%lld", (long long) rq->settings->max_late_ms);
+	rds_cmd_add(&c, mode);
+	if ((rc = rds_eval(st, rs, &rds_lua_scan, &c, &r)) != AN_OK)
+		return rc;
+	if ((rc = rds_array_int(st, rs, r, 0, &v, "the scan script")) == AN_OK)
+	{
+		*code = (int) v;
+		if (v == SCAN_FOUND)
+		{
+			if (r->elements < 2 || r->element[1]->type != REDIS_REPLY_STRING ||
+				r->element[1]->len > AN_TOKEN_MAX)
+				rc = an_store_fail(st, AN_E_STORE, "redis store %s gave an unexpected answer to the scan script",
+								   rs->conn.where);
+			else
+				strcpy(token, r->element[1]->str);
+		}
+	}
+	freeReplyObject(r);
+	return rc;
+}
+
+/* Who won the slot, by strategy: *found = 0 when the store knows no claim. */
+static int
+find_winner(an_store *st, rds_store *rs, const an_request *rq, char *token, int *found)
+{
+	int			code = SCAN_NONE;
+	int			rc;
+
+	if (rs->strategy == &rds_strategy_stream_id)
+	{
+		char		id[32];
+
+		snprintf(id, sizeof(id), "%lld", (long long) rq->slot);
+		return xrange_token(st, rs, rq, id, id, token, found);
+	}
+	rc = scan(st, rs, rq, "find", rs->strategy->memory_ms(rs), &code, token);
+	*found = code == SCAN_FOUND;
+	return rc;
+}
+
+/* Won when the recorded token is ours, else `other`. */
+static void
+decide(an_claim_result *res, const an_request *rq, const char *winner, an_outcome other)
+{
+	res->outcome = strcmp(winner, rq->token) == 0 ? AN_WON : other;
+	res->attempt = res->outcome == AN_WON ? 1 : 0;
+	res->lease_until = 0;
+}
+
+/*
+ * A first claim judged late by the host's clock.  A claim of our own sent
+ * before the limit and repeated after it is still ours.  *decided = 0 when the
+ * claim is not late.
+ */
+static int
+host_late(an_store *st, rds_store *rs, const an_request *rq, an_claim_result *res,
+		  int *decided)
+{
+	char		winner[AN_TOKEN_MAX + 1];
+	int			found = 0;
+	int			rc;
+
+	*decided = 0;
+	if (an_store_host_now(st) - rq->slot <= rq->settings->max_late_ms)
+		return AN_OK;
+	if ((rc = find_winner(st, rs, rq, winner, &found)) != AN_OK)
+		return rc;
+	if (found)
+		decide(res, rq, winner, AN_LATE);
+	else
+		res->outcome = AN_LATE;
+	*decided = 1;
+	return AN_OK;
+}
+
+static int
+stream_id_claim(an_store *st, rds_store *rs, const an_request *rq, an_claim_result *res)
+{
+	char		winner[AN_TOKEN_MAX + 1];
+	rds_cmd		c;
+	redisReply *r = NULL;
+	int			found = 0;
+	int			decided;
+	int			rc;
+
+	if ((rc = host_late(st, rs, rq, res, &decided)) != AN_OK || decided)
+		return rc;
+	rds_cmd_init(&c);
+	rds_cmd_add(&c, "XADD");
+	rds_cmd_key(&c, rs, rq->job, "runs");
+	rds_cmd_addf(&c, "%lld-%d", (long long) rq->slot, rq->slot == 0 ? 1 : 0);
+	rds_cmd_add(&c, "slot");
+	rds_cmd_addf(&c, "%lld", (long long) rq->slot);
+	rds_cmd_add(&c, "token");
+	rds_cmd_add(&c, rq->token);
+	if ((rc = rds_call_any(st, rs, &c, &r)) != AN_OK)
+		return rc;
+	if (r->type != REDIS_REPLY_ERROR)
+	{
+		freeReplyObject(r);
+		res->outcome = AN_WON;
+		res->attempt = 1;
+		return AN_OK;
+	}
+	if (strstr(r->str, "equal or smaller") == NULL)
+	{
+		rc = rds_reply_fail(st, rs, r, "XADD");
+		freeReplyObject(r);
+		return rc;
+	}
+	freeReplyObject(r);
+	/* Refused: the slot's entry exists, or a later slot was claimed first. */
+	if ((rc = find_winner(st, rs, rq, winner, &found)) != AN_OK)
+		return rc;
+	if (found)
+		decide(res, rq, winner, AN_LOST);
+	else
+		res->outcome = AN_LATE;  /* older than the stream's newest claim: never claimable */
+	return AN_OK;
+}
+
+static int
+script_claim(an_store *st, rds_store *rs, const an_request *rq, an_claim_result *res)
+{
+	char		winner[AN_TOKEN_MAX + 1];
+	int			code = SCAN_NONE;
+	int			rc;
+
+	if ((rc = scan(st, rs, rq, "claim", rs->window_ms, &code, winner)) != AN_OK)
+		return rc;
+	switch (code)
+	{
+		case SCAN_FOUND:
+			decide(res, rq, winner, AN_LOST);
+			return AN_OK;
+		case SCAN_APPENDED:
+			res->outcome = AN_WON;
+			res->attempt = 1;
+			return AN_OK;
+		case SCAN_LATE:
+			res->outcome = AN_LATE;
+			return AN_OK;
+	}
+	return an_store_fail(st, AN_E_STORE, "redis store %s: the scan script answered an unknown code %d",
+						 rs->conn.where, code);
+}
+
+/* The error for a server without XADD ... IDMP. */
+static int
+idmp_unsupported(an_store *st, rds_store *rs)
+{
+	return an_store_fail(st, AN_E_UNSUPPORTED,
+						 "strategy idmp needs Redis 8.6 or later (XADD ... IDMP), and redis store %s is Redis %d.%d: use strategy=script, which decides the same way with a Lua script on any Redis",
+						 rs->conn.where, rs->conn.version[0], rs->conn.version[1]);
+}
+
+/* Configure the job's stream (IDMP-DURATION) once per connection and job. */
+static int
+idmp_setup(an_store *st, rds_store *rs, const an_request *rq)
+{
+	rds_cmd		c;
+	redisReply *r = NULL;
+	int			rc;
+
+	if (rs->sha_generation != rs->conn.generation)
+	{
+		/* A new connection may be a new server: configure again. */
+		memset(rs->idmp_ready, 0, sizeof(rs->idmp_ready));
+		rs->sha_generation = rs->conn.generation;
+	}
+	for (int i = 0; i < RDS_IDMP_CACHE; i++)
+		if (strcmp(rs->idmp_ready[i], rq->job) == 0)
+			return AN_OK;
+	rds_eval_init(&c, 1);
+	rds_cmd_key(&c, rs, rq->job, "runs");
+	rds_cmd_addf(&c, "%lld", (long long) rs->duration_sec);
+	rds_cmd_addf(&c, "%d", RDS_IDMP_MAXSIZE);
+	if ((rc = rds_eval(st, rs, &rds_lua_idmp_setup, &c, &r)) != AN_OK)
+		return rc;
+	freeReplyObject(r);
+	snprintf(rs->idmp_ready[rs->idmp_next], sizeof(rs->idmp_ready[0]), "%s", rq->job);
+	rs->idmp_next = (rs->idmp_next + 1) % RDS_IDMP_CACHE;
+	return AN_OK;
+}
+
+static int
+idmp_claim(an_store *st, rds_store *rs, const an_request *rq, an_claim_result *res)
+{
+	char		winner[AN_TOKEN_MAX + 1];
+	char		id[64];
+	rds_cmd		c;
+	redisReply *r = NULL;
+	int			found = 0;
+	int			decided;
+	int			rc;
+	int64_t		keep_from;
+
+	if ((rc = host_late(st, rs, rq, res, &decided)) != AN_OK || decided)
+		return rc;
+	if ((rc = rds_conn_ensure(st, &rs->conn, rs->deadline)) != AN_OK)
+		return rc;
+	if (rs->conn.version[0] < 8 || (rs->conn.version[0] == 8 && rs->conn.version[1] < 6))
+		return idmp_unsupported(st, rs);
+	if ((rc = idmp_setup(st, rs, rq)) != AN_OK)
+		return rc;
+	/* Trim by the host's clock, with a whole duration of margin for skew. */
+	keep_from = an_store_host_now(st) - 2 * rs->duration_sec * 1000;
+	rds_cmd_init(&c);
+	rds_cmd_add(&c, "XADD");
+	rds_cmd_key(&c, rs, rq->job, "runs");
+	rds_cmd_add(&c, "IDMP");
+	rds_cmd_add(&c, rq->job);
+	rds_cmd_addf(&c, "%lld", (long long) rq->slot);
+	rds_cmd_add(&c, "MINID");
+	rds_cmd_add(&c, "~");
+	rds_cmd_addf(&c, "%lld", (long long) (keep_from > 0 ? keep_from : 0));
+	rds_cmd_add(&c, "*");
+	rds_cmd_add(&c, "slot");
+	rds_cmd_addf(&c, "%lld", (long long) rq->slot);
+	rds_cmd_add(&c, "token");
+	rds_cmd_add(&c, rq->token);
+	if ((rc = rds_call(st, rs, &c, &r)) != AN_OK)
+	{
+		if (strstr(st->errmsg, "Invalid stream ID") || strstr(st->errmsg, "syntax error"))
+			return idmp_unsupported(st, rs);
+		return rc;
+	}
+	if (r->type != REDIS_REPLY_STRING || r->len >= sizeof(id))
+	{
+		freeReplyObject(r);
+		return an_store_fail(st, AN_E_STORE, "redis store %s gave an unexpected answer to XADD ... IDMP",
+							 rs->conn.where);
+	}
+	memcpy(id, r->str, r->len + 1);
+	freeReplyObject(r);
+	/* The id is ours or the first claimer's: its entry says whose. */
+	if ((rc = xrange_token(st, rs, rq, id, id, winner, &found)) != AN_OK)
+		return rc;
+	if (!found)
+		return an_store_fail(st, AN_E_STORE,
+							 "redis store %s: the entry XADD ... IDMP answered with is gone from the stream (trimmed or deleted)",
+							 rs->conn.where);
+	decide(res, rq, winner, AN_LOST);
+	return AN_OK;
+}
+
+/* The finish status of the slot: AN_RUN_RUNNING when none is recorded. */
+static int
+finished_state(an_store *st, rds_store *rs, const an_request *rq, an_run_state *state)
+{
+	rds_cmd		c;
+	redisReply *r = NULL;
+	int			rc;
+
+	rds_cmd_init(&c);
+	rds_cmd_add(&c, "GET");
+	rds_cmd_slot_key(&c, rs, rq->job, "finished", rq->slot);
+	if ((rc = rds_call(st, rs, &c, &r)) != AN_OK)
+		return rc;
+	*state = r->type == REDIS_REPLY_STRING ? an_run_state_parse(r->str) : AN_RUN_RUNNING;
+	if (*state == AN_RUN_NONE)
+		*state = AN_RUN_RUNNING;
+	freeReplyObject(r);
+	return AN_OK;
+}
+
+/* Is rq->token the recorded winner? */
+static int
+is_winner(an_store *st, rds_store *rs, const an_request *rq, int *yes)
+{
+	char		winner[AN_TOKEN_MAX + 1];
+	int			found = 0;
+	int			rc;
+
+	*yes = 0;
+	if ((rc = find_winner(st, rs, rq, winner, &found)) != AN_OK)
+		return rc;
+	*yes = found && strcmp(winner, rq->token) == 0;
+	return AN_OK;
+}
+
+static int
+stream_heartbeat(an_store *st, rds_store *rs, const an_request *rq, int *owned)
+{
+	an_run_state state;
+	int			rc;
+
+	*owned = 0;
+	if ((rc = is_winner(st, rs, rq, owned)) != AN_OK || !*owned)
+		return rc;
+	if ((rc = finished_state(st, rs, rq, &state)) != AN_OK)
+		return rc;
+	*owned = state == AN_RUN_RUNNING;
+	return AN_OK;
+}
+
+static int
+stream_finish(an_store *st, rds_store *rs, const an_request *rq, an_run_state status,
+			  int *owned)
+{
+	int64_t		keep = rs->strategy->memory_ms(rs);
+	an_run_state state;
+	rds_cmd		c;
+	redisReply *r = NULL;
+	int			rc;
+
+	*owned = 0;
+	if ((rc = is_winner(st, rs, rq, owned)) != AN_OK || !*owned)
+		return rc;
+	rds_cmd_init(&c);
+	rds_cmd_add(&c, "SET");
+	rds_cmd_slot_key(&c, rs, rq->job, "finished", rq->slot);
+	rds_cmd_add(&c, an_run_state_name(status));
+	rds_cmd_add(&c, "NX");
+	if (keep > 0)
+	{
+		rds_cmd_add(&c, "PX");
+		rds_cmd_addf(&c, "%lld", (long long) keep);
+	}
+	if ((rc = rds_call(st, rs, &c, &r)) != AN_OK)
+		return rc;
+	*owned = r->type == REDIS_REPLY_STATUS;
+	freeReplyObject(r);
+	if (*owned)
+		return AN_OK;
+	/* Already finished: true only for the same status (our finish, sent again). */
+	if ((rc = finished_state(st, rs, rq, &state)) != AN_OK)
+		return rc;
+	*owned = state == status;
+	return AN_OK;
+}
+
+static int
+stream_check(an_store *st, rds_store *rs, const an_request *rq, an_check_result *res)
+{
+	char		winner[AN_TOKEN_MAX + 1];
+	an_run_state state;
+	int			found = 0;
+	int			rc;
+
+	memset(res, 0, sizeof(*res));
+	if ((rc = find_winner(st, rs, rq, winner, &found)) != AN_OK || !found)
+		return rc;
+	if ((rc = finished_state(st, rs, rq, &state)) != AN_OK)
+		return rc;
+	res->attempt = 1;
+	res->state = state == AN_RUN_SUCCEEDED ? AN_CHECK_SUCCEEDED :
+		state == AN_RUN_FAILED ? AN_CHECK_FAILED : AN_CHECK_RUNNING;
+	return AN_OK;
+}
+
+static int64_t
+forever(const rds_store *rs)
+{
+	(void) rs;
+	return -1;
+}
+
+static int64_t
+window(const rds_store *rs)
+{
+	return rs->window_ms;
+}
+
+static int64_t
+duration(const rds_store *rs)
+{
+	return rs->duration_sec * 1000;
+}
+
+const rds_strategy rds_strategy_stream_id = {
+	"stream-id", stream_id_claim, stream_heartbeat, stream_finish, stream_check, forever, NULL
+};
+const rds_strategy rds_strategy_idmp = {
+	"idmp", idmp_claim, stream_heartbeat, stream_finish, stream_check, duration, "duration_sec"
+};
+const rds_strategy rds_strategy_script = {
+	"script", script_claim, stream_heartbeat, stream_finish, stream_check, window, "window_ms"
+};

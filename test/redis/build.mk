@@ -1,0 +1,9 @@
+# build.mk — programs of the Redis suite and bench: rdrive calls any network
+# store through the store interface (core + remote objects, no database).
+RDRIVE_SRCS = test/redis/rdrive.c $(CORE_SRCS) $(REMOTE_SRCS)
+
+test-programs: test/bin/rdrive
+
+test/bin/rdrive: $(RDRIVE_SRCS) $(wildcard core/*.h remote/*.h)
+	@mkdir -p test/bin
+	$(CC) $(TEST_CFLAGS) -Icore -Iremote $(REMOTE_CFLAGS) -o $@ $(RDRIVE_SRCS) $(REMOTE_LIBS)

@@ -1,0 +1,238 @@
+/*
+ * rdrive.c — drive a network store through the store interface, as a host
+ * would: the test suites' and the bench's way to call a store from C.
+ *
+ *   rdrive [-s name=value]... URL            commands on stdin, one a line
+ *   rdrive [-s name=value]... URL --contend JOB FIRST N
+ *                                            claim slots FIRST..FIRST+N-1 once
+ *                                            each with a fresh token; prints
+ *                                            "SLOT OUTCOME" per slot
+ *
+ * Commands (one answer line each; a failure prints "error CODE: message"):
+ *   claim JOB SLOT TOKEN        -> outcome attempt
+ *   heartbeat JOB SLOT TOKEN    -> true | false
+ *   finish JOB SLOT TOKEN [succeeded|failed] -> true | false
+ *   check JOB SLOT              -> state attempt
+ *   set NAME VALUE              -> ok            (a setting of DESIGN §3)
+ *   cancel_after MS             -> ok            (the host cancels calls after MS)
+ *   sleep MS                    -> ok
+ * Timing of each call goes to stderr as "# MS ms" when RDRIVE_TIMES is set.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "anarchon.h"
+#include "remote.h"
+#include "store.h"
+
+static int64_t cancel_at;        /* CLOCK_MONOTONIC ms; 0 = never */
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t
+host_now(void *ctx)
+{
+	struct timespec ts;
+
+	(void) ctx;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int
+host_interrupted(void *ctx)
+{
+	(void) ctx;
+	return cancel_at && mono_ms() >= cancel_at;
+}
+
+static const char *
+error_name(int e)
+{
+	static const char *const names[] = {
+		"OK", "INPUT", "CONFIG", "BUSY", "TIMEOUT", "CONNECT", "AUTH", "CANCELED",
+		"UNSUPPORTED", "STORE", "STATE", "NOMEM", "INTERNAL"
+	};
+
+	return e >= 0 && e <= AN_E_INTERNAL ? names[e] : "?";
+}
+
+static void
+report_error(const an_store *st)
+{
+	printf("error %s: %s\n", error_name(st->err), st->errmsg);
+}
+
+static void
+new_token(char out[AN_TOKEN_HEX + 1])
+{
+	unsigned char r[16];
+	int			fd = open("/dev/urandom", O_RDONLY);
+
+	if (fd < 0 || read(fd, r, sizeof(r)) != (ssize_t) sizeof(r))
+	{
+		perror("urandom");
+		exit(2);
+	}
+	close(fd);
+	an_token_hex(r, out);
+}
+
+/* One command line; returns 0 to go on. */
+static void
+run_line(an_store *st, an_settings *s, char *line)
+{
+	char	   *w[6] = {0};
+	int			n = 0;
+	an_request	rq = {.settings = s};
+	int64_t		t0 = mono_ms();
+	int			rc = AN_OK;
+
+	for (char *tok = strtok(line, " \t\n"); tok && n < 6; tok = strtok(NULL, " \t\n"))
+		w[n++] = tok;
+	if (n == 0 || w[0][0] == '#')
+		return;
+	if (n >= 3)
+	{
+		rq.job = w[1];
+		rq.slot = strtoll(w[2], NULL, 10);
+		rq.token = n >= 4 ? w[3] : NULL;
+	}
+	if (strcmp(w[0], "claim") == 0 && n == 4)
+	{
+		an_claim_result res;
+
+		if ((rc = st->m->validate(st, s)) == AN_OK && (rc = st->m->claim(st, &rq, &res)) == AN_OK)
+			printf("%s %d\n", an_outcome_name(res.outcome), (int) res.attempt);
+	}
+	else if (strcmp(w[0], "heartbeat") == 0 && n == 4)
+	{
+		int			owned;
+
+		if ((rc = st->m->heartbeat(st, &rq, &owned)) == AN_OK)
+			printf("%s\n", owned ? "true" : "false");
+	}
+	else if (strcmp(w[0], "finish") == 0 && (n == 4 || n == 5))
+	{
+		int			owned;
+		an_run_state status = n == 5 ? an_run_state_parse(w[4]) : AN_RUN_SUCCEEDED;
+
+		if ((rc = st->m->finish(st, &rq, status, &owned)) == AN_OK)
+			printf("%s\n", owned ? "true" : "false");
+	}
+	else if (strcmp(w[0], "check") == 0 && n == 3)
+	{
+		an_check_result res;
+
+		if ((rc = st->m->check(st, &rq, &res)) == AN_OK)
+			printf("%s %d\n", an_check_state_name(res.state), (int) res.attempt);
+	}
+	else if (strcmp(w[0], "set") == 0 && n == 3)
+	{
+		char		err[AN_ERRMAX];
+
+		if (an_settings_set(s, w[1], w[2], err, sizeof(err)) != AN_OK)
+			printf("error INPUT: %s\n", err);
+		else
+			printf("ok\n");
+	}
+	else if (strcmp(w[0], "cancel_after") == 0 && n == 2)
+	{
+		cancel_at = mono_ms() + atoll(w[1]);
+		printf("ok\n");
+	}
+	else if (strcmp(w[0], "sleep") == 0 && n == 2)
+	{
+		usleep((useconds_t) atoll(w[1]) * 1000);
+		printf("ok\n");
+	}
+	else
+		printf("error USAGE: unknown command or wrong number of words: %s\n", w[0]);
+	if (rc != AN_OK)
+		report_error(st);
+	if (getenv("RDRIVE_TIMES"))
+		fprintf(stderr, "# %lld ms\n", (long long) (mono_ms() - t0));
+	fflush(stdout);
+}
+
+static int
+contend(an_store *st, an_settings *s, const char *job, int64_t first, long n)
+{
+	int			failures = 0;
+
+	for (long i = 0; i < n; i++)
+	{
+		char		token[AN_TOKEN_HEX + 1];
+		an_request	rq = {.job = job,.slot = first + i,.token = token,.settings = s};
+		an_claim_result res;
+
+		new_token(token);
+		if (st->m->claim(st, &rq, &res) == AN_OK)
+			printf("%lld %s\n", (long long) rq.slot, an_outcome_name(res.outcome));
+		else
+		{
+			printf("%lld error %s: %s\n", (long long) rq.slot, error_name(st->err), st->errmsg);
+			failures++;
+		}
+	}
+	return failures ? 1 : 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	an_host		host = {.ctx = NULL,.now_ms = host_now,.interrupted = host_interrupted};
+	an_settings s;
+	an_store	st;
+	const an_store_methods *m;
+	char		err[AN_ERRMAX];
+	char		line[1024];
+	int			i = 1;
+	int			rc = 0;
+
+	an_settings_default(&s);
+	for (; i + 1 < argc && strcmp(argv[i], "-s") == 0; i += 2)
+	{
+		char	   *eq = strchr(argv[i + 1], '=');
+
+		if (eq == NULL)
+			return fprintf(stderr, "rdrive: -s takes name=value\n"), 2;
+		*eq = '\0';
+		if (an_settings_set(&s, argv[i + 1], eq + 1, err, sizeof(err)) != AN_OK)
+			return fprintf(stderr, "rdrive: %s\n", err), 2;
+	}
+	if (i >= argc)
+		return fprintf(stderr, "usage: rdrive [-s name=value]... URL [--contend JOB FIRST N]\n"), 2;
+	if ((m = an_remote_find(argv[i], err, sizeof(err))) == NULL)
+		return printf("error CONFIG: %s\n", err), 1;
+	an_store_init(&st, m, &host);
+	if (m->open(&st, argv[i], NULL) != AN_OK)
+	{
+		report_error(&st);
+		m->close(&st);
+		return 1;
+	}
+	if (i + 4 < argc + 0 && strcmp(argv[i + 1], "--contend") == 0)
+	{
+		if (m->validate(&st, &s) != AN_OK)
+			report_error(&st), rc = 1;
+		else
+			rc = contend(&st, &s, argv[i + 2], strtoll(argv[i + 3], NULL, 10), atol(argv[i + 4]));
+	}
+	else
+		while (fgets(line, sizeof(line), stdin))
+			run_line(&st, &s, line);
+	m->close(&st);
+	return rc;
+}
