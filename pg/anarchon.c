@@ -1,0 +1,19 @@
+/*
+ * anarchon.c — the module's entry point: PG_MODULE_MAGIC and _PG_init.
+ *
+ * Loading the library (on the first call of any anarchon function in a
+ * backend, or through session_preload_libraries) defines the anarchon.*
+ * GUCs and reserves their prefix, so a misspelt anarchon.lese_ms is an
+ * error instead of a silently ignored placeholder.
+ */
+#include "anarchon_pg.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	an_pg_define_gucs();
+}

@@ -1,0 +1,75 @@
+/*
+ * anarchon_pg.h — the PostgreSQL host: what its C files share.
+ *
+ * The SQL functions (functions.c) read and validate their arguments
+ * (args.c), pick the store that anarchon.store names (store_select.c) and
+ * talk to it only through core/store.h.  The local store (local_store.c)
+ * decides in anarchon.runs with the shared lease engine (core/lease.c); a
+ * remote store decides in its server.  Errors from any store become
+ * ereports with a SQLSTATE (errors.c).
+ */
+#ifndef ANARCHON_PG_H
+#define ANARCHON_PG_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/timestamp.h"
+
+#include "store.h"
+
+/* Milliseconds between the Unix epoch and PostgreSQL's (2000-01-01). */
+#define AN_PG_EPOCH_MS \
+	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000)
+
+/* guc.c: the anarchon.* settings. */
+void		an_pg_define_gucs(void);
+/* The settings as the GUCs say now. */
+void		an_pg_current_settings(an_settings *out);
+/* The anarchon.store GUC: "local" or the name of a foreign server. */
+const char *an_pg_store_name(void);
+
+/* time.c: the database clock and slot conversions. */
+int64		an_pg_now_ms(void);
+TimestampTz an_pg_ms_to_ts(int64 ms);
+int64		an_pg_ts_to_ms(TimestampTz ts);
+
+/* local_store.c: runs in anarchon.runs, decided under the job's row lock. */
+extern const an_store_methods an_pg_local_methods;
+
+/* store_select.c: the open store for anarchon.store (never NULL; ereports). */
+an_store   *an_pg_store(void);
+/* The host lent to every store: database clock, pending cancel. */
+extern const an_host an_pg_host;
+
+/* args.c: the arguments every function shares, read and validated. */
+typedef enum an_pg_slot_kind
+{
+	AN_PG_SLOT_TS,				/* slot given as timestamptz */
+	AN_PG_SLOT_MS				/* slot given as bigint milliseconds */
+} an_pg_slot_kind;
+
+typedef struct an_pg_call
+{
+	char		job[AN_JOB_MAX + 1];
+	char		token[AN_TOKEN_MAX + 1];
+	an_settings settings;		/* the GUCs, then this call's overrides */
+	an_request	rq;				/* points into the fields above */
+} an_pg_call;
+
+/* Read job (arg 0), slot (arg 1) and, when with_token, token (arg 2). */
+void		an_pg_read_call(FunctionCallInfo fcinfo, an_pg_slot_kind kind,
+							bool with_token, an_pg_call *call);
+/*
+ * Apply argument argno (of SQL type INT4OID, INT8OID or TEXTOID), when given
+ * and not NULL, as an override of setting `name` for this call.
+ */
+void		an_pg_override(FunctionCallInfo fcinfo, int argno, Oid type,
+						   const char *name, an_pg_call *call);
+
+/* errors.c: raise the error recorded on st as an ereport. */
+void		an_pg_raise(an_store *st) pg_attribute_noreturn();
+/* The SQLSTATE for an an_error code. */
+int			an_pg_sqlstate(an_error code);
+
+#endif							/* ANARCHON_PG_H */

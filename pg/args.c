@@ -1,0 +1,118 @@
+/*
+ * args.c — the arguments of the SQL functions, read and validated.
+ *
+ * Every function takes a job and a slot, most a token.  They are checked by
+ * core's an_validate_* (the same rules and words as SQLite's host) before
+ * anything is read or written, so bad input never reaches a store.  A NULL
+ * is an error: these functions are not STRICT, because a claim that silently
+ * answers NULL would read as "nobody won" to a careless caller.
+ */
+#include "anarchon_pg.h"
+
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+
+static const char *const arg_names[] = {"job", "slot", "token"};
+
+static void
+reject_null(FunctionCallInfo fcinfo, int argno, const char *what)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("anarchon: %s must not be NULL", what)));
+}
+
+static void
+reject_input(an_error rc, const char *err)
+{
+	if (rc != AN_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("anarchon: %s", err)));
+}
+
+/* Copy text argument argno into out after validate accepted it. */
+static void
+read_word(FunctionCallInfo fcinfo, int argno, char *out,
+		  an_error (*validate) (const char *, size_t, char *, size_t))
+{
+	text	   *t;
+	char		err[AN_ERRMAX];
+	size_t		len;
+
+	reject_null(fcinfo, argno, arg_names[argno]);
+	t = PG_GETARG_TEXT_PP(argno);
+	len = VARSIZE_ANY_EXHDR(t);
+	reject_input(validate(VARDATA_ANY(t), len, err, sizeof(err)), err);
+	memcpy(out, VARDATA_ANY(t), len);
+	out[len] = '\0';
+}
+
+static int64
+read_slot(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
+{
+	char		err[AN_ERRMAX];
+	int64		slot;
+
+	reject_null(fcinfo, 1, "slot");
+	if (kind == AN_PG_SLOT_MS)
+		slot = PG_GETARG_INT64(1);
+	else
+	{
+		TimestampTz ts = PG_GETARG_TIMESTAMPTZ(1);
+
+		if (TIMESTAMP_NOT_FINITE(ts))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("anarchon: slot is %s: a slot is a time from 1970-01-01 to 9999-12-31 UTC, in whole milliseconds",
+							TIMESTAMP_IS_NOBEGIN(ts) ? "-infinity" : "infinity")));
+		/* Two instances that round differently would claim different slots. */
+		if (ts % 1000 != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("anarchon: slot has a fraction of a millisecond: a slot is a time in whole milliseconds"),
+					 errhint("Pass the scheduled time, e.g. date_trunc('minute', now()), not now().")));
+		slot = an_pg_ts_to_ms(ts);
+	}
+	reject_input(an_validate_slot(slot, err, sizeof(err)), err);
+	return slot;
+}
+
+void
+an_pg_read_call(FunctionCallInfo fcinfo, an_pg_slot_kind kind, bool with_token,
+				an_pg_call *call)
+{
+	memset(call, 0, sizeof(*call));
+	read_word(fcinfo, 0, call->job, an_validate_job);
+	call->rq.slot = read_slot(fcinfo, kind);
+	if (with_token)
+	{
+		read_word(fcinfo, 2, call->token, an_validate_token);
+		call->rq.token = call->token;
+	}
+	an_pg_current_settings(&call->settings);
+	call->rq.job = call->job;
+	call->rq.settings = &call->settings;
+}
+
+void
+an_pg_override(FunctionCallInfo fcinfo, int argno, Oid type, const char *name,
+			   an_pg_call *call)
+{
+	char		buf[32];
+	char		err[AN_ERRMAX];
+	const char *value;
+
+	if (PG_NARGS() <= argno || PG_ARGISNULL(argno))
+		return;
+	if (type == INT4OID)
+		snprintf(buf, sizeof(buf), "%d", PG_GETARG_INT32(argno));
+	else if (type == INT8OID)
+		snprintf(buf, sizeof(buf), INT64_FORMAT, PG_GETARG_INT64(argno));
+	if (type == INT4OID || type == INT8OID)
+		value = buf;
+	else
+		value = text_to_cstring(PG_GETARG_TEXT_PP(argno));
+	reject_input(an_settings_set(&call->settings, name, value, err, sizeof(err)), err);
+}

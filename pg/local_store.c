@@ -1,0 +1,412 @@
+/*
+ * local_store.c — the local store: runs in anarchon.runs, decided in this
+ * database under a per-job row lock.
+ *
+ * A claim follows the design page: the upsert of the job's row in
+ * anarchon.runs_jobs (the lock, held until the caller's transaction ends),
+ * the clock read after it, the run read FOR UPDATE, then DESIGN §4's table,
+ * which lives in core/lease.c; this file supplies its steps (an_lease_ops)
+ * with SPI.  Each query is prepared once per backend and kept.
+ *
+ * The claim runs inside the caller's transaction: a function cannot commit.
+ * In autocommit (the usual `SELECT anarchon_claim(...)`) that transaction
+ * ends with the statement; inside an explicit transaction the decision
+ * becomes visible, and the job's lock is released, at the caller's COMMIT,
+ * and a ROLLBACK undoes it as if the claim had never been made.
+ *
+ * Waiting for a lock is bounded by busy_timeout_ms: each statement that can
+ * wait for a row lock runs with lock_timeout set to it at its own GUC nest
+ * level (as a function's SET clause would), and a lock timeout becomes a
+ * lock_not_available error that names the job and the setting.
+ *
+ * Errors here are ereports (this is PostgreSQL code); the ops never return a
+ * failure to the engine, so it never has to roll back a half-done claim: an
+ * error aborts the caller's transaction (or subtransaction), which undoes
+ * everything the claim wrote.
+ */
+#include "anarchon_pg.h"
+
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+
+#include "lease.h"
+
+typedef enum local_query
+{
+	Q_LOCK_JOB,
+	Q_READ_RUN,
+	Q_OTHER_LIVE,
+	Q_INSERT_RUN,
+	Q_TAKEOVER,
+	Q_INTERRUPT,
+	Q_HEARTBEAT,
+	Q_FINISH,
+	Q_CHECK,
+	Q_PRUNE,
+	Q_COUNT
+} local_query;
+
+typedef struct query_def
+{
+	const char *sql;
+	int			nargs;
+	Oid			types[6];
+} query_def;
+
+/*
+ * The queries, all schema-qualified.  ON CONFLICT ... DO UPDATE ... WHERE
+ * false locks the existing row without writing a new version of it: the
+ * lock is the point, and skipping the update keeps runs_jobs from bloating.
+ */
+static const query_def queries[Q_COUNT] = {
+	[Q_LOCK_JOB] = {
+		"INSERT INTO anarchon.runs_jobs (job) VALUES ($1) "
+		"ON CONFLICT (job) DO UPDATE SET job = EXCLUDED.job WHERE false",
+		1, {TEXTOID}},
+	[Q_READ_RUN] = {
+		"SELECT attempt, token, state, lease_until FROM anarchon.runs "
+		"WHERE job = $1 AND slot = $2 FOR UPDATE",
+		2, {TEXTOID, TIMESTAMPTZOID}},
+	[Q_OTHER_LIVE] = {
+		"SELECT 1 FROM anarchon.runs "
+		"WHERE job = $1 AND state = 'running' AND lease_until >= $3 AND slot <> $2 LIMIT 1",
+		3, {TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
+	[Q_INSERT_RUN] = {
+		"INSERT INTO anarchon.runs (job, slot, attempt, token, state, lease_until, claimed_at) "
+		"VALUES ($1, $2, 1, $3, 'running', $4, $5)",
+		5, {TEXTOID, TIMESTAMPTZOID, TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
+	[Q_TAKEOVER] = {
+		"UPDATE anarchon.runs SET attempt = $4, token = $3, lease_until = $5, claimed_at = $6 "
+		"WHERE job = $1 AND slot = $2",
+		6, {TEXTOID, TIMESTAMPTZOID, TEXTOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
+	[Q_INTERRUPT] = {
+		"UPDATE anarchon.runs SET state = 'interrupted', finished_at = $3 "
+		"WHERE job = $1 AND slot = $2",
+		3, {TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
+	/* Fencing: only the token that owns a running run may touch it. */
+	[Q_HEARTBEAT] = {
+		"UPDATE anarchon.runs "
+		"SET lease_until = date_trunc('milliseconds', clock_timestamp()) + $4 * interval '1 millisecond' "
+		"WHERE job = $1 AND slot = $2 AND token = $3 AND state = 'running'",
+		4, {TEXTOID, TIMESTAMPTZOID, TEXTOID, INT8OID}},
+	[Q_FINISH] = {
+		"UPDATE anarchon.runs "
+		"SET state = $4, finished_at = date_trunc('milliseconds', clock_timestamp()) "
+		"WHERE job = $1 AND slot = $2 AND token = $3 AND state = 'running'",
+		4, {TEXTOID, TIMESTAMPTZOID, TEXTOID, TEXTOID}},
+	[Q_CHECK] = {
+		"SELECT attempt, token, state, lease_until FROM anarchon.runs "
+		"WHERE job = $1 AND slot = $2",
+		2, {TEXTOID, TIMESTAMPTZOID}},
+	/* A run whose lease is still alive stays, however old its slot. */
+	[Q_PRUNE] = {
+		"DELETE FROM anarchon.runs "
+		"WHERE slot < $1 AND (state <> 'running' OR lease_until < $2)",
+		2, {TIMESTAMPTZOID, TIMESTAMPTZOID}},
+};
+
+static SPIPlanPtr plans[Q_COUNT];
+
+/* The kept plan of query q, prepared on first use in this backend. */
+static SPIPlanPtr
+plan_for(local_query q)
+{
+	if (plans[q] == NULL)
+	{
+		SPIPlanPtr	p = SPI_prepare(queries[q].sql, queries[q].nargs,
+									(Oid *) queries[q].types);
+
+		if (p == NULL)
+			elog(ERROR, "anarchon: could not prepare a query of the local store: %s",
+				 SPI_result_code_string(SPI_result));
+		if (SPI_keepplan(p) != 0)
+			elog(ERROR, "anarchon: could not keep a query plan of the local store");
+		plans[q] = p;
+	}
+	return plans[q];
+}
+
+/* Run query q; returns the number of rows processed. */
+static uint64
+run(local_query q, Datum *values, int expect)
+{
+	int			rc = SPI_execute_plan(plan_for(q), values, NULL, false, 0);
+
+	if (rc != expect)
+		elog(ERROR, "anarchon: a query of the local store failed: %s",
+			 SPI_result_code_string(rc));
+	return SPI_processed;
+}
+
+/*
+ * Run query q, which may wait for a row lock, waiting at most timeout_ms.
+ * A lock timeout becomes an error that says which job's lock was busy and
+ * which setting bounds the wait.
+ */
+static uint64
+run_locking(local_query q, Datum *values, int expect, const char *job,
+			int64 timeout_ms)
+{
+	MemoryContext oldcxt = CurrentMemoryContext;
+	char		buf[32];
+	int			nest;
+	uint64		n = 0;
+
+	/* lock_timeout = 0 would mean "wait forever": 0 here means "hardly wait". */
+	snprintf(buf, sizeof(buf), INT64_FORMAT, Max(timeout_ms, (int64) 1));
+	nest = NewGUCNestLevel();
+	(void) set_config_option("lock_timeout", buf, PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	PG_TRY();
+	{
+		n = run(q, values, expect);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
+			PG_RE_THROW();
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+				 errmsg("anarchon: job \"%s\" is locked by another session for longer than busy_timeout_ms (" INT64_FORMAT " ms)",
+						job, timeout_ms),
+				 errdetail("Another transaction is claiming this job, or claimed it and has not committed yet."),
+				 errhint("Commit transactions that call anarchon_claim promptly, or raise anarchon.busy_timeout_ms.")));
+	}
+	PG_END_TRY();
+	AtEOXact_GUC(true, nest);
+	return n;
+}
+
+static void
+connect_spi(void)
+{
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "anarchon: SPI_connect failed");
+}
+
+static void
+finish_spi(void)
+{
+	if (SPI_finish() != SPI_OK_FINISH)
+		elog(ERROR, "anarchon: SPI_finish failed");
+}
+
+/* Read the run of the first row of SPI_tuptable into run (copied out of SPI memory). */
+static void
+read_run_row(an_run *run)
+{
+	HeapTuple	tup = SPI_tuptable->vals[0];
+	TupleDesc	desc = SPI_tuptable->tupdesc;
+	bool		isnull;
+	char	   *token;
+	char	   *state;
+
+	run->attempt = DatumGetInt32(SPI_getbinval(tup, desc, 1, &isnull));
+	token = TextDatumGetCString(SPI_getbinval(tup, desc, 2, &isnull));
+	strlcpy(run->token, token, sizeof(run->token));
+	state = TextDatumGetCString(SPI_getbinval(tup, desc, 3, &isnull));
+	run->state = an_run_state_parse(state);
+	run->lease_until = an_pg_ts_to_ms(DatumGetTimestampTz(SPI_getbinval(tup, desc, 4, &isnull)));
+	if (run->state == AN_RUN_NONE)
+		elog(ERROR, "anarchon: run has an unknown state \"%s\" in anarchon.runs", state);
+}
+
+/* ---------------------------------------------------------------- the lease steps */
+
+static int
+op_lock(an_store *st, const an_request *rq)
+{
+	Datum		v[1] = {CStringGetTextDatum(rq->job)};
+
+	run_locking(Q_LOCK_JOB, v, SPI_OK_INSERT, rq->job, rq->settings->busy_timeout_ms);
+	return AN_OK;
+}
+
+static int
+op_now(an_store *st, int64_t *now_ms)
+{
+	*now_ms = an_pg_now_ms();
+	return AN_OK;
+}
+
+static int
+op_read(an_store *st, const an_request *rq, an_run *run)
+{
+	Datum		v[2] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot))};
+
+	if (run_locking(Q_READ_RUN, v, SPI_OK_SELECT, rq->job, rq->settings->busy_timeout_ms) > 0)
+		read_run_row(run);
+	else
+		run->state = AN_RUN_NONE;
+	return AN_OK;
+}
+
+static int
+op_other_live(an_store *st, const an_request *rq, int64_t now, int *live)
+{
+	Datum		v[3] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot)),
+	TimestampTzGetDatum(an_pg_ms_to_ts(now))};
+
+	*live = run(Q_OTHER_LIVE, v, SPI_OK_SELECT) > 0;
+	return AN_OK;
+}
+
+static int
+op_insert(an_store *st, const an_request *rq, int64_t now, int64_t lease_until)
+{
+	Datum		v[5] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot)),
+		CStringGetTextDatum(rq->token), TimestampTzGetDatum(an_pg_ms_to_ts(lease_until)),
+	TimestampTzGetDatum(an_pg_ms_to_ts(now))};
+
+	run(Q_INSERT_RUN, v, SPI_OK_INSERT);
+	return AN_OK;
+}
+
+static int
+op_takeover(an_store *st, const an_request *rq, int32_t attempt, int64_t now,
+			int64_t lease_until)
+{
+	Datum		v[6] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot)),
+		CStringGetTextDatum(rq->token), Int32GetDatum(attempt),
+	TimestampTzGetDatum(an_pg_ms_to_ts(lease_until)), TimestampTzGetDatum(an_pg_ms_to_ts(now))};
+
+	run(Q_TAKEOVER, v, SPI_OK_UPDATE);
+	return AN_OK;
+}
+
+static int
+op_interrupt(an_store *st, const an_request *rq, int64_t now)
+{
+	Datum		v[3] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot)),
+	TimestampTzGetDatum(an_pg_ms_to_ts(now))};
+
+	run(Q_INTERRUPT, v, SPI_OK_UPDATE);
+	return AN_OK;
+}
+
+/*
+ * Commit belongs to the caller.  A rollback request cannot happen (the steps
+ * above ereport instead of returning errors); if it ever did, aborting the
+ * caller's transaction is the only way to take back what the claim wrote.
+ */
+static int
+op_unlock(an_store *st, int commit)
+{
+	if (!commit)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("anarchon: the claim failed half-way and was rolled back: %s",
+						st->errmsg)));
+	return AN_OK;
+}
+
+static const an_lease_ops local_ops = {
+	.lock = op_lock,
+	.now = op_now,
+	.read = op_read,
+	.other_live = op_other_live,
+	.insert = op_insert,
+	.takeover = op_takeover,
+	.interrupt = op_interrupt,
+	.unlock = op_unlock,
+};
+
+/* ---------------------------------------------------------------- the store methods */
+
+static int
+local_open(an_store *st, const char *url, void *arg)
+{
+	return AN_OK;
+}
+
+static int
+local_claim(an_store *st, const an_request *rq, an_claim_result *res)
+{
+	int			rc;
+
+	connect_spi();
+	rc = an_lease_claim(st, &local_ops, rq, res);
+	finish_spi();
+	return rc;
+}
+
+static int
+local_heartbeat(an_store *st, const an_request *rq, int *owned)
+{
+	Datum		v[4] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot)),
+	CStringGetTextDatum(rq->token), Int64GetDatum(rq->settings->lease_ms)};
+
+	connect_spi();
+	*owned = run_locking(Q_HEARTBEAT, v, SPI_OK_UPDATE, rq->job, rq->settings->busy_timeout_ms) > 0;
+	finish_spi();
+	return AN_OK;
+}
+
+static int
+local_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
+{
+	Datum		v[4] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot)),
+	CStringGetTextDatum(rq->token), CStringGetTextDatum(an_run_state_name(status))};
+
+	connect_spi();
+	*owned = run_locking(Q_FINISH, v, SPI_OK_UPDATE, rq->job, rq->settings->busy_timeout_ms) > 0;
+	finish_spi();
+	return AN_OK;
+}
+
+/* The page's shortcut: one plain SELECT, no row lock, no write. */
+static int
+local_check(an_store *st, const an_request *rq, an_check_result *res)
+{
+	Datum		v[2] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot))};
+	an_run		r;
+
+	memset(&r, 0, sizeof(r));
+	connect_spi();
+	if (run(Q_CHECK, v, SPI_OK_SELECT) > 0)
+		read_run_row(&r);
+	finish_spi();
+	res->state = an_lease_check_state(&r, an_pg_now_ms());
+	res->attempt = r.attempt;
+	res->lease_until = r.lease_until;
+	return AN_OK;
+}
+
+static int
+local_prune(an_store *st, int64_t before, int64_t *deleted)
+{
+	Datum		v[2] = {TimestampTzGetDatum(an_pg_ms_to_ts(before)),
+	TimestampTzGetDatum(an_pg_ms_to_ts(an_pg_now_ms()))};
+
+	connect_spi();
+	*deleted = (int64_t) run(Q_PRUNE, v, SPI_OK_DELETE);
+	finish_spi();
+	return AN_OK;
+}
+
+static void
+local_close(an_store *st)
+{
+}
+
+const an_store_methods an_pg_local_methods = {
+	.version = 1,
+	.name = "local",
+	.open = local_open,
+	.claim = local_claim,
+	.heartbeat = local_heartbeat,
+	.finish = local_finish,
+	.check = local_check,
+	.prune = local_prune,
+	.validate = NULL,
+	.close = local_close,
+};

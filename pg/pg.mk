@@ -1,0 +1,41 @@
+# pg.mk — the PostgreSQL extension, built with PGXS (included by the top-level
+# Makefile before $(PGXS)).
+#
+# The install script anarchon--<version>.sql is assembled at build time from
+# the ordered pieces pg/sql/NN-*.sql, so another part of anarchon adds its SQL
+# objects as a new piece (e.g. pg/sql/50-schedule.sql) without editing these.
+# Upgrade scripts anarchon--A--B.sql live in pg/upgrade/ and are installed as
+# they are.  The C sources are every pg/*.c plus the core and remote objects.
+
+AN_PG_VERSION := $(shell sed -n 's/^\#define AN_VERSION "\(.*\)"/\1/p' core/anarchon.h)
+
+MODULE_big = anarchon
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard pg/*.c)) $(CORE_SRCS) $(REMOTE_SRCS))
+PG_CPPFLAGS = -Icore -Iremote -Ipg $(REMOTE_CFLAGS)
+PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter
+SHLIB_LINK = $(REMOTE_LIBS) -lm
+
+AN_PG_SCRIPT = pg/anarchon--$(AN_PG_VERSION).sql
+AN_PG_PIECES = $(sort $(wildcard pg/sql/*.sql))
+# Without EXTENSION (the control file is in pg/, not at the top), PGXS would
+# install DATA into contrib/.
+MODULEDIR = extension
+DATA = pg/anarchon.control $(wildcard pg/upgrade/anarchon--*--*.sql)
+DATA_built = $(AN_PG_SCRIPT)
+
+# pg_regress: every sql/NAME.sql against expected/NAME.out (make installcheck).
+REGRESS = $(sort $(basename $(notdir $(wildcard sql/*.sql))))
+REGRESS_OPTS = --inputdir=.
+
+EXTRA_CLEAN += pg/anarchon--*.sql.tmp
+
+# The core and remote sources are written for C11 (the SQLite build compiles
+# them with -std=c11), where declarations may follow statements; PostgreSQL's
+# own flags would turn that style into an error here.
+$(patsubst %.c,%.o,$(CORE_SRCS) $(REMOTE_SRCS)): override CFLAGS += -Wno-declaration-after-statement
+
+$(AN_PG_SCRIPT): $(AN_PG_PIECES) core/anarchon.h pg/pg.mk
+	cat $(AN_PG_PIECES) > $@.tmp
+	mv $@.tmp $@
+
+$(patsubst %.c,%.o,$(sort $(wildcard pg/*.c))): $(wildcard pg/*.h core/*.h remote/*.h)

@@ -1,0 +1,75 @@
+# server.sh — a temporary PostgreSQL 15 server for a test suite (source it
+# after ../lib.sh).
+#
+#   pg_install                 `make install` the extension once (as root)
+#   pg_start [CONF_LINE ...]   initdb + start a server on a free 127.0.0.1 port,
+#                              data and socket under a temporary folder; each
+#                              argument is appended to postgresql.conf
+#                              (e.g. "shared_preload_libraries = 'pg_cron'")
+#   pg_stop                    stop it (pg_start registers this with at_exit)
+#   pg_as_server_user CMD...   run CMD as the user that owns the server
+#
+# root may not run initdb or postgres, so as root the server runs as the
+# `postgres` OS user; as anyone else, as that user.  pg_start exports PGHOST
+# (the socket folder), PGPORT, PGUSER (the bootstrap superuser) and
+# PGDATABASE=postgres, plus PG_DATA, PG_DIR and PG_LOG for the suite.
+
+PG_BINDIR=${PG_BINDIR:-$(pg_config --bindir)}
+
+pg_as_server_user() {
+	if [ "$(id -u)" -eq 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+pg_install() {
+	if [ "$(id -u)" -ne 0 ]; then
+		# Not root: the extension must already be installed (make install as root).
+		[ -f "$(pg_config --sharedir)/extension/anarchon.control" ] && return 0
+		echo "anarchon is not installed: run 'make install' as root" >&2
+		return 1
+	fi
+	make -s -C "$REPO_ROOT" install > /dev/null
+}
+
+pg_start() {
+	local conf
+	PG_DIR=$(t_tmpdir)
+	PG_DATA=$PG_DIR/data
+	PG_LOG=$PG_DIR/server.log
+	if [ "$(id -u)" -eq 0 ]; then chown postgres: "$PG_DIR"; fi
+	PGPORT=$(free_port) || { echo "no free port" >&2; return 1; }
+	PGHOST=$PG_DIR
+	PGUSER=$(pg_as_server_user id -un)
+	PGDATABASE=postgres
+	export PGHOST PGPORT PGUSER PGDATABASE PG_DATA PG_DIR PG_LOG
+
+	pg_as_server_user "$PG_BINDIR/initdb" -D "$PG_DATA" -A trust -U "$PGUSER" \
+		--no-sync -E UTF8 --locale=C > "$PG_DIR/initdb.log" 2>&1 || {
+		cat "$PG_DIR/initdb.log" >&2
+		return 1
+	}
+	{
+		echo "listen_addresses = '127.0.0.1'"
+		echo "port = $PGPORT"
+		echo "unix_socket_directories = '$PG_DIR'"
+		echo "max_connections = 120"
+		echo "shared_buffers = 64MB"
+		echo "log_min_messages = warning"
+		for conf in "$@"; do echo "$conf"; done
+	} | pg_as_server_user tee -a "$PG_DATA/postgresql.conf" > /dev/null
+	at_exit pg_stop
+	pg_as_server_user "$PG_BINDIR/pg_ctl" -D "$PG_DATA" -l "$PG_LOG" -w -t 60 start > /dev/null || {
+		tail -n 20 "$PG_LOG" >&2
+		return 1
+	}
+}
+
+pg_stop() {
+	[ -n "${PG_DATA:-}" ] && [ -f "$PG_DATA/postmaster.pid" ] || return 0
+	pg_as_server_user "$PG_BINDIR/pg_ctl" -D "$PG_DATA" -m fast -w -t 60 stop > /dev/null 2>&1 ||
+		pg_as_server_user "$PG_BINDIR/pg_ctl" -D "$PG_DATA" -m immediate -w stop > /dev/null 2>&1
+	return 0
+}
