@@ -1,0 +1,1 @@
+# badinput: later

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The Redis suite: every strategy through the store interface (rdrive), then
+# through SQLite and PostgreSQL when those hosts are built.  A real
+# redis-server with appendonly yes runs on a free loopback port.
+#
+#   checks/table.sh       the outcome tables, own retries, fencing, late, idmp
+#   checks/contend.sh     16 processes x 500 slots per strategy: one won per slot
+#   checks/faults.sh      restart, SIGSTOP, cancel, script cache flush
+#   checks/badinput.sh    URLs, parameters, unreachable hosts, passwords
+#   checks/sqlite.sh      the same claims through the SQLite extension
+#   checks/pg.sh          the same through PostgreSQL's foreign server
+source "$(dirname "$0")/../lib.sh"
+cd "$REPO_ROOT" || exit 1
+here=test/redis
+source "$here/server.sh"
+
+if ! make -s test/bin/rdrive > /dev/null 2>&1; then
+	not_ok "redis: build rdrive" "$(make test/bin/rdrive 2>&1 | tail -n 20)"
+	suite_end
+	exit
+fi
+RDRIVE=$REPO_ROOT/test/bin/rdrive
+tmp=$(t_tmpdir)
+
+PORT=$(free_port)
+if ! redis_start main "$PORT"; then
+	not_ok "redis: start redis-server" "$(tail -n 20 "$R_DIR/main/log" 2>/dev/null)"
+	suite_end
+	exit
+fi
+URL="redis://127.0.0.1:$PORT"
+
+# drive NAME URL [-s name=value...]: rdrive on stdin, output to $tmp/NAME.out
+drive() {
+	local name=$1 url=$2
+	shift 2
+	"$RDRIVE" "$@" "$url" > "$tmp/$name.out" 2>&1
+}
+
+for t in table contend faults badinput sqlite pg; do
+	source "$here/checks/$t.sh"
+done
+
+suite_end

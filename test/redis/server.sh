@@ -1,0 +1,33 @@
+# server.sh — start and stop the suites' own redis-server (sourced after lib.sh).
+#
+#   redis_start NAME PORT [redis-server options...]   under $R_DIR/NAME, AOF on
+#   redis_stop NAME                                    SIGCONT, then SIGTERM, wait
+# Every server started is stopped at exit, even when a check fails.
+R_DIR=${R_DIR:-$(t_tmpdir)}
+
+redis_start() {
+	local name=$1 port=$2 pid
+	shift 2
+	mkdir -p "$R_DIR/$name"
+	redis-server --port "$port" --bind 127.0.0.1 --dir "$R_DIR/$name" --appendonly yes \
+		--save '' --daemonize no --logfile "$R_DIR/$name/log" "$@" &
+	pid=$!
+	echo "$pid" > "$R_DIR/$name/pid"
+	at_exit "redis_stop $name"
+	wait_port "$port" 10
+}
+
+redis_stop() {
+	local f="$R_DIR/$1/pid" pid
+	[ -f "$f" ] || return 0
+	pid=$(cat "$f")
+	rm -f "$f"
+	kill -CONT "$pid" 2> /dev/null
+	kill "$pid" 2> /dev/null
+	wait "$pid" 2> /dev/null
+	return 0
+}
+
+redis_pid() { cat "$R_DIR/$1/pid"; }
+
+now_ms() { date +%s%3N; }
