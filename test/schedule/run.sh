@@ -35,4 +35,40 @@ else
 	not_ok "make sqlite" "$(tail -n 20 "$tmp/build-sqlite.log")"
 fi
 
+# Part 3: doc/examples/app_loop.py, six processes on one SQLite file and a
+# 1-second schedule: one winner per slot, the work done once per slot.
+py=/usr/bin/python3
+if [ -x "$py" ] && [ -f sqlite/anarchon.so ]; then
+	db=$tmp/app.db
+	pids=()
+	for i in 1 2 3 4 5 6; do
+		timeout 60 "$py" doc/examples/app_loop.py "$db" report '1 seconds' 6 > "$tmp/app.$i.out" 2> "$tmp/app.$i.err" &
+		pids+=($!)
+	done
+	rc=0
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	if [ $rc -ne 0 ]; then
+		not_ok "app loop: six processes ran to the end" "$(cat "$tmp"/app.*.err | tail -n 20)"
+	else
+		ok "app loop: six processes ran to the end"
+	fi
+	cat "$tmp"/app.*.out > "$tmp/app.all"
+	# one 'won' per slot that anybody claimed
+	bad=$(awk '{n[$1]++; if ($2 == "won") w[$1]++} END {for (s in n) if (w[s] != 1) print s, "winners:", w[s] + 0}' "$tmp/app.all")
+	if [ -z "$bad" ] && [ -s "$tmp/app.all" ]; then
+		ok "app loop: exactly one winner per slot ($(awk '{print $1}' "$tmp/app.all" | sort -u | wc -l) slots)"
+	else
+		not_ok "app loop: exactly one winner per slot" "$bad"
+	fi
+	contended=$(awk '{n[$1]++} END {c = 0; for (s in n) if (n[s] >= 2) c++; print c}' "$tmp/app.all")
+	check "app loop: slots were contended ($contended with two or more claimers)" test "$contended" -ge 1
+	# the work of each slot: three steps, all by one process; the run succeeded
+	got=$(sqlite3 "$db" "SELECT (SELECT count(*) FROM (SELECT slot FROM work_done GROUP BY slot HAVING count(*) <> 3 OR count(DISTINCT pid) <> 1))
+		|| ' ' || (SELECT count(*) FROM anarchon_runs WHERE job = 'report' AND state <> 'succeeded')
+		|| ' ' || (SELECT count(*) FROM anarchon_runs r WHERE NOT EXISTS (SELECT 1 FROM work_done w WHERE w.slot = r.slot))" 2>&1)
+	check "app loop: work done once per slot by its winner, every run succeeded ($got)" test "$got" = "0 0 0"
+else
+	not_ok "app loop: needs /usr/bin/python3 and sqlite/anarchon.so"
+fi
+
 suite_end
