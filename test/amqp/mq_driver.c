@@ -11,7 +11,10 @@
  *                                       fresh tokens on one connection, one
  *                                       "SLOT OUTCOME" line each
  *   mq-driver URL bench JOB SLOT0 N     N claims of fresh slots, then one line
- *                                       "ops OPS_PER_S P50_US P99_US"
+ *                                       "ops OPS_PER_S P50_US P99_US ERRORS"
+ *   mq-driver [-l ms] URL session       reads commands like the above, one a
+ *                                       line, from stdin, all on one store
+ *                                       (one connection, one session memory)
  *
  * It finds the store with an_remote_find, exactly as a database host does,
  * and plays the host: the clock is this machine's, and SIGINT asks the store
@@ -144,8 +147,37 @@ many(an_store *st, an_request *rq, long n, int bench)
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: mq-driver [-l max_late_ms] URL claim|heartbeat|finish|check|validate|contend|bench ...\n");
+	fprintf(stderr, "usage: mq-driver [-l max_late_ms] URL claim|heartbeat|finish|check|validate|contend|bench|session ...\n");
 	return 2;
+}
+
+static int	run(an_store *st, an_settings *s, int argc, char **argv);
+
+/* One command per input line, on the same open store; "# text" lines are echoed. */
+static int
+session(an_store *st, an_settings *s)
+{
+	char		line[1024];
+
+	while (fgets(line, sizeof(line), stdin))
+	{
+		char	   *argv[8];
+		int			argc = 0;
+
+		if (line[0] == '#')
+		{
+			fputs(line, stdout);
+			continue;
+		}
+		for (char *t = strtok(line, " \t\n"); t && argc < 8; t = strtok(NULL, " \t\n"))
+			argv[argc++] = t;
+		if (argc > 0)
+		{
+			canceled = 0;
+			run(st, s, argc, argv);
+		}
+	}
+	return 0;
 }
 
 static int
@@ -155,6 +187,14 @@ run(an_store *st, an_settings *s, int argc, char **argv)
 	an_request	rq = {.settings = s};
 	int			owned;
 
+	an_store_clear(st);
+	if (strcmp(cmd, "session") == 0)
+		return session(st, s);
+	if (strcmp(cmd, "sleep") == 0 && argc > 1)
+	{
+		usleep((useconds_t) atol(argv[1]) * 1000);
+		return 0;
+	}
 	if (strcmp(cmd, "validate") == 0)
 	{
 		if (st->m->validate && st->m->validate(st, s) != AN_OK)

@@ -1,0 +1,328 @@
+/*
+ * amqp.c — the RabbitMQ store: a claim is a publish into a per-slot gate.
+ *
+ *   amqp://user:password@host[:port]/vhost?prefix=cron&slot_ttl_ms=120000&timeout_ms=2000
+ *
+ * The gate of (job, slot) is the queue <prefix>.<job>.slot.<slot>, declared
+ * durable with x-max-length 1, x-overflow reject-publish and x-expires
+ * slot_ttl_ms.  The claim is published into it, persistent and mandatory,
+ * on a channel in confirm mode.  The broker handles the publishes to one
+ * queue in order: the first fills the queue and is acked (won); every later
+ * one is nacked (lost).  Nobody consumes, so the queue stays full until it
+ * has gone unused for slot_ttl_ms.  A claim whose confirm does not come
+ * within timeout_ms, or whose connection drops after the publish, is lost:
+ * the run may then be skipped, never run twice.
+ *
+ * A claim of our own sent again cannot be recognised (RabbitMQ cannot show
+ * a queued message without taking it off the queue, which would reopen the
+ * gate), so a resent claim answers lost.  heartbeat, finish and check are
+ * described in doc/stores-amqp-nats.md.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "amqp_link.h"
+#include "noclock.h"
+#include "url.h"
+
+#define AMQP_DEFAULT_PORT 5672
+#define AMQP_TTL_DEFAULT_MS 120000
+#define AMQP_TIMEOUT_DEFAULT_MS 2000
+#define AMQP_KNOWN "prefix, slot_ttl_ms, timeout_ms"
+/* RabbitMQ's x-expires is a 32-bit number of milliseconds. */
+#define AMQP_TTL_MAX_MS INT64_C(2147483647)
+
+typedef struct amqp_store
+{
+	char	   *host;
+	int			port;
+	char	   *vhost;
+	char	   *user;
+	char	   *password;
+	char		prefix[65];
+	int64_t		ttl_ms;
+	int64_t		timeout_ms;
+	amqp_link	link;
+	an_claims	claims;
+} amqp_store;
+
+static char *
+dup_or(const char *s, const char *def)
+{
+	return strdup(s ? s : def);
+}
+
+static int
+parse_url(an_store *st, amqp_store *a, const char *url)
+{
+	an_url		u;
+	const char *prefix;
+	char		redacted[128];
+	char		err[AN_ERRMAX];
+	int			rc = AN_OK;
+
+	if (an_url_parse(url, &u, err, sizeof(err)) < 0)
+		return an_store_fail(st, AN_E_CONFIG, "%s", err);
+	if (an_url_prefix(&u, &prefix, err, sizeof(err)) < 0 ||
+		an_url_int(&u, "slot_ttl_ms", AMQP_TTL_DEFAULT_MS, 1000, AMQP_TTL_MAX_MS, &a->ttl_ms, err, sizeof(err)) < 0 ||
+		an_url_int(&u, "timeout_ms", AMQP_TIMEOUT_DEFAULT_MS, 1, 600000, &a->timeout_ms, err, sizeof(err)) < 0 ||
+		an_url_no_unknown(&u, AMQP_KNOWN, err, sizeof(err)) < 0)
+		rc = an_store_fail(st, AN_E_CONFIG, "%s", err);
+	else
+	{
+		/* No path, or an empty one, means the default virtual host "/" (write %2F to be explicit). */
+		an_url_redacted(&u, redacted, sizeof(redacted));
+		snprintf(a->link.who, sizeof(a->link.who), "RabbitMQ at %s", redacted);
+		snprintf(a->prefix, sizeof(a->prefix), "%s", prefix);
+		a->port = u.port ? u.port : AMQP_DEFAULT_PORT;
+		a->host = strdup(u.host);
+		a->vhost = dup_or(u.path && *u.path ? u.path : NULL, "/");
+		a->user = dup_or(u.user, "guest");
+		a->password = dup_or(u.password, "guest");
+		if (!a->host || !a->vhost || !a->user || !a->password)
+			rc = an_store_fail(st, AN_E_NOMEM, "out of memory");
+	}
+	an_url_free(&u);
+	return rc;
+}
+
+/* Connected, with a confirm channel open; reused from call to call. */
+static int
+ready(an_store *st, amqp_store *a, const an_deadline *d)
+{
+	amqp_login_info li = {a->host, a->port, a->vhost, a->user, a->password};
+
+	if (a->link.conn == NULL && amqp_link_open(st, &a->link, &li, d) != AN_OK)
+		return st->err;
+	return amqp_link_channel(st, &a->link, d);
+}
+
+static void
+gate_name(const amqp_store *a, const an_request *rq, char *out, size_t outlen)
+{
+	snprintf(out, outlen, "%s.%s.slot.%lld", a->prefix, rq->job, (long long) rq->slot);
+}
+
+/*
+ * Declare the gate (passive: only look it up).  A passive declare of a
+ * missing queue answers with channel error 404: *exists = 0.
+ */
+static int
+declare_gate(an_store *st, amqp_store *a, const an_deadline *d, const char *gate,
+			 int passive, int *exists)
+{
+	amqp_table_entry_t args[3];
+	amqp_queue_declare_t q;
+	int			rc;
+
+	memset(&q, 0, sizeof(q));
+	args[0].key = amqp_cstring_bytes("x-max-length");
+	args[0].value.kind = AMQP_FIELD_KIND_I64;
+	args[0].value.value.i64 = 1;
+	args[1].key = amqp_cstring_bytes("x-overflow");
+	args[1].value.kind = AMQP_FIELD_KIND_UTF8;
+	args[1].value.value.bytes = amqp_cstring_bytes("reject-publish");
+	args[2].key = amqp_cstring_bytes("x-expires");
+	args[2].value.kind = AMQP_FIELD_KIND_I64;
+	args[2].value.value.i64 = a->ttl_ms;
+	q.queue = amqp_cstring_bytes(gate);
+	q.passive = passive;
+	q.durable = 1;				/* a broker restart keeps the gate, and its claim */
+	if (!passive)
+	{
+		q.arguments.num_entries = 3;
+		q.arguments.entries = args;
+	}
+	*exists = 0;
+	rc = amqp_link_rpc(st, &a->link, d, "the gate queue's declaration", AMQP_QUEUE_DECLARE_METHOD, &q,
+					   AMQP_QUEUE_DECLARE_OK_METHOD, NULL);
+	if (rc == AN_OK)
+		*exists = 1;
+	else if (passive && a->link.last_code == 404)
+	{
+		an_store_clear(st);
+		return AN_OK;
+	}
+	else if (rc == AN_E_CONFIG)
+	{
+		char		why[AN_ERRMAX];
+
+		snprintf(why, sizeof(why), "%s", st->errmsg);
+		an_store_fail(st, AN_E_CONFIG,
+					  "the gate queue %s exists with other arguments than this instance's: do all instances use the same slot_ttl_ms? (%s)",
+					  gate, why);
+	}
+	return st->err;
+}
+
+static int
+amqp_open(an_store *st, const char *url, void *arg)
+{
+	amqp_store *a;
+	an_deadline d;
+
+	(void) arg;
+	a = calloc(1, sizeof(*a));
+	if (a == NULL)
+		return an_store_fail(st, AN_E_NOMEM, "out of memory");
+	st->impl = a;
+	if (parse_url(st, a, url) != AN_OK)
+		return st->err;
+	an_deadline_start(&d, a->timeout_ms);
+	return ready(st, a, &d);
+}
+
+static int
+amqp_validate(an_store *st, const an_settings *s)
+{
+	amqp_store *a = st->impl;
+
+	return an_noclock_memory_ok(st, "slot_ttl_ms (how long a gate queue outlives its last claim)",
+								"slot_ttl_ms", a->ttl_ms, s);
+}
+
+static int
+amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
+{
+	amqp_store *a = st->impl;
+	an_deadline d;
+	char		gate[256];
+	char		body[AN_JOB_MAX + AN_TOKEN_MAX + 64];
+	int			acked;
+	int			exists;
+
+	memset(res, 0, sizeof(*res));
+	if (an_noclock_late(st, rq))
+	{
+		res->outcome = AN_LATE;
+		return AN_OK;
+	}
+	an_deadline_start(&d, a->timeout_ms);
+	gate_name(a, rq, gate, sizeof(gate));
+	for (int attempt = 0;; attempt++)
+	{
+		int			reused = a->link.conn != NULL;
+
+		if (ready(st, a, &d) != AN_OK)
+			return st->err;
+		if (declare_gate(st, a, &d, gate, 0, &exists) == AN_OK)
+			break;
+		/*
+		 * A kept connection found broken (e.g. the broker restarted since
+		 * the last call): nothing was published yet, so connect again once.
+		 */
+		if (st->err != AN_E_CONNECT || !reused || attempt > 0)
+			return st->err;
+		an_store_clear(st);
+	}
+	snprintf(body, sizeof(body), "{\"job\":\"%s\",\"slot\":%lld,\"token\":\"%s\"}",
+			 rq->job, (long long) rq->slot, rq->token);
+	if (amqp_link_publish(st, &a->link, &d, gate, body, &acked) != AN_OK)
+	{
+		/*
+		 * Published, but no confirm: the claim may or may not be in the gate.
+		 * Answer lost, so at most one instance runs; a cancel stays an error.
+		 */
+		if (st->err == AN_E_CANCELED)
+			return st->err;
+		an_store_clear(st);
+		acked = 0;
+	}
+	res->outcome = acked ? AN_WON : AN_LOST;
+	an_claims_put(&a->claims, rq->job, rq->slot, rq->token, 0, acked);
+	return AN_OK;
+}
+
+/*
+ * Does this token own the run?  Only this session's own won claims can be
+ * recognised, and only while their gate queue still exists.
+ */
+static int
+owns(an_store *st, const an_request *rq, int *owned)
+{
+	amqp_store *a = st->impl;
+	const an_claim_memo *m = an_claims_get(&a->claims, rq->job, rq->slot);
+	an_deadline d;
+	char		gate[256];
+
+	*owned = 0;
+	if (m == NULL || !m->won || strcmp(m->token, rq->token) != 0)
+		return AN_OK;
+	an_deadline_start(&d, a->timeout_ms);
+	gate_name(a, rq, gate, sizeof(gate));
+	if (ready(st, a, &d) != AN_OK || declare_gate(st, a, &d, gate, 1, owned) != AN_OK)
+		return st->err;
+	return AN_OK;
+}
+
+static int
+amqp_heartbeat(an_store *st, const an_request *rq, int *owned)
+{
+	return owns(st, rq, owned);
+}
+
+static int
+amqp_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
+{
+	/* Nothing is recorded: the gate stays full until it expires. */
+	(void) status;
+	return owns(st, rq, owned);
+}
+
+static int
+amqp_check(an_store *st, const an_request *rq, an_check_result *res)
+{
+	amqp_store *a = st->impl;
+	an_deadline d;
+	char		gate[256];
+	int			exists;
+
+	memset(res, 0, sizeof(*res));
+	an_deadline_start(&d, a->timeout_ms);
+	gate_name(a, rq, gate, sizeof(gate));
+	if (ready(st, a, &d) != AN_OK || declare_gate(st, a, &d, gate, 1, &exists) != AN_OK)
+		return st->err;
+	res->state = exists ? AN_CHECK_RUNNING : AN_CHECK_NONE;
+	return AN_OK;
+}
+
+static void
+wipe_free(char *s)
+{
+	if (s)
+	{
+		memset(s, 0, strlen(s));
+		free(s);
+	}
+}
+
+/* close: also after a failed open; the password is wiped before it is freed. */
+static void
+amqp_close(an_store *st)
+{
+	amqp_store *a = st->impl;
+
+	if (a == NULL)
+		return;
+	amqp_link_close(&a->link);
+	free(a->host);
+	free(a->vhost);
+	free(a->user);
+	wipe_free(a->password);
+	free(a);
+	st->impl = NULL;
+}
+
+const an_store_methods an_amqp_methods = {
+	.version = 1,
+	.name = "amqp",
+	.open = amqp_open,
+	.claim = amqp_claim,
+	.heartbeat = amqp_heartbeat,
+	.finish = amqp_finish,
+	.check = amqp_check,
+	.prune = NULL,
+	.validate = amqp_validate,
+	.close = amqp_close,
+};

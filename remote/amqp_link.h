@@ -1,0 +1,69 @@
+/*
+ * amqp_link.h — one AMQP 0-9-1 connection to RabbitMQ (rabbitmq-c), with a
+ * confirm-mode channel and waits that are bounded and cancellable.
+ *
+ * rabbitmq-c's own RPC helpers block until an answer or their timeout and
+ * close the connection on any surprise.  Here every wait reads frames with
+ * amqp_simple_wait_frame_noblock in short slices (wait.h), so a query cancel
+ * is noticed quickly, and a channel error (the broker closes the channel,
+ * e.g. 404 for a missing queue, 406 for a queue declared with other
+ * arguments) is answered with close-ok and the channel is reopened at the
+ * next call: the connection survives it.  A timeout, a cancel or a broken
+ * socket drops the connection (its state is unknown); the next call
+ * reconnects.
+ */
+#ifndef ANARCHON_AMQP_LINK_H
+#define ANARCHON_AMQP_LINK_H
+
+#include <amqp.h>
+
+#include "wait.h"
+
+typedef struct amqp_link
+{
+	amqp_connection_state_t conn;	/* NULL when not connected */
+	amqp_channel_t ch;           /* the channel in use, when chan_open */
+	int			chan_open;       /* open and in confirm mode */
+	uint64_t	next_tag;        /* delivery tag of the next publish on ch */
+	uint16_t	last_code;       /* reply code of the last channel error, 0 if none */
+	char		who[160];        /* "RabbitMQ at amqp://host:port/vhost" */
+} amqp_link;
+
+typedef struct amqp_login_info
+{
+	const char *host;
+	int			port;
+	const char *vhost;
+	const char *user;
+	const char *password;
+} amqp_login_info;
+
+/* Connect and log in within the deadline; AN_E_AUTH, AN_E_CONFIG (vhost), ... */
+int			amqp_link_open(an_store *st, amqp_link *l, const amqp_login_info *li,
+						   const an_deadline *d);
+
+/* Close politely (bounded by a short wait), then free; safe when closed. */
+void		amqp_link_close(amqp_link *l);
+
+/* Open a channel in confirm mode unless one is open. */
+int			amqp_link_channel(an_store *st, amqp_link *l, const an_deadline *d);
+
+/*
+ * Send a synchronous method on the channel and wait for its reply method
+ * `expect`; *reply points into the connection's buffers until the next call.
+ * A channel error fails st (l->last_code says which) and closes the channel.
+ */
+int			amqp_link_rpc(an_store *st, amqp_link *l, const an_deadline *d, const char *what,
+						  amqp_method_number_t method, void *args,
+						  amqp_method_number_t expect, void **reply);
+
+/*
+ * Publish body to the default exchange with routing key `queue`, persistent
+ * and mandatory, and wait for its confirm, matched by delivery tag.  *acked
+ * is 1 for an ack of a message that a queue took, 0 for a nack or for a
+ * message returned unroutable (no such queue) before its ack.
+ */
+int			amqp_link_publish(an_store *st, amqp_link *l, const an_deadline *d,
+							  const char *queue, const char *body, int *acked);
+
+#endif							/* ANARCHON_AMQP_LINK_H */
