@@ -25,4 +25,5 @@ BEGIN
 END
 $$;
 
-REVOKE EXECUTE ON FUNCTION @extschema@.anarchon_prune(bigint) FROM PUBLIC;
+-- Privileges stay on the anarchon.* functions: a wrapper runs as its caller,
+-- so GRANT or REVOKE there (anarchon_prune is revoked from PUBLIC).

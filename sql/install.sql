@@ -1,0 +1,36 @@
+-- CREATE EXTENSION and DROP EXTENSION are both clean.
+SET client_min_messages = warning;
+DROP EXTENSION IF EXISTS anarchon;
+RESET client_min_messages;
+CREATE EXTENSION anarchon;
+SELECT n.nspname, c.relname, c.relkind
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+ WHERE n.nspname = 'anarchon' AND (c.relname LIKE 'runs%' OR c.relname = 'claim_info')
+ ORDER BY 2;
+-- The indexes that keep claim, check and overlap on index lookups.
+SELECT indexdef FROM pg_indexes
+ WHERE schemaname = 'anarchon' AND tablename IN ('runs', 'runs_jobs') ORDER BY indexname;
+-- Every writing function runs as its owner with search_path pinned.
+SELECT p.proname, p.prosecdef, p.proconfig
+  FROM pg_proc p
+ WHERE p.pronamespace = 'anarchon'::regnamespace
+   AND p.proname IN ('anarchon_claim', 'anarchon_claim_info', 'anarchon_heartbeat',
+                     'anarchon_finish', 'anarchon_check', 'anarchon_prune', 'anarchon_token')
+ GROUP BY 1, 2, 3 ORDER BY 1;
+-- The unqualified names are plain SQL functions calling anarchon.*.
+SELECT p.proname, count(*) AS forms, bool_and(l.lanname = 'sql') AS sql
+  FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+ WHERE p.pronamespace = 'public'::regnamespace
+   AND p.proname IN ('anarchon_claim', 'anarchon_claim_info', 'anarchon_heartbeat',
+                     'anarchon_finish', 'anarchon_check', 'anarchon_prune', 'anarchon_token')
+ GROUP BY 1 ORDER BY 1;
+SELECT length(anarchon_token()) AS len, anarchon_token() ~ '^[0-9a-f]{32}$' AS hex,
+       anarchon_token() <> anarchon_token() AS fresh;
+DROP EXTENSION anarchon;
+-- Nothing is left behind.
+SELECT count(*) AS left_behind FROM pg_namespace WHERE nspname = 'anarchon';
+SELECT count(*) AS left_behind FROM pg_proc WHERE proname LIKE 'anarchon%';
+SELECT count(*) AS left_behind FROM pg_type WHERE typname = 'claim_info';
+-- And again, for the tests that follow.
+CREATE EXTENSION anarchon;
+SELECT extname, extversion FROM pg_extension WHERE extname = 'anarchon';

@@ -1,0 +1,48 @@
+-- An ordinary role calls the functions but cannot write the tables; pg_monitor reads the history.
+CREATE EXTENSION IF NOT EXISTS anarchon;
+TRUNCATE anarchon.runs, anarchon.runs_jobs;
+SELECT (extract(epoch FROM date_trunc('second', clock_timestamp())) * 1000)::bigint AS now_ms \gset
+CREATE ROLE regress_anarchon_app;
+CREATE ROLE regress_anarchon_mon IN ROLE pg_monitor;
+
+SET ROLE regress_anarchon_app;
+SELECT anarchon_claim('p', :now_ms, 'tok-1');
+SELECT anarchon.anarchon_claim('p', :now_ms, 'tok-2');
+SELECT anarchon_check('p', :now_ms);
+SELECT anarchon_heartbeat('p', :now_ms, 'tok-1');
+SELECT anarchon_finish('p', :now_ms, 'tok-1');
+SELECT length(anarchon_token());
+-- No direct access to the tables.
+INSERT INTO anarchon.runs VALUES ('p', now(), 1, 'x', 'running', now(), now(), NULL);
+UPDATE anarchon.runs SET state = 'running';
+DELETE FROM anarchon.runs;
+SELECT count(*) FROM anarchon.runs;
+INSERT INTO anarchon.runs_jobs (job) VALUES ('x');
+DELETE FROM anarchon.runs_jobs;
+TRUNCATE anarchon.runs;
+-- Deleting history is for the owner and whom it grants.
+SELECT anarchon_prune();
+SELECT anarchon.anarchon_prune();
+-- A caller's search_path cannot change what the functions' queries mean.
+CREATE TEMP TABLE runs (x int);
+SET search_path = pg_temp, public;
+SELECT anarchon_claim('p2', :now_ms, 'tok-1');
+RESET search_path;
+DROP TABLE pg_temp.runs;
+RESET ROLE;
+
+-- Monitoring reads the history, all but the tokens.
+SET ROLE regress_anarchon_mon;
+SELECT job, attempt, state, finished_at IS NOT NULL AS finished FROM anarchon.runs ORDER BY job;
+SELECT token FROM anarchon.runs;
+UPDATE anarchon.runs SET state = 'failed';
+RESET ROLE;
+
+-- The owner can grant prune.
+GRANT EXECUTE ON FUNCTION anarchon.anarchon_prune(bigint) TO regress_anarchon_app;
+SET ROLE regress_anarchon_app;
+SELECT anarchon_prune() >= 0 AS pruned;
+RESET ROLE;
+REVOKE EXECUTE ON FUNCTION anarchon.anarchon_prune(bigint) FROM regress_anarchon_app;
+DROP ROLE regress_anarchon_app;
+DROP ROLE regress_anarchon_mon;
