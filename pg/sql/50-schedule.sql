@@ -53,6 +53,8 @@ CREATE TABLE anarchon.run_log (
 	status		text CHECK (status IN ('succeeded', 'failed', 'fenced')),
 	error		text,
 	run_by		name NOT NULL,
+	-- the caller's application_name ('pg_cron' for pg_cron's jobs)
+	application_name text,
 	started_at	timestamptz NOT NULL,
 	finished_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp()
 );
@@ -65,14 +67,16 @@ GRANT SELECT ON anarchon.run_log TO pg_monitor;
 
 -- run_log_add: the one way anarchon.run writes its log (callers may not
 -- write the table themselves).  run_by is the session's user: the pg_cron
--- job's owner, or the application's role.
+-- job's owner, or the application's role; application_name is the session's.
 CREATE FUNCTION anarchon.run_log_add(job text, slot timestamptz, outcome text,
 		status text, error text, started_at timestamptz)
 	RETURNS void
 	LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 	AS $$
-	INSERT INTO anarchon.run_log (job, slot, outcome, status, error, run_by, started_at)
-	VALUES ($1, $2, $3, $4, $5, session_user, $6)
+	INSERT INTO anarchon.run_log (job, slot, outcome, status, error, run_by,
+			application_name, started_at)
+	VALUES ($1, $2, $3, $4, $5, session_user,
+			pg_catalog.current_setting('application_name'), $6)
 	$$;
 
 -- anarchon.run(job, schedule, command [, lease_ms]) claims the current slot

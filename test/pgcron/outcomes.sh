@@ -1,0 +1,120 @@
+# outcomes.sh — part 1 of the pgcron suite (sourced by run.sh): what
+# anarchon.run does on each outcome, without waiting for pg_cron.
+#
+# The schedule is '@monthly' with max_late_ms raised to 32 days, so every
+# call in this part claims the same slot (the first of this month) and none
+# is late; the late case uses the default max_late_ms.
+
+LONG="-c anarchon.max_late_ms=2764800000"
+
+# call APP OPTIONS JOB SCHEDULE COMMAND [LEASE_MS]: CALL anarchon.run, print
+# the outcome (or the error).
+call() {
+	PGAPPNAME=$1 PGOPTIONS=$2 q -v job="$3" -v sched="$4" -v cmd="$5" -v lease="${6:-NULL}" 2>&1 <<'EOF'
+CALL anarchon.run(:'job', :'sched', :'cmd', :lease);
+EOF
+}
+
+# wait_for SECONDS SQL: until the query answers t (bounded; never hangs).
+wait_for() {
+	local i
+	for i in $(seq 1 $(($1 * 5))); do
+		[ "$(q -c "$2" 2>/dev/null)" = t ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# log_of JOB: the run_log rows of JOB as "app:outcome:status" in order.
+log_of() {
+	q -c "SELECT string_agg(application_name || ':' || outcome || ':' || coalesce(status, ''), ' ' ORDER BY id)
+		FROM anarchon.run_log WHERE job = '$1'"
+}
+
+effects_of() { q -c "SELECT count(*) || coalesce(':' || string_agg(app, ','), '') FROM effects WHERE job = '$1'"; }
+run_of() { q -c "SELECT attempt || ':' || state FROM anarchon.runs WHERE job = '$1'"; }
+
+# A winner that will be fenced: it claims with a 3 s lease and then works for
+# 30 s; a second caller takes the run over (attempts = 2) once the lease has
+# run out.  Started first, since it takes longest.
+SLOW="WITH e AS (INSERT INTO effects(job, slot, app) VALUES (current_setting('anarchon_run.job'), current_setting('anarchon_run.slot')::timestamptz, current_setting('application_name')) RETURNING 1) SELECT pg_sleep(30) FROM e"
+call fence-x "$LONG -c anarchon.attempts=2" fence1 '@monthly' "$SLOW" 3000 > "$tmp/fence-x.out" &
+fence_pid=$!
+at_exit "kill $fence_pid 2>/dev/null"
+
+# Two winners that crash (their backend is terminated mid-command).
+call crash-a "$LONG" crash1 '@monthly' "SELECT pg_sleep(60)" 15000 > "$tmp/crash-a.out" &
+crash_a=$!
+call crash-b "$LONG -c anarchon.attempts=2" retry1 '@monthly' "SELECT pg_sleep(60)" 15000 > "$tmp/crash-b.out" &
+crash_b=$!
+
+# won, then done
+out=$(call app-1 "$LONG" ok1 '@monthly' "$CMD"; call app-2 "$LONG" ok1 '@monthly' "$CMD")
+check "run: the first call wins and runs the command, the second is told done" \
+	test "$(echo $out) $(log_of ok1) $(effects_of ok1) $(run_of ok1)" = \
+	"won done app-1:won:succeeded app-2:done: 1:app-1 1:succeeded"
+
+# failed: the error text is kept, the command's effects are undone
+out=$(call app-1 "$LONG" fail1 '@monthly' "INSERT INTO effects(job, slot) VALUES ('fail1', now()) RETURNING 1/0")
+err=$(q -c "SELECT error FROM anarchon.run_log WHERE job = 'fail1'")
+check "run: a failing command finishes the run 'failed' with its error text ($err)" \
+	test "$out $(log_of fail1) $(run_of fail1) $(effects_of fail1) $err" = \
+	"won app-1:won:failed 1:failed 0 22012: division by zero"
+
+# inside a transaction block: an error, and nothing decided or stored
+out=$(PGOPTIONS=$LONG q -c "BEGIN" -c "CALL anarchon.run('txn1', '@monthly', 'SELECT 1')" 2>&1)
+check "run: inside BEGIN it fails and stores nothing" \
+	bash -c "grep -q 'invalid transaction termination' <<< \"\$1\" && [ -z \"$(run_of txn1)$(log_of txn1)\" ]" _ "$out"
+
+# late: the default max_late_ms (60 s) and this year's slot
+out=$(call app-1 "" late1 '@yearly' "$CMD")
+check "run: a slot long past is 'late', logged, the command not run" \
+	test "$out $(log_of late1) $(effects_of late1) $(run_of late1)" = "late app-1:late: 0 "
+
+# the claim itself fails (a job name the store refuses): logged as 'error', raised
+out=$(call app-1 "$LONG" 'bad job!' '@monthly' "$CMD")
+check "run: a claim error is raised and logged as 'error'" \
+	bash -c "grep -q 'job name has' <<< \"\$1\" && [ '$(log_of 'bad job!')' = 'app-1:error:' ]" _ "$out"
+
+# a bad schedule: the error names the field
+out=$(call app-1 "$LONG" sched1 '0 0 32 * *' "$CMD")
+check "run: a bad schedule is an error naming the field" \
+	grep -q "field 3 (day of month) '32'" <<< "$out"
+
+# The crashed winners: both have won and started sleeping.
+if wait_for 30 "SELECT count(*) = 2 FROM anarchon.runs WHERE job IN ('crash1', 'retry1') AND state = 'running'"; then
+	q -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name IN ('crash-a', 'crash-b')" > /dev/null
+	wait "$crash_a" "$crash_b"
+	out=$(call app-1 "$LONG" crash1 '@monthly' "$CMD")
+	check "run: after the winner crashed, while its lease lives: running" test "$out" = running
+	wait_for 40 "SELECT bool_and(anarchon_check(job, slot) = 'expired') FROM anarchon.runs WHERE job IN ('crash1', 'retry1')" ||
+		not_ok "run: the crashed runs' leases expire"
+	out=$(call app-2 "$LONG" crash1 '@monthly' "$CMD")
+	check "run: after the lease, no attempts left: done, the run interrupted, never run twice" \
+		test "$out $(run_of crash1) $(effects_of crash1) $(log_of crash1)" = \
+		"done 1:interrupted 0 app-1:running: app-2:done:"
+	out=$(PGOPTIONS="$LONG -c anarchon.attempts=2" PGAPPNAME=app-3 q -v cmd="$CMD" <<'EOF' 2>&1
+CALL anarchon.run('retry1', '@monthly', :'cmd');
+EOF
+)
+	check "run: with attempts = 2 the next call takes over and runs it (attempt 2)" \
+		test "$out $(run_of retry1) $(effects_of retry1) $(log_of retry1)" = \
+		"won 2:succeeded 1:app-3 app-3:won:succeeded"
+	check "run: a crashed winner leaves no log row, its run shows in anarchon.runs" \
+		test "$(q -c "SELECT count(*) FROM anarchon.run_log WHERE application_name IN ('crash-a', 'crash-b')")" = 0
+else
+	not_ok "run: the crashing winners claimed their runs" "$(cat "$tmp/crash-a.out" "$tmp/crash-b.out")"
+fi
+
+# The fenced winner: once its lease ran out, another caller takes over and
+# finishes; when the first one's command ends, its finish is refused and its
+# effects are rolled back.  One effect in all.
+if wait_for 30 "SELECT anarchon_check('fence1', anarchon_slot('@monthly')) = 'expired'"; then
+	out=$(call fence-y "$LONG -c anarchon.attempts=2" fence1 '@monthly' "$CMD" 3000)
+	wait "$fence_pid"
+	check "run: a winner whose lease ran out is fenced and its effects rolled back" \
+		test "$(cat "$tmp/fence-x.out") $out $(run_of fence1) $(effects_of fence1) $(log_of fence1)" = \
+		"won won 2:succeeded 1:fence-y fence-y:won:succeeded fence-x:won:fenced"
+else
+	not_ok "run: the slow winner's lease runs out" "$(cat "$tmp/fence-x.out")"
+fi
