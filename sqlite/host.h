@@ -29,6 +29,8 @@ extern const an_store_methods an_sqlite_local_methods;
 
 /* The host's clock: the VFS's current time, ms since the Unix epoch. */
 int64_t		an_sqlite_now(sqlite3 *db);
+int64_t		an_sqlite_vfs_now(sqlite3_vfs *vfs);
+sqlite3_vfs *an_sqlite_vfs(sqlite3 *db);   /* the VFS of db's main database */
 
 /*
  * The store for conn, opened on first use (the local one unless

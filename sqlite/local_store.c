@@ -94,6 +94,7 @@ typedef struct local_store
 	sqlite3    *db;              /* where claims run: own connection, or caller */
 	int			own_db;          /* db was opened by us */
 	int64_t		busy_timeout_ms; /* what db's busy timeout is set to */
+	sqlite3_vfs *vfs;            /* db's VFS: its clock is the store's clock */
 	sqlite3_stmt *stmt[S_COUNT];
 } local_store;
 
@@ -253,7 +254,7 @@ op_now(an_store *st, int64_t *now)
 {
 	local_store *ls = st->impl;
 
-	*now = an_sqlite_now(ls->db);
+	*now = an_sqlite_vfs_now(ls->vfs);
 	return AN_OK;
 }
 
@@ -269,11 +270,15 @@ op_read(an_store *st, const an_request *rq, an_run *run)
 	{
 		const unsigned char *state = sqlite3_column_text(s, 0);
 		const unsigned char *token = sqlite3_column_text(s, 3);
+		size_t		len = (size_t) sqlite3_column_bytes(s, 3);
 
 		run->state = an_run_state_parse(state ? (const char *) state : "");
 		run->attempt = sqlite3_column_int(s, 1);
 		run->lease_until = sqlite3_column_int64(s, 2);
-		snprintf(run->token, sizeof(run->token), "%s", token ? (const char *) token : "");
+		if (token == NULL || len > AN_TOKEN_MAX)
+			len = 0;
+		memcpy(run->token, token ? (const char *) token : "", len);
+		run->token[len] = '\0';
 		if (run->state == AN_RUN_NONE)
 		{
 			sqlite3_reset(s);
@@ -387,7 +392,7 @@ static int
 do_heartbeat(an_store *st, const an_request *rq, int *owned)
 {
 	local_store *ls = st->impl;
-	int64_t		now = an_sqlite_now(ls->db);
+	int64_t		now = an_sqlite_vfs_now(ls->vfs);
 
 	apply_busy_timeout(ls, rq->settings);
 	return fenced_update(st, bind_req(ls, S_HEARTBEAT, rq, now,
@@ -399,7 +404,7 @@ static int
 do_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
 {
 	local_store *ls = st->impl;
-	int64_t		now = an_sqlite_now(ls->db);
+	int64_t		now = an_sqlite_vfs_now(ls->vfs);
 	sqlite3_stmt *s = bind_req(ls, S_FINISH, rq, now, 0);
 
 	apply_busy_timeout(ls, rq->settings);
@@ -418,7 +423,7 @@ do_check(an_store *st, const an_request *rq, an_check_result *res)
 	apply_busy_timeout(ls, rq->settings);
 	if ((rc = op_read(st, rq, &run)) != AN_OK)
 		return rc;
-	res->state = an_lease_check_state(&run, an_sqlite_now(ls->db));
+	res->state = an_lease_check_state(&run, an_sqlite_vfs_now(ls->vfs));
 	res->attempt = run.state == AN_RUN_NONE ? 0 : run.attempt;
 	res->lease_until = run.state == AN_RUN_NONE ? 0 : run.lease_until;
 	return AN_OK;
@@ -435,7 +440,7 @@ do_prune(an_store *st, int64_t before, int64_t *deleted)
 		return rc;
 	sqlite3_reset(s);
 	sqlite3_bind_int64(s, 1, before);
-	sqlite3_bind_int64(s, 2, an_sqlite_now(ls->db));
+	sqlite3_bind_int64(s, 2, an_sqlite_vfs_now(ls->vfs));
 	if ((rc = run_write(st, s, "anarchon_prune")) != AN_OK)
 		return rc;
 	*deleted = sqlite3_changes64(ls->db);
@@ -549,6 +554,7 @@ local_open(an_store *st, const char *url, void *arg)
 	}
 	else
 		ls->db = caller;
+	ls->vfs = an_sqlite_vfs(ls->db);
 	sqlite3_busy_timeout(ls->db, AN_BUSY_TIMEOUT_MS_DEFAULT);
 	ls->busy_timeout_ms = AN_BUSY_TIMEOUT_MS_DEFAULT;
 

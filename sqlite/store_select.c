@@ -16,13 +16,10 @@ SQLITE_EXTENSION_INIT3
 #define UNIX_EPOCH_JD_MS INT64_C(210866760000000)
 
 int64_t
-an_sqlite_now(sqlite3 *db)
+an_sqlite_vfs_now(sqlite3_vfs *vfs)
 {
-	sqlite3_vfs *vfs = NULL;
 	sqlite3_int64 jd_ms = 0;
 
-	if (sqlite3_file_control(db, "main", SQLITE_FCNTL_VFS_POINTER, &vfs) != SQLITE_OK || vfs == NULL)
-		vfs = sqlite3_vfs_find(NULL);
 	if (vfs->iVersion >= 2 && vfs->xCurrentTimeInt64)
 		vfs->xCurrentTimeInt64(vfs, &jd_ms);
 	else
@@ -33,6 +30,22 @@ an_sqlite_now(sqlite3 *db)
 		jd_ms = (sqlite3_int64) (jd * 86400000.0);
 	}
 	return jd_ms - UNIX_EPOCH_JD_MS;
+}
+
+sqlite3_vfs *
+an_sqlite_vfs(sqlite3 *db)
+{
+	sqlite3_vfs *vfs = NULL;
+
+	if (sqlite3_file_control(db, "main", SQLITE_FCNTL_VFS_POINTER, &vfs) != SQLITE_OK || vfs == NULL)
+		vfs = sqlite3_vfs_find(NULL);
+	return vfs;
+}
+
+int64_t
+an_sqlite_now(sqlite3 *db)
+{
+	return an_sqlite_vfs_now(an_sqlite_vfs(db));
 }
 
 static int64_t
