@@ -92,6 +92,8 @@ fi
 
 # ---------------------------------------------------------------- part 1
 source "$here/outcomes.sh"
+# ... and the SQL application loop of doc/app-loop.md
+source "$here/apploop.sh"
 
 # ---------------------------------------------------------------- part 2 checks
 for p in "${cpids[@]}"; do wait "$p"; done
