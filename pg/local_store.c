@@ -58,14 +58,16 @@ typedef struct query_def
 } query_def;
 
 /*
- * The queries, all schema-qualified.  ON CONFLICT ... DO UPDATE ... WHERE
- * false locks the existing row without writing a new version of it: the
- * lock is the point, and skipping the update keeps runs_jobs from bloating.
+ * The queries, all schema-qualified.  The first is the job's lock: its
+ * upsert holds the job's row until the caller's transaction ends.  It does
+ * write the row (last_claim_at), rather than lock it with DO UPDATE ...
+ * WHERE false, because only a real update makes a REPEATABLE READ claim
+ * with an older snapshot fail instead of reading runs it cannot see.
  */
 static const query_def queries[Q_COUNT] = {
 	[Q_LOCK_JOB] = {
-		"INSERT INTO anarchon.runs_jobs (job) VALUES ($1) "
-		"ON CONFLICT (job) DO UPDATE SET job = EXCLUDED.job WHERE false",
+		"INSERT INTO anarchon.runs_jobs (job, last_claim_at) VALUES ($1, clock_timestamp()) "
+		"ON CONFLICT (job) DO UPDATE SET last_claim_at = EXCLUDED.last_claim_at",
 		1, {TEXTOID}},
 	[Q_READ_RUN] = {
 		"SELECT attempt, token, state, lease_until FROM anarchon.runs "
@@ -184,6 +186,20 @@ run_locking(local_query q, Datum *values, int expect, const char *job,
 	PG_END_TRY();
 	AtEOXact_GUC(true, nest);
 	return n;
+}
+
+/*
+ * The local store writes anarchon.runs: say so plainly in a read-only
+ * transaction (or on a standby, where a remote store would still work).
+ */
+static void
+require_writable(const char *what)
+{
+	if (XactReadOnly)
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("anarchon: %s writes anarchon.runs and cannot run in a read-only transaction", what),
+				 errhint("Claim on the primary, outside of READ ONLY transactions, or set anarchon.store to a remote store.")));
 }
 
 static void
@@ -333,6 +349,7 @@ local_claim(an_store *st, const an_request *rq, an_claim_result *res)
 {
 	int			rc;
 
+	require_writable("anarchon_claim");
 	connect_spi();
 	rc = an_lease_claim(st, &local_ops, rq, res);
 	finish_spi();
@@ -345,6 +362,7 @@ local_heartbeat(an_store *st, const an_request *rq, int *owned)
 	Datum		v[4] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot)),
 	CStringGetTextDatum(rq->token), Int64GetDatum(rq->settings->lease_ms)};
 
+	require_writable("anarchon_heartbeat");
 	connect_spi();
 	*owned = run_locking(Q_HEARTBEAT, v, SPI_OK_UPDATE, rq->job, rq->settings->busy_timeout_ms) > 0;
 	finish_spi();
@@ -357,6 +375,7 @@ local_finish(an_store *st, const an_request *rq, an_run_state status, int *owned
 	Datum		v[4] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot)),
 	CStringGetTextDatum(rq->token), CStringGetTextDatum(an_run_state_name(status))};
 
+	require_writable("anarchon_finish");
 	connect_spi();
 	*owned = run_locking(Q_FINISH, v, SPI_OK_UPDATE, rq->job, rq->settings->busy_timeout_ms) > 0;
 	finish_spi();

@@ -17,7 +17,7 @@ INSERT INTO anarchon.runs VALUES ('p', now(), 1, 'x', 'running', now(), now(), N
 UPDATE anarchon.runs SET state = 'running';
 DELETE FROM anarchon.runs;
 SELECT count(*) FROM anarchon.runs;
-INSERT INTO anarchon.runs_jobs (job) VALUES ('x');
+INSERT INTO anarchon.runs_jobs VALUES ('x', now());
 DELETE FROM anarchon.runs_jobs;
 TRUNCATE anarchon.runs;
 -- Deleting history is for the owner and whom it grants.

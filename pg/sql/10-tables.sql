@@ -27,10 +27,13 @@ CREATE INDEX runs_slot_idx ON anarchon.runs (slot);
 
 -- One row per job name.  Every claim first upserts its job's row and holds
 -- that row lock until its transaction ends: claims of one job take turns,
--- claims of different jobs never wait on each other.
+-- claims of different jobs never wait on each other.  The upsert writes
+-- last_claim_at (a HOT update: no index changes), so that a REPEATABLE READ
+-- claim whose snapshot predates another claim of the job fails with a
+-- serialization error instead of deciding on a stale view.
 CREATE TABLE anarchon.runs_jobs (
 	job			text PRIMARY KEY,
-	created_at	timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp()
+	last_claim_at timestamptz NOT NULL
 );
 COMMENT ON TABLE anarchon.runs_jobs IS 'anarchon: one lock row per job; a claim holds its row until commit';
 

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# run.sh — the PostgreSQL suite: the extension in a real PostgreSQL 15 server
+# started on a free loopback port under a temporary folder.
+#
+#   pg_regress     sql/*.sql against expected/*.out (the decision table,
+#                  fencing, check, settings, privileges, transactions, bad input)
+#   isolation      test/pg/specs: sessions racing for one slot, a lock held
+#                  by another transaction, takeover and overlap races
+#   contention     32 client processes x 1000 slots: exactly one won per slot
+#   takeover       a winner's backend terminated mid-run; one backup takes over
+#   cancel         a claim waiting for a job's lock stays cancellable
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../lib.sh"
+source "$here/server.sh"
+source "$here/regress.sh"
+source "$here/isolation.sh"
+source "$here/contention.sh"
+source "$here/takeover.sh"
+
+work=$(t_tmpdir)
+if ! pg_install > "$work/install.log" 2>&1; then
+	not_ok "make install" "$(tail -n 20 "$work/install.log")"; suite_end; exit
+fi
+ok "make install"
+# fsync off: these checks are about decisions, not durability (make bench keeps it on).
+if ! pg_start "fsync = off" > "$work/start.log" 2>&1; then
+	not_ok "start PostgreSQL" "$(tail -n 20 "$work/start.log")"; suite_end; exit
+fi
+ok "start PostgreSQL on 127.0.0.1:$PGPORT"
+
+pg_regress_run "$work/regress"
+pg_isolation_run "$work/isolation"
+
+psql -X -q -c "CREATE EXTENSION anarchon" 2>&1
+pg_contention "contention" 32 4 250 "-c anarchon.overlap=allow"
+pg_takeover 8
+
+# A claim stuck behind a job's lock is cancelled by statement_timeout, even
+# with a long busy_timeout_ms: it never hangs its backend.
+cancel_check() {
+	local slot=$(( ($(date +%s) + 600) * 1000 )) holder start rc
+	psql -X -q -c "BEGIN" -c "SELECT anarchon_claim('cancel', $slot::bigint, 'tok-1')" \
+		-c "SELECT pg_sleep(20)" > /dev/null 2>&1 &
+	holder=$!
+	at_exit "kill $holder 2>/dev/null"
+	sleep 1
+	start=$(date +%s)
+	out=$(PGOPTIONS="-c statement_timeout=500 -c anarchon.busy_timeout_ms=600000" timeout 15 \
+		psql -X -q -c "SELECT anarchon_claim('cancel', $slot::bigint, 'tok-2')" 2>&1)
+	rc=$?
+	kill "$holder" 2>/dev/null
+	psql -X -q -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(20)%' AND pid <> pg_backend_pid()" > /dev/null
+	[ $rc -ne 124 ] && [ $(( $(date +%s) - start )) -lt 10 ] && printf '%s' "$out" | grep -q "statement timeout"
+}
+check "cancel: a claim waiting for the job's lock ends at statement_timeout" cancel_check
+
+suite_end
