@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# pg.sh — PostgreSQL rows of `make bench`, measured with pgbench against a
+# temporary server (fsync and synchronous_commit on, as shipped).
+#
+#   claim, 1 and 8 clients   anarchon_claim of a new slot, autocommit, against
+#                            INSERT ... ON CONFLICT DO NOTHING of the same row
+#                            key into a plain table (target ratio >= 0.8)
+#   check, 8 clients         anarchon_check of an existing run against a
+#                            primary-key SELECT of the same key (>= 0.9)
+#   claim, 10^6 history      claims with 10^6 runs in anarchon.runs against
+#                            claims with 10^3 (time <= 1.2x, ratio >= 0.83)
+#
+# Each client claims its own job (overlap=allow, so a client's earlier runs
+# with live leases do not turn its next claims into 'overlap'): the numbers
+# are the cost of the claim itself, not of waiting for another client's lock.
+# Latencies come from pgbench's per-transaction log.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../lib.sh"
+source "$here/../pg/server.sh"
+source "$here/lib.sh"
+[ -n "${BENCH_ROWS:-}" ] || { echo "BENCH_ROWS is not set (run make bench)" >&2; exit 1; }
+
+pg_install || exit 1
+pg_start "shared_buffers = 256MB" "max_wal_size = 4GB" || exit 1
+dir=$(t_tmpdir)
+chmod 777 "$dir"
+base=$(( ($(date +%s) + 3600) * 1000 ))
+
+psql -X -q -v ON_ERROR_STOP=1 <<SQL || exit 1
+CREATE EXTENSION anarchon;
+CREATE TABLE bench_base (job text, slot bigint, token text, PRIMARY KEY (job, slot));
+-- check reads existing runs: 1000 live ones for job chk, in both tables.
+INSERT INTO anarchon.runs
+SELECT 'chk', to_timestamp(($base + i) / 1000.0), 1, 'tok', 'running',
+       now() + interval '1 day', now(), NULL
+  FROM generate_series(1, 1000) AS i;
+INSERT INTO bench_base SELECT 'chk', $base + i, 'tok' FROM generate_series(1, 1000) AS i;
+VACUUM ANALYZE;
+SQL
+
+cat > "$dir/claim.sql" <<SQL
+\set s random(1, 1000000000000)
+SELECT anarchon_claim('b' || :client_id, $base + :s, 'tok' || :client_id);
+SQL
+cat > "$dir/insert.sql" <<SQL
+\set s random(1, 1000000000000)
+INSERT INTO bench_base (job, slot, token) VALUES ('b' || :client_id, $base + :s, 'tok' || :client_id) ON CONFLICT DO NOTHING;
+SQL
+cat > "$dir/check.sql" <<SQL
+\set s random(1, 1000)
+SELECT anarchon_check('chk', $base + :s);
+SQL
+cat > "$dir/select.sql" <<SQL
+\set s random(1, 1000)
+SELECT token FROM bench_base WHERE job = 'chk' AND slot = $base + :s;
+SQL
+
+# bench NAME SCRIPT CLIENTS: sets TPS, P50, P99.
+bench() {
+	local name=$1 script=$2 clients=$3 log
+	log=$dir/log.$name
+	rm -f "$log".*
+	(cd "$dir" && PGOPTIONS="-c anarchon.overlap=allow" pgbench -n -M prepared -c "$clients" \
+		-j "$clients" -T "$BENCH_SECONDS" -f "$script" -l --log-prefix="$log" postgres \
+		> "$dir/out.$name" 2>&1) || { cat "$dir/out.$name" >&2; return 1; }
+	TPS=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$dir/out.$name" | head -n 1)
+	read -r P50 P99 < <(cat "$log".* | awk '{ print $3 }' | percentiles /dev/stdin)
+	echo "# $name: $TPS tps, p50 ${P50} us, p99 ${P99} us" >&2
+}
+
+for c in 1 8; do
+	bench "insert-$c" "$dir/insert.sql" "$c" || exit 1
+	base_tps=$TPS
+	bench "claim-$c" "$dir/claim.sql" "$c" || exit 1
+	emit_row postgresql "claim vs INSERT ON CONFLICT DO NOTHING" "$c" "$TPS" "$base_tps" "$P50" "$P99"
+done
+
+bench select "$dir/select.sql" 8 || exit 1
+base_tps=$TPS
+bench check "$dir/check.sql" 8 || exit 1
+emit_row postgresql "check vs primary-key SELECT" 8 "$TPS" "$base_tps" "$P50" "$P99"
+
+# History: the same eight jobs with 10^3, then 10^6 finished runs.
+history() {
+	psql -X -q -v ON_ERROR_STOP=1 <<SQL
+TRUNCATE anarchon.runs, anarchon.runs_jobs;
+INSERT INTO anarchon.runs
+SELECT 'b' || (i % 8 + 1), to_timestamp(($base - 86400000 - i * 1000) / 1000.0), 1, 'tok',
+       'succeeded', now() - interval '1 day', now() - interval '1 day', now() - interval '1 day'
+  FROM generate_series(1, $1) AS i;
+VACUUM ANALYZE anarchon.runs;
+SQL
+}
+history 1000 || exit 1
+bench "claim-history-1e3" "$dir/claim.sql" 8 || exit 1
+small_tps=$TPS
+history 1000000 || exit 1
+bench "claim-history-1e6" "$dir/claim.sql" 8 || exit 1
+emit_row postgresql "claim with 10^6 runs vs 10^3 runs" 8 "$TPS" "$small_tps" "$P50" "$P99"
