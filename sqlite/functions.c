@@ -17,44 +17,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "args.h"
 #include "host.h"
 
 SQLITE_EXTENSION_INIT3
-
-static const char *
-type_name(int type)
-{
-	switch (type)
-	{
-		case SQLITE_INTEGER:
-			return "an integer";
-		case SQLITE_FLOAT:
-			return "a real";
-		case SQLITE_TEXT:
-			return "text";
-		case SQLITE_BLOB:
-			return "a blob";
-		default:
-			return "NULL";
-	}
-}
-
-static void
-result_errorf(sqlite3_context *ctx, int code, const char *fn, const char *msg)
-{
-	char	   *full = sqlite3_mprintf("%s: %s", fn, msg);
-
-	if (full == NULL)
-	{
-		sqlite3_result_error_nomem(ctx);
-		return;
-	}
-	sqlite3_result_error(ctx, full, -1);
-	/* The code must come after the message, or the message is lost. */
-	if (code != SQLITE_ERROR)
-		sqlite3_result_error_code(ctx, code);
-	sqlite3_free(full);
-}
 
 static void
 result_store_error(sqlite3_context *ctx, const char *fn, const an_store *st)
@@ -65,13 +31,13 @@ result_store_error(sqlite3_context *ctx, const char *fn, const an_store *st)
 			sqlite3_result_error_nomem(ctx);
 			return;
 		case AN_E_BUSY:
-			result_errorf(ctx, SQLITE_BUSY, fn, st->errmsg);
+			an_sqlite_error(ctx, SQLITE_BUSY, fn, st->errmsg);
 			return;
 		case AN_E_CANCELED:
-			result_errorf(ctx, SQLITE_INTERRUPT, fn, st->errmsg);
+			an_sqlite_error(ctx, SQLITE_INTERRUPT, fn, st->errmsg);
 			return;
 		default:
-			result_errorf(ctx, SQLITE_ERROR, fn, st->errmsg[0] ? st->errmsg : "the store failed");
+			an_sqlite_error(ctx, SQLITE_ERROR, fn, st->errmsg[0] ? st->errmsg : "the store failed");
 	}
 }
 
@@ -86,8 +52,8 @@ arg_text(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *wha
 	if (sqlite3_value_type(v) != SQLITE_TEXT)
 	{
 		snprintf(err, sizeof(err), "%s must be text, got %s", what,
-				 type_name(sqlite3_value_type(v)));
-		result_errorf(ctx, SQLITE_MISMATCH, fn, err);
+				 an_sqlite_type_name(sqlite3_value_type(v)));
+		an_sqlite_error(ctx, SQLITE_MISMATCH, fn, err);
 		return NULL;
 	}
 	s = (const char *) sqlite3_value_text(v);
@@ -102,37 +68,10 @@ arg_text(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *wha
 	{
 		if (strlen(s) != (size_t) sqlite3_value_bytes(v))
 			snprintf(err, sizeof(err), "%s contains a NUL byte", what);
-		result_errorf(ctx, SQLITE_ERROR, fn, err);
+		an_sqlite_error(ctx, SQLITE_ERROR, fn, err);
 		return NULL;
 	}
 	return s;
-}
-
-static int
-arg_slot(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int64_t *slot)
-{
-	char		err[AN_ERRMAX];
-	int			type = sqlite3_value_type(v);
-	an_error	rc;
-
-	if (type == SQLITE_INTEGER)
-		rc = an_validate_slot(*slot = sqlite3_value_int64(v), err, sizeof(err));
-	else if (type == SQLITE_FLOAT)
-		rc = an_validate_slot_double(sqlite3_value_double(v), slot, err, sizeof(err));
-	else
-	{
-		snprintf(err, sizeof(err),
-				 "slot must be an integer number of milliseconds since 1970-01-01 UTC, got %s",
-				 type_name(type));
-		result_errorf(ctx, SQLITE_MISMATCH, fn, err);
-		return 0;
-	}
-	if (rc != AN_OK)
-	{
-		result_errorf(ctx, SQLITE_ERROR, fn, err);
-		return 0;
-	}
-	return 1;
 }
 
 /*
@@ -151,14 +90,14 @@ prepare_call(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, int wit
 	rq->settings = &conn->settings;
 	if ((rq->job = arg_text(ctx, fn, argv[0], "job", an_validate_job)) == NULL)
 		return NULL;
-	if (!arg_slot(ctx, fn, argv[1], &rq->slot))
+	if (!an_sqlite_arg_ms(ctx, fn, argv[1], "slot", &rq->slot))
 		return NULL;
 	if (with_token &&
 		(rq->token = arg_text(ctx, fn, argv[2], "token", an_validate_token)) == NULL)
 		return NULL;
 	if ((st = an_sqlite_store(conn, err, sizeof(err))) == NULL)
 	{
-		result_errorf(ctx, SQLITE_ERROR, fn, err);
+		an_sqlite_error(ctx, SQLITE_ERROR, fn, err);
 		return NULL;
 	}
 	return st;
@@ -218,7 +157,7 @@ fn_finish(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		if (type != SQLITE_TEXT || s == NULL ||
 			(strcmp(s, "succeeded") != 0 && strcmp(s, "failed") != 0))
 		{
-			result_errorf(ctx, SQLITE_ERROR, "anarchon_finish",
+			an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_finish",
 						  "status must be 'succeeded' or 'failed'");
 			return;
 		}
@@ -306,7 +245,7 @@ fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 	if (name_type != SQLITE_TEXT || name == NULL)
 	{
-		result_errorf(ctx, SQLITE_ERROR, "anarchon_config",
+		an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_config",
 					  "the setting name must be text: lease_ms, max_late_ms, attempts, overlap, busy_timeout_ms or store");
 		return;
 	}
@@ -319,13 +258,13 @@ fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 			if (url_type != SQLITE_TEXT || url == NULL)
 			{
-				result_errorf(ctx, SQLITE_ERROR, "anarchon_config",
+				an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_config",
 							  "store must be text: 'local' or a store URL (redis://, amqp://, nats://)");
 				return;
 			}
 			if (an_sqlite_store_switch(conn, url, err, sizeof(err)) != AN_OK)
 			{
-				result_errorf(ctx, SQLITE_ERROR, "anarchon_config", err);
+				an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_config", err);
 				return;
 			}
 		}
@@ -344,14 +283,14 @@ fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		{
 			if (type != SQLITE_INTEGER && type != SQLITE_TEXT)
 				an_settings_set(&next, name, "", err, sizeof(err));
-			result_errorf(ctx, SQLITE_ERROR, "anarchon_config", err);
+			an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_config", err);
 			return;
 		}
 		conn->settings = next;
 	}
 	if (an_settings_get(&conn->settings, name, out, sizeof(out), err, sizeof(err)) != AN_OK)
 	{
-		result_errorf(ctx, SQLITE_ERROR, "anarchon_config", err);
+		an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_config", err);
 		return;
 	}
 	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
@@ -376,20 +315,20 @@ fn_prune(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 					 "retention_ms must be an integer of at least %lld (max_late_ms + lease_ms × attempts):"
 					 " a shorter one would forget runs that a late claim could still win again",
 					 (long long) safe);
-			result_errorf(ctx, SQLITE_ERROR, "anarchon_prune", err);
+			an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_prune", err);
 			return;
 		}
 	}
 	if ((st = an_sqlite_store(conn, err, sizeof(err))) == NULL)
 	{
-		result_errorf(ctx, SQLITE_ERROR, "anarchon_prune", err);
+		an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_prune", err);
 		return;
 	}
 	if (st->m->prune == NULL)
 	{
 		snprintf(err, sizeof(err), "the %s store forgets runs by itself; there is nothing to prune",
 				 st->m->name);
-		result_errorf(ctx, SQLITE_ERROR, "anarchon_prune", err);
+		an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_prune", err);
 		return;
 	}
 	if (st->m->prune(st, an_sqlite_now(conn->db) - retention, &deleted) != AN_OK)

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "args.h"
 #include "host.h"
 #include "schedule.h"
 #include "../core/schedule.h"
@@ -27,41 +28,6 @@ SQLITE_EXTENSION_INIT3
 
 typedef an_error (*search_fn) (const an_schedule *s, int64_t t, int64_t *slot,
 							   int *found, char *err, size_t errlen);
-
-static void
-fail(sqlite3_context *ctx, int code, const char *fn, const char *msg)
-{
-	char	   *full = sqlite3_mprintf("%s: %s", fn, msg);
-
-	if (full == NULL)
-	{
-		sqlite3_result_error_nomem(ctx);
-		return;
-	}
-	sqlite3_result_error(ctx, full, -1);
-	/* The code must come after the message, or the message is lost. */
-	if (code != SQLITE_ERROR)
-		sqlite3_result_error_code(ctx, code);
-	sqlite3_free(full);
-}
-
-static const char *
-type_name(int type)
-{
-	switch (type)
-	{
-		case SQLITE_INTEGER:
-			return "an integer";
-		case SQLITE_FLOAT:
-			return "a real";
-		case SQLITE_BLOB:
-			return "a blob";
-		case SQLITE_NULL:
-			return "NULL";
-		default:
-			return "text";
-	}
-}
 
 /*
  * The parsed schedule of v into *out: from the statement's cache, or parsed
@@ -82,14 +48,14 @@ arg_schedule(sqlite3_context *ctx, const char *fn, sqlite3_value *v, an_schedule
 	if (sqlite3_value_type(v) != SQLITE_TEXT)
 	{
 		snprintf(err, sizeof(err), "schedule must be text such as '0 3 * * *', '@hourly' or '10 seconds', got %s",
-				 type_name(sqlite3_value_type(v)));
-		fail(ctx, SQLITE_MISMATCH, fn, err);
+				 an_sqlite_type_name(sqlite3_value_type(v)));
+		an_sqlite_error(ctx, SQLITE_MISMATCH, fn, err);
 		return 0;
 	}
 	if (an_schedule_parse((const char *) sqlite3_value_text(v), (size_t) sqlite3_value_bytes(v),
 						  out, err, sizeof(err)) != AN_OK)
 	{
-		fail(ctx, SQLITE_ERROR, fn, err);
+		an_sqlite_error(ctx, SQLITE_ERROR, fn, err);
 		return 0;
 	}
 	/* Best effort: without memory for the cache, the next row parses again. */
@@ -97,34 +63,6 @@ arg_schedule(sqlite3_context *ctx, const char *fn, sqlite3_value *v, an_schedule
 	{
 		*keep = *out;
 		sqlite3_set_auxdata(ctx, 0, keep, sqlite3_free);
-	}
-	return 1;
-}
-
-/* The instant argument: integer ms (or an integral real) in the slot range. */
-static int
-arg_instant(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int64_t *t)
-{
-	char		err[AN_ERRMAX];
-	int			type = sqlite3_value_type(v);
-	an_error	rc;
-
-	if (type == SQLITE_INTEGER)
-		rc = an_validate_slot(*t = sqlite3_value_int64(v), err, sizeof(err));
-	else if (type == SQLITE_FLOAT)
-		rc = an_validate_slot_double(sqlite3_value_double(v), t, err, sizeof(err));
-	else
-	{
-		snprintf(err, sizeof(err),
-				 "the instant must be an integer number of milliseconds since 1970-01-01 UTC, got %s",
-				 type_name(type));
-		fail(ctx, SQLITE_MISMATCH, fn, err);
-		return 0;
-	}
-	if (rc != AN_OK)
-	{
-		fail(ctx, SQLITE_ERROR, fn, err);
-		return 0;
 	}
 	return 1;
 }
@@ -143,14 +81,14 @@ schedule_call(sqlite3_context *ctx, int argc, sqlite3_value **argv,
 		return;
 	if (argc == 2)
 	{
-		if (!arg_instant(ctx, fn, argv[1], &t))
+		if (!an_sqlite_arg_ms(ctx, fn, argv[1], "the instant", &t))
 			return;
 	}
 	else
 		t = an_sqlite_now(sqlite3_context_db_handle(ctx));
 	if (search(&s, t, &slot, &found, err, sizeof(err)) != AN_OK)
 	{
-		fail(ctx, SQLITE_ERROR, fn, err);
+		an_sqlite_error(ctx, SQLITE_ERROR, fn, err);
 		return;
 	}
 	if (found)
