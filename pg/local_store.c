@@ -104,10 +104,13 @@ static const query_def queries[Q_COUNT] = {
 		"SELECT attempt, token, state, lease_until FROM anarchon.runs "
 		"WHERE job = $1 AND slot = $2",
 		2, {TEXTOID, TIMESTAMPTZOID}},
-	/* A run whose lease is still alive stays, however old its slot. */
+	/*
+	 * A run whose lease is still alive stays, however old its slot.  Joined
+	 * with runs_jobs so that each job's old runs are a range of the primary key.
+	 */
 	[Q_PRUNE] = {
-		"DELETE FROM anarchon.runs "
-		"WHERE slot < $1 AND (state <> 'running' OR lease_until < $2)",
+		"DELETE FROM anarchon.runs r USING anarchon.runs_jobs j "
+		"WHERE r.job = j.job AND r.slot < $1 AND (r.state <> 'running' OR r.lease_until < $2)",
 		2, {TIMESTAMPTZOID, TIMESTAMPTZOID}},
 };
 

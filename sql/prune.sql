@@ -10,6 +10,8 @@ SELECT 'old', to_timestamp((:now_ms - d * 86400000) / 1000.0), 1, 'tok', 'succee
 -- An old slot still running with a live lease (a long job that heartbeats) stays.
 INSERT INTO anarchon.runs VALUES ('long', to_timestamp((:now_ms - 86400000) / 1000.0), 1, 'tok',
 	'running', now() + interval '1 hour', now() - interval '1 day', NULL);
+-- (Claims make each job's lock row; these runs were written by hand.)
+INSERT INTO anarchon.runs_jobs VALUES ('old', now()), ('long', now());
 -- A recent run stays.
 SELECT anarchon_claim('recent', :now_ms, 'tok');
 -- Retention by default: max_late_ms + lease_ms * attempts = 90 s.
