@@ -23,8 +23,9 @@ MODULEDIR = extension
 DATA = pg/anarchon.control $(wildcard pg/upgrade/anarchon--*--*.sql)
 DATA_built = $(AN_PG_SCRIPT)
 
-# pg_regress: every sql/NAME.sql against expected/NAME.out (make installcheck).
-REGRESS = $(sort $(basename $(notdir $(wildcard sql/*.sql))))
+# pg_regress: every sql/NAME.sql against expected/NAME.out (make installcheck),
+# install first (it drops and creates the extension), the rest by name.
+REGRESS = install $(filter-out install,$(sort $(basename $(notdir $(wildcard sql/*.sql)))))
 REGRESS_OPTS = --inputdir=.
 
 EXTRA_CLEAN += pg/anarchon--*.sql.tmp
