@@ -38,6 +38,7 @@ arg_schedule(sqlite3_context *ctx, const char *fn, sqlite3_value *v, an_schedule
 {
 	const an_schedule *cached = sqlite3_get_auxdata(ctx, 0);
 	an_schedule *keep;
+	const char *text;
 	char		err[AN_ERRMAX];
 
 	if (cached != NULL)
@@ -52,8 +53,13 @@ arg_schedule(sqlite3_context *ctx, const char *fn, sqlite3_value *v, an_schedule
 		an_sqlite_error(ctx, SQLITE_MISMATCH, fn, err);
 		return 0;
 	}
-	if (an_schedule_parse((const char *) sqlite3_value_text(v), (size_t) sqlite3_value_bytes(v),
-						  out, err, sizeof(err)) != AN_OK)
+	text = (const char *) sqlite3_value_text(v);
+	if (text == NULL)
+	{
+		sqlite3_result_error_nomem(ctx);
+		return 0;
+	}
+	if (an_schedule_parse(text, (size_t) sqlite3_value_bytes(v), out, err, sizeof(err)) != AN_OK)
 	{
 		an_sqlite_error(ctx, SQLITE_ERROR, fn, err);
 		return 0;

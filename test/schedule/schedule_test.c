@@ -466,10 +466,51 @@ run_oracle(int rounds)
 	}
 }
 
+/*
+ * "schedule_test bench": how long one search takes, for a few schedules
+ * (printed, never asserted: tests do not judge time).
+ */
+static int
+bench(void)
+{
+	static const char *const schedules[] = {
+		"* * * * *", "0 3 * * *", "*/10 * * * * *", "0 0 29 2 *", "0 0 */31 2 1",
+		"0 12 * jan,jul mon-fri", "10 seconds", NULL
+	};
+
+	for (int i = 0; schedules[i] != NULL; i++)
+	{
+		an_schedule s;
+		char		err[AN_ERRMAX];
+		struct timespec t0,
+					t1;
+		int64_t		at = INT64_C(1704067200000),
+					slot = 0;
+		int			found,
+					n = 200000;
+
+		an_schedule_parse(schedules[i], strlen(schedules[i]), &s, err, sizeof(err));
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (int k = 0; k < n; k++)
+		{
+			an_schedule_next_slot(&s, at + (int64_t) k * 7919 * 1000, &slot, &found, err, sizeof(err));
+			an_schedule_slot(&s, at + (int64_t) k * 7919 * 1000, &slot, &found, err, sizeof(err));
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("# %-24s %8.0f ns per search (next and previous, %d instants)\n", schedules[i],
+			   ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / (2.0 * n), n);
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-	int			rounds = argc > 1 ? atoi(argv[1]) : 400;
+	int			rounds;
+
+	if (argc > 1 && strcmp(argv[1], "bench") == 0)
+		return bench();
+	rounds = argc > 1 ? atoi(argv[1]) : 400;
 
 	run_slot_cases();
 	run_error_cases();
