@@ -67,6 +67,11 @@ void		an_pg_read_call(FunctionCallInfo fcinfo, an_pg_slot_kind kind,
 void		an_pg_override(FunctionCallInfo fcinfo, int argno, Oid type,
 						   const char *name, an_pg_call *call);
 
+/* fdw.c: the URL a remote store opens, with the mapping's credentials (palloc'd). */
+struct ForeignServer;
+struct UserMapping;
+char	   *an_pg_server_url(struct ForeignServer *server, struct UserMapping *mapping);
+
 /* errors.c: raise the error recorded on st as an ereport. */
 void		an_pg_raise(an_store *st) pg_attribute_noreturn();
 /* The SQLSTATE for an an_error code. */

@@ -1,13 +1,30 @@
 /*
- * store_select.c — the store that anarchon.store names, opened once per backend.
+ * store_select.c — the store that anarchon.store names, opened once per
+ * backend and kept.
  *
- * 'local' is this database's anarchon.runs.  The SQL functions get their
- * store here and talk to it only through its methods, so a remote store
- * replaces the local one without any change to them.
+ * 'local' is this database's anarchon.runs.  Any other value names a foreign
+ * server of the wrapper anarchon (fdw.c): the calling role needs USAGE on it,
+ * and its user mapping (or the PUBLIC one) supplies the credentials.  A remote
+ * store is opened on first use and cached, keyed by server and role, in
+ * TopMemoryContext; a change to the server or to any user mapping marks the
+ * cached stores stale (syscache invalidation, as postgres_fdw does), and the
+ * next call closes and reopens them.  All are closed when the backend exits.
+ *
+ * The SQL functions get their store here and talk to it only through its
+ * methods, so they do not know which kind of store they use.
  */
 #include "anarchon_pg.h"
 
+#include "catalog/pg_foreign_server.h"
+#include "foreign/foreign.h"
 #include "miscadmin.h"
+#include "storage/ipc.h"
+#include "utils/acl.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+
+#include "remote.h"
 
 static int64_t
 host_now(void *ctx)
@@ -29,19 +46,183 @@ const an_host an_pg_host = {
 };
 
 static an_store local_store;
-static bool local_open;
+static bool local_ready;
+
+/* One open remote store. */
+typedef struct remote_entry
+{
+	Oid			serverid;
+	Oid			userid;
+	uint32		server_hash;	/* syscache hash of the server's row */
+	bool		stale;			/* server or mappings changed since open */
+	an_store	store;
+	struct remote_entry *next;
+} remote_entry;
+
+static remote_entry *remotes;
+static bool callbacks_registered;
 
 static an_store *
 local(void)
 {
-	if (!local_open)
+	if (!local_ready)
 	{
 		an_store_init(&local_store, &an_pg_local_methods, &an_pg_host);
 		if (local_store.m->open(&local_store, "local", NULL) != AN_OK)
 			an_pg_raise(&local_store);
-		local_open = true;
+		local_ready = true;
 	}
 	return &local_store;
+}
+
+/* Syscache invalidation: never close here (no network I/O in a callback). */
+static void
+invalidate(Datum arg, int cacheid, uint32 hashvalue)
+{
+	for (remote_entry *e = remotes; e; e = e->next)
+		if (cacheid != FOREIGNSERVEROID || hashvalue == 0 || e->server_hash == hashvalue)
+			e->stale = true;
+}
+
+static void
+close_entry(remote_entry *e)
+{
+	e->store.m->close(&e->store);
+}
+
+/* Backend exit: close every remote store (sockets, client threads). */
+static void
+close_all(int code, Datum arg)
+{
+	while (remotes)
+	{
+		remote_entry *e = remotes;
+
+		remotes = e->next;
+		close_entry(e);
+		pfree(e);
+	}
+}
+
+static void
+register_callbacks(void)
+{
+	if (callbacks_registered)
+		return;
+	CacheRegisterSyscacheCallback(FOREIGNSERVEROID, invalidate, (Datum) 0);
+	CacheRegisterSyscacheCallback(USERMAPPINGOID, invalidate, (Datum) 0);
+	before_shmem_exit(close_all, (Datum) 0);
+	callbacks_registered = true;
+}
+
+/* The role's mapping for the server, else the PUBLIC one, else NULL. */
+static UserMapping *
+find_mapping(Oid userid, Oid serverid)
+{
+	HeapTuple	tp;
+
+	tp = SearchSysCache2(USERMAPPINGUSERSERVER, ObjectIdGetDatum(userid),
+						 ObjectIdGetDatum(serverid));
+	if (!HeapTupleIsValid(tp))
+		tp = SearchSysCache2(USERMAPPINGUSERSERVER, ObjectIdGetDatum(InvalidOid),
+							 ObjectIdGetDatum(serverid));
+	if (!HeapTupleIsValid(tp))
+		return NULL;
+	ReleaseSysCache(tp);
+	return GetUserMapping(userid, serverid);
+}
+
+/* The server anarchon.store names, checked: exists, ours, usable by the caller. */
+static ForeignServer *
+named_server(const char *name, Oid userid)
+{
+	ForeignServer *server = GetForeignServerByName(name, true);
+	AclResult	aclresult;
+
+	if (server == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("anarchon: anarchon.store is \"%s\", but there is no such foreign server", name),
+				 errhint("Set anarchon.store to 'local', or create the server: CREATE SERVER %s FOREIGN DATA WRAPPER anarchon OPTIONS (url '...').", name)));
+	if (strcmp(GetForeignDataWrapper(server->fdwid)->fdwname, "anarchon") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("anarchon: foreign server \"%s\" does not belong to the anarchon wrapper", name)));
+	aclresult = pg_foreign_server_aclcheck(server->serverid, userid, ACL_USAGE);
+	if (aclresult != ACLCHECK_OK)
+		aclcheck_error(aclresult, OBJECT_FOREIGN_SERVER, server->servername);
+	return server;
+}
+
+/* Open the store of server for userid; raises on failure, caches nothing then. */
+static remote_entry *
+open_remote(ForeignServer *server, Oid userid)
+{
+	UserMapping *mapping = find_mapping(userid, server->serverid);
+	char	   *url = an_pg_server_url(server, mapping);
+	char		err[AN_ERRMAX];
+	const an_store_methods *m = an_remote_find(url, err, sizeof(err));
+	remote_entry *e;
+	int			rc;
+
+	if (m == NULL)
+	{
+		explicit_bzero(url, strlen(url));
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("anarchon: server \"%s\": %s", server->servername, err)));
+	}
+	e = MemoryContextAllocZero(TopMemoryContext, sizeof(remote_entry));
+	e->serverid = server->serverid;
+	e->userid = userid;
+	e->server_hash = GetSysCacheHashValue1(FOREIGNSERVEROID, ObjectIdGetDatum(server->serverid));
+	an_store_init(&e->store, m, &an_pg_host);
+	rc = m->open(&e->store, url, NULL);
+	/* The URL may hold a password: wipe it before anything else can fail. */
+	explicit_bzero(url, strlen(url));
+	pfree(url);
+	if (rc != AN_OK)
+	{
+		an_store	failed = e->store;
+
+		close_entry(e);
+		pfree(e);
+		an_pg_raise(&failed);
+	}
+	e->next = remotes;
+	remotes = e;
+	return e;
+}
+
+static an_store *
+remote(const char *name)
+{
+	Oid			userid;
+	ForeignServer *server;
+	remote_entry **link;
+
+	register_callbacks();
+	/*
+	 * The role that called: the functions run as their owner (SECURITY
+	 * DEFINER), which leaves the caller's role as the outer user.
+	 */
+	userid = GetOuterUserId();
+	server = named_server(name, userid);
+
+	for (link = &remotes; *link; link = &(*link)->next)
+	{
+		remote_entry *e = *link;
+
+		if (e->serverid != server->serverid || e->userid != userid)
+			continue;
+		if (!e->stale)
+			return &e->store;
+		*link = e->next;
+		close_entry(e);
+		pfree(e);
+		break;
+	}
+	return &open_remote(server, userid)->store;
 }
 
 an_store *
@@ -51,8 +232,5 @@ an_pg_store(void)
 
 	if (strcmp(name, "local") == 0)
 		return local();
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("anarchon: store \"%s\" is not available in this build", name),
-			 errhint("Set anarchon.store to 'local'.")));
+	return remote(name);
 }

@@ -30,7 +30,8 @@ DROP EXTENSION anarchon;
 -- Nothing is left behind.
 SELECT count(*) AS left_behind FROM pg_namespace WHERE nspname = 'anarchon';
 SELECT count(*) AS left_behind FROM pg_proc WHERE proname LIKE 'anarchon%';
-SELECT count(*) AS left_behind FROM pg_type WHERE typname = 'claim_info';
+SELECT count(*) AS left_behind FROM pg_type WHERE typname IN ('claim_info', 'run_state');
+SELECT count(*) AS left_behind FROM pg_foreign_data_wrapper WHERE fdwname = 'anarchon';
 -- And again, for the tests that follow.
 CREATE EXTENSION anarchon;
 SELECT extname, extversion FROM pg_extension WHERE extname = 'anarchon';

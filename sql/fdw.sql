@@ -1,0 +1,70 @@
+-- Remote stores chosen from PostgreSQL: the wrapper's validation, anarchon.store,
+-- privileges.  (Claims through a live store are in test/pg/remote.sh.)
+CREATE EXTENSION IF NOT EXISTS anarchon;
+-- Servers take a url and nothing else; credentials never go in the url.
+CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon;
+CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://127.0.0.1:1', host 'x');
+CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://app:secret@127.0.0.1:1');
+CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon OPTIONS (url 'ftp://127.0.0.1:1');
+CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon OPTIONS (url 'not a url');
+CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://127.0.0.1:99999');
+CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon OPTIONS (url '');
+ALTER FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://127.0.0.1:1');
+-- A good one: nothing listens on port 1 of the loopback.
+CREATE SERVER st_down FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://127.0.0.1:1/0?strategy=lease');
+ALTER SERVER st_down OPTIONS (DROP url);
+ALTER SERVER st_down OPTIONS (SET url 'redis://127.0.0.1:1/0?strategy=stream-id');
+-- User mappings take user and password only.
+CREATE USER MAPPING FOR PUBLIC SERVER st_down OPTIONS (url 'x');
+CREATE USER MAPPING FOR PUBLIC SERVER st_down OPTIONS (user '');
+CREATE USER MAPPING FOR PUBLIC SERVER st_down OPTIONS (user 'app', password 's3cret:@/');
+-- anarchon.store names a server; one that does not exist is a clear error.
+SET anarchon.store = 'st_missing';
+SELECT anarchon_claim('r', 4102444800000, 'tok');
+SELECT anarchon_check('r', 4102444800000);
+-- A server of another wrapper is refused.
+CREATE FOREIGN DATA WRAPPER st_other_wrapper;
+CREATE SERVER st_other FOREIGN DATA WRAPPER st_other_wrapper;
+SET anarchon.store = 'st_other';
+SELECT anarchon_claim('r', 4102444800000, 'tok');
+-- A store that cannot be reached: connection_failure, with no password in the message.
+CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE q;
+	RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE || ' ' || SQLERRM;
+END
+$$;
+SET anarchon.store = 'st_down';
+SELECT pg_temp.err($$SELECT anarchon_claim('r', 4102444800000, 'tok')$$);
+-- Bad input is refused before any store is asked.
+SELECT anarchon_claim('r r', 4102444800000, 'tok');
+RESET anarchon.store;
+-- Privileges: a role needs USAGE on the server, and never sees the PUBLIC
+-- mapping's password.
+CREATE ROLE regress_anarchon_remote;
+SET ROLE regress_anarchon_remote;
+SET anarchon.store = 'st_down';
+SELECT anarchon_claim('r', 4102444800000, 'tok');
+SELECT srvname, umoptions FROM pg_user_mappings WHERE srvname = 'st_down';
+RESET ROLE;
+GRANT USAGE ON FOREIGN SERVER st_down TO regress_anarchon_remote;
+SET ROLE regress_anarchon_remote;
+SELECT anarchon_claim('r', 4102444800000, 'tok');
+SELECT srvname, umoptions FROM pg_user_mappings WHERE srvname = 'st_down';
+-- (A role with USAGE may map itself, as in any wrapper; then it sees its own options.)
+CREATE USER MAPPING FOR regress_anarchon_remote SERVER st_down OPTIONS (user 'me');
+SELECT srvname, usename, umoptions FROM pg_user_mappings WHERE srvname = 'st_down' ORDER BY usename;
+DROP USER MAPPING FOR regress_anarchon_remote SERVER st_down;
+RESET anarchon.store;
+-- The local store is unaffected.
+SELECT anarchon_check('r', 4102444800000);
+RESET ROLE;
+REVOKE USAGE ON FOREIGN SERVER st_down FROM regress_anarchon_remote;
+DROP ROLE regress_anarchon_remote;
+DROP SERVER st_down CASCADE;
+DROP SERVER st_other;
+DROP FOREIGN DATA WRAPPER st_other_wrapper;
+-- The wrapper goes with the extension; servers of it must go first.
+SELECT fdwname FROM pg_foreign_data_wrapper WHERE fdwname = 'anarchon';
