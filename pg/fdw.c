@@ -142,17 +142,25 @@ an_pg_server_url(ForeignServer *server, UserMapping *mapping)
 				 errmsg("anarchon: server \"%s\" has no store url", server->servername)));
 	initStringInfo(&buf);
 	appendBinaryStringInfo(&buf, url, (int) (sep - url) + 3);
-	/* user:password@, or a lone password as a token (nats://token@host). */
-	if (user || password)
+	/*
+	 * user:password@, user@ or :password@ — except that NATS takes a token
+	 * where the user goes (nats://token@host): a lone password there is the
+	 * token.
+	 */
+	if (user == NULL && password != NULL && pg_strncasecmp(url, "nats://", 7) == 0)
 	{
-		append_encoded(&buf, user ? user : password);
-		if (user && password)
-		{
-			appendStringInfoChar(&buf, ':');
-			append_encoded(&buf, password);
-		}
-		appendStringInfoChar(&buf, '@');
+		user = password;
+		password = NULL;
 	}
+	if (user)
+		append_encoded(&buf, user);
+	if (password)
+	{
+		appendStringInfoChar(&buf, ':');
+		append_encoded(&buf, password);
+	}
+	if (user || password)
+		appendStringInfoChar(&buf, '@');
 	appendStringInfoString(&buf, sep + 3);
 	return buf.data;
 }

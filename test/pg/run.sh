@@ -9,6 +9,7 @@
 #   contention     32 client processes x 1000 slots: exactly one won per slot
 #   takeover       a winner's backend terminated mid-run; one backup takes over
 #   cancel         a claim waiting for a job's lock stays cancellable
+#   remote         claims through the anarchon wrapper into a real redis-server
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../lib.sh"
@@ -17,6 +18,7 @@ source "$here/regress.sh"
 source "$here/isolation.sh"
 source "$here/contention.sh"
 source "$here/takeover.sh"
+source "$here/remote.sh"
 
 work=$(t_tmpdir)
 if ! pg_install > "$work/install.log" 2>&1; then
@@ -54,5 +56,12 @@ cancel_check() {
 	[ $rc -ne 124 ] && [ $(( $(date +%s) - start )) -lt 10 ] && printf '%s' "$out" | grep -q "statement timeout"
 }
 check "cancel: a claim waiting for the job's lock ends at statement_timeout" cancel_check
+
+TEST_TMP=$work
+if [ -f "$REPO_ROOT/remote/redis.mk" ] && pkg-config --exists hiredis 2> /dev/null; then
+	pg_remote_redis
+else
+	ok "remote: skipped (anarchon built without the Redis store)"
+fi
 
 suite_end
