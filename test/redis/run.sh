@@ -37,7 +37,7 @@ drive() {
 	"$RDRIVE" "$@" "$url" > "$tmp/$name.out" 2>&1
 }
 
-for t in table contend faults badinput sqlite pg; do
+for t in ${REDIS_CHECKS:-table contend faults badinput sqlite pg}; do
 	source "$here/checks/$t.sh"
 done
 
