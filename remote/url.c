@@ -230,6 +230,20 @@ an_url_parse(const char *url, an_url *u, char *err, size_t errlen)
 	}
 	authority = sep + 3;
 
+	/*
+	 * The last '@' of the whole URL ends the credentials, before anything else
+	 * is cut: a password with an unencoded '/', '?' or '#' then still parses as
+	 * a password, and no later error message can quote a piece of it.
+	 */
+	at = strrchr(authority, '@');
+	if (at)
+	{
+		*at = '\0';
+		if (parse_userinfo(u, authority, err, errlen) < 0)
+			goto fail;
+		authority = at + 1;
+	}
+
 	query = strchr(authority, '?');
 	if (query)
 		*query++ = '\0';
@@ -248,15 +262,6 @@ an_url_parse(const char *url, an_url *u, char *err, size_t errlen)
 			an_errf(err, errlen, "store URL path has a malformed %%-escape");
 			goto fail;
 		}
-	}
-	/* The last '@' ends the credentials: a password may contain an encoded '@'. */
-	at = strrchr(authority, '@');
-	if (at)
-	{
-		*at = '\0';
-		if (parse_userinfo(u, authority, err, errlen) < 0)
-			goto fail;
-		authority = at + 1;
 	}
 	if (parse_hostport(u, authority, err, errlen) < 0)
 		goto fail;
