@@ -15,6 +15,19 @@ else
 	not_ok "schedule_test builds" "$(tail -n 20 "$tmp/build.log")"
 fi
 
+# The same under AddressSanitizer and UBSan (where the compiler has them).
+if cc -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -std=c11 -D_GNU_SOURCE \
+	-Wall -Wextra -Werror -Icore -o "$tmp/schedule_test_asan" $here/schedule_test.c \
+	core/schedule.c core/schedule_search.c core/validate.c -lm > "$tmp/asan-build.log" 2>&1; then
+	if "$tmp/schedule_test_asan" 500 > "$tmp/asan.out" 2>&1 && ! grep -q '^not ok' "$tmp/asan.out"; then
+		ok "schedule_test under AddressSanitizer and UBSan"
+	else
+		not_ok "schedule_test under AddressSanitizer and UBSan" "$(grep -v '^ok' "$tmp/asan.out" | head -n 20)"
+	fi
+else
+	echo "# no sanitizer build here: $(tail -n 1 "$tmp/asan-build.log")"
+fi
+
 # Part 2: the SQLite functions, against expected output.
 if make -s sqlite > "$tmp/build-sqlite.log" 2>&1; then
 	for f in "$here"/sql/*.sql; do

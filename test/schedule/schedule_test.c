@@ -466,6 +466,71 @@ run_oracle(int rounds)
 	}
 }
 
+/* ------------------------------------------------------------ part 4 */
+
+/*
+ * Random texts from cron's alphabet (and a few bytes outside it): the parser
+ * must answer AN_OK or AN_E_INPUT with a message, never crash; what it
+ * accepts must search without trouble.  Best run under a sanitizer or
+ * valgrind, which the suite does.
+ */
+static void
+run_fuzz(int rounds)
+{
+	static const char alphabet[] = "0123456789*/-,$@ \tjanfebmonsunSECONDSminutesdays#LW?\x01\xff";
+	int			accepted = 0,
+				bad = 0;
+	char		first_bad[700] = "";
+
+	srand(7);
+	for (int i = 0; i < rounds; i++)
+	{
+		char		text[64],
+					err[AN_ERRMAX];
+		size_t		len = (size_t) (rand() % 40);
+		an_schedule s;
+		an_error	rc;
+
+		if (i % 2 == 0)
+		{
+			/* a valid schedule of the table with a few bytes changed */
+			const char *base = slot_cases[rand() % (sizeof(slot_cases) / sizeof(slot_cases[0]))].schedule;
+
+			len = strlen(base);
+			memcpy(text, base, len);
+			for (int m = rand() % 3; m >= 0 && len > 0; m--)
+				text[rand() % len] = alphabet[rand() % (sizeof(alphabet) - 1)];
+		}
+		else
+			for (size_t k = 0; k < len; k++)
+				text[k] = alphabet[rand() % (sizeof(alphabet) - 1)];
+		err[0] = '\0';
+		rc = an_schedule_parse(text, len, &s, err, sizeof(err));
+		if (rc == AN_OK)
+		{
+			int64_t		slot;
+			int			found;
+
+			accepted++;
+			if (an_schedule_slot(&s, INT64_C(1704067200000), &slot, &found, err, sizeof(err)) != AN_OK ||
+				an_schedule_next_slot(&s, INT64_C(1704067200000), &slot, &found, err, sizeof(err)) != AN_OK ||
+				!found)
+				rc = AN_E_INTERNAL;
+		}
+		else if (rc == AN_E_INPUT && err[0] != '\0')
+			continue;
+		if (rc != AN_OK && bad++ == 0)
+			snprintf(first_bad, sizeof(first_bad), "'%.*s': rc %d, %s", (int) len, text, rc, err);
+	}
+	{
+		char		name[128];
+
+		snprintf(name, sizeof(name), "%d random texts parsed or refused with a message (%d accepted)",
+				 rounds, accepted);
+		result(bad == 0, name, first_bad);
+	}
+}
+
 /*
  * "schedule_test bench": how long one search takes, for a few schedules
  * (printed, never asserted: tests do not judge time).
@@ -515,5 +580,6 @@ main(int argc, char **argv)
 	run_slot_cases();
 	run_error_cases();
 	run_oracle(rounds);
+	run_fuzz(rounds * 100);
 	return failures ? 1 : 0;
 }
