@@ -1,9 +1,6 @@
 # faults.sh — Redis restarted, frozen (SIGSTOP), a call cancelled, the script
 # cache flushed.  (sourced by test/redis/run.sh)
 
-# wait_file F: until F exists (a step of the shell, seen by a running rdrive).
-wait_file() { local i; for i in $(seq 1 300); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
-
 restart_main() { redis_stop main; redis_start main "$PORT"; }
 
 # One session across a restart: the dropped connection is reopened and the

@@ -1,1 +1,92 @@
-# sqlite: later
+# sqlite.sh — the Redis store through the SQLite extension: each instance is
+# its own database file that shares nothing but Redis.  (sourced by run.sh)
+
+if ! make -s sqlite > "$tmp/sqlite-build" 2>&1 || ! command -v sqlite3 > /dev/null; then
+	not_ok "redis via sqlite: build the extension" "$(tail -n 20 "$tmp/sqlite-build")"
+	return 0
+fi
+EXT=$REPO_ROOT/sqlite/anarchon
+
+# sq NAME: the sqlite3 CLI on a fresh database, SQL on stdin, output in $tmp/NAME.out
+sq() {
+	rm -f "$tmp/$1.db"
+	{ echo ".load $EXT"; cat; } | sqlite3 -batch "$tmp/$1.db" > "$tmp/$1.out" 2>&1
+}
+
+NOW=$(now_ms)
+for strat in lease stream-id script; do
+	case $strat in
+		lease) exp="won|won|running|late|overlap|1|0|running|0|1|succeeded|done|none" ;;
+		*) exp="won|won|lost|late|won|1|0|running|0|1|succeeded|lost|none" ;;
+	esac
+	sq "sqlite-$strat" <<X
+SELECT anarchon_config('store', 'redis://127.0.0.1:$PORT?strategy=$strat&prefix=sq-$strat') IS NOT NULL;
+SELECT anarchon_claim('sync', $NOW, 'a') || '|' || anarchon_claim('sync', $NOW, 'a') || '|' ||
+       anarchon_claim('sync', $NOW, 'b') || '|' || anarchon_claim('sync', $((NOW - 120000)), 'c') || '|' ||
+       anarchon_claim('sync', $((NOW + 1)), 'd') || '|' ||
+       anarchon_heartbeat('sync', $NOW, 'a') || '|' || anarchon_heartbeat('sync', $NOW, 'b') || '|' ||
+       anarchon_check('sync', $NOW) || '|' ||
+       anarchon_finish('sync', $NOW, 'b') || '|' || anarchon_finish('sync', $NOW, 'a', 'succeeded') || '|' ||
+       anarchon_check('sync', $NOW) || '|' || anarchon_claim('sync', $NOW, 'e') || '|' ||
+       anarchon_check('sync', 12345);
+X
+	if [ "$(tail -n 1 "$tmp/sqlite-$strat.out")" = "$exp" ]; then ok "redis via sqlite: $strat outcome table"
+	else not_ok "redis via sqlite: $strat outcome table" "expected $exp" "$(cat "$tmp/sqlite-$strat.out")"; fi
+done
+
+# Contention: 16 instances, each with its own database file, 500 slots.
+for strat in lease stream-id script; do
+	first=$(now_ms)
+	{
+		echo "SELECT anarchon_config('overlap', 'allow');"
+		echo "SELECT anarchon_config('store', 'redis://127.0.0.1:$PORT?strategy=$strat&prefix=sqc-$strat');"
+		for i in $(seq 0 499); do echo "SELECT $((first + i)) || ' ' || anarchon_claim('sync', $((first + i)), anarchon_token());"; done
+	} > "$tmp/sqc-$strat.sql"
+	pids=()
+	for p in $(seq 1 16); do
+		sq "sqc-$strat-$p" < "$tmp/sqc-$strat.sql" &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p"; done
+	report=$(cat "$tmp"/sqc-$strat-*.out | awk -v first="$first" '
+		NR > 0 && NF == 2 { i = $1 - first; n[i]++; if ($2 == "won") w[i]++ }
+		NF != 2 && $0 !~ /^(allow|redis:)/ { bad++; if (bad < 4) print "unexpected: " $0 }
+		END { for (s = 0; s < 500; s++) if (w[s] != 1 || n[s] != 16) { print "slot first+" s ": " w[s] " won of " n[s]; if (++e > 5) break } }')
+	if [ -z "$report" ]; then ok "redis via sqlite: $strat, 16 instances x 500 slots, exactly one won per slot"
+	else not_ok "redis via sqlite: $strat, 16 instances x 500 slots, exactly one won per slot" "$report"; fi
+done
+
+# Errors reach SQL as errors that say why.
+sq sqlite-errors <<X
+SELECT anarchon_config('store', 'redis://127.0.0.1:$PORT?strategy=idmp');
+SELECT anarchon_config('store', 'redis://127.0.0.1:$PORT?strategy=nope');
+SELECT anarchon_config('store', 'redis://127.0.0.1:$PORT?strategy=script&window_ms=1000');
+SELECT anarchon_claim('sync', $NOW, 'a');
+SELECT anarchon_config('max_late_ms', '500');
+SELECT anarchon_claim('sync', $NOW + 100000, 'a');
+X
+if grep -q 'Redis 8.6' "$tmp/sqlite-errors.out" && grep -q 'unknown redis strategy "nope"' "$tmp/sqlite-errors.out" &&
+	grep -q 'window_ms.*max_late_ms' "$tmp/sqlite-errors.out" && [ "$(tail -n 1 "$tmp/sqlite-errors.out")" = won ]; then
+	ok "redis via sqlite: idmp, unknown strategy and short memory are clear SQL errors"
+else not_ok "redis via sqlite: idmp, unknown strategy and short memory are clear SQL errors" "$(cat "$tmp/sqlite-errors.out")"; fi
+
+# A frozen Redis: the SQL call fails within timeout_ms instead of hanging.
+{
+	echo ".load $EXT"
+	echo "SELECT anarchon_config('store', 'redis://127.0.0.1:$PORT?strategy=lease&prefix=sqf&timeout_ms=1000') IS NOT NULL;"
+	wait_file "$tmp/sq-frozen"
+	echo "SELECT anarchon_claim('sync', $(now_ms), 'a');"
+	echo ".print done"
+} | sqlite3 -batch "$tmp/sqf.db" > "$tmp/sqlite-frozen.out" 2>&1 &
+rd=$!
+sleep 0.3
+kill -STOP "$(redis_pid main)"
+t0=$(now_ms)
+touch "$tmp/sq-frozen"
+for i in $(seq 1 100); do grep -q '^done' "$tmp/sqlite-frozen.out" && break; sleep 0.05; done
+t1=$(now_ms)
+kill -CONT "$(redis_pid main)"
+wait "$rd"
+if grep -q 'did not answer within 1000 ms' "$tmp/sqlite-frozen.out" && [ $((t1 - t0)) -lt 3000 ]; then
+	ok "redis via sqlite: a frozen Redis gives an error within timeout_ms ($((t1 - t0)) ms for 1000)"
+else not_ok "redis via sqlite: a frozen Redis gives an error within timeout_ms" "$(cat "$tmp/sqlite-frozen.out")" "$((t1 - t0)) ms"; fi
