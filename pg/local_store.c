@@ -59,10 +59,13 @@ typedef struct query_def
 
 /*
  * The queries, all schema-qualified.  The first is the job's lock: its
- * upsert holds the job's row until the caller's transaction ends.  It does
- * write the row (last_claim_at), rather than lock it with DO UPDATE ...
- * WHERE false, because only a real update makes a REPEATABLE READ claim
- * with an older snapshot fail instead of reading runs it cannot see.
+ * upsert holds the job's row until the caller's transaction ends.  Every
+ * claim really writes the row (last_claim_at) rather than only locking it
+ * with DO UPDATE ... WHERE false, which would be cheaper: a REPEATABLE READ
+ * or SERIALIZABLE claim whose snapshot predates another claim of the job
+ * fails with a serialization error only if that other claim -- in whatever
+ * isolation level -- left a new version of the row behind.  Without it, the
+ * older snapshot would not see the other run and would try to insert it too.
  */
 static const query_def queries[Q_COUNT] = {
 	[Q_LOCK_JOB] = {
