@@ -1,1 +1,106 @@
-# pg: later
+# pg.sh — the Redis strategies through PostgreSQL: a FOREIGN SERVER per
+# strategy, anarchon.store naming it.  (sourced by test/redis/run.sh; skipped
+# with a "not ok" when PostgreSQL's server tools are missing)
+
+if ! command -v pg_config > /dev/null || [ ! -f pg/fdw.c ]; then
+	not_ok "redis via postgresql: PostgreSQL with the anarchon wrapper is not available"
+	return 0
+fi
+source "$TEST_ROOT/pg/server.sh"
+if ! pg_install > "$tmp/pg-install.log" 2>&1; then
+	not_ok "redis via postgresql: make install" "$(tail -n 20 "$tmp/pg-install.log")"
+	return 0
+fi
+if ! pg_start "fsync = off" > "$tmp/pg-start.log" 2>&1; then
+	not_ok "redis via postgresql: start PostgreSQL" "$(tail -n 20 "$tmp/pg-start.log")"
+	return 0
+fi
+pq() { psql -X -A -t -q "$@" 2>&1; }
+pq -c "CREATE EXTENSION anarchon" > /dev/null
+for strat in lease stream-id script idmp; do
+	srv=r_${strat//-/_}
+	pq -c "CREATE SERVER $srv FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://127.0.0.1:$PORT?strategy=$strat&prefix=pg-$strat')" > /dev/null
+done
+
+NOW=$(now_ms)
+for strat in lease stream-id script; do
+	case $strat in
+		lease) exp="won won running late overlap f t running f t succeeded done none" ;;
+		*) exp="won won lost late won f t running f t succeeded lost none" ;;
+	esac
+	out=$(PGOPTIONS="-c anarchon.store=r_${strat//-/_}" pq \
+		-c "SELECT anarchon_claim('sync', ${NOW}::bigint, 'a')" \
+		-c "SELECT anarchon_claim('sync', ${NOW}::bigint, 'a')" \
+		-c "SELECT anarchon_claim('sync', ${NOW}::bigint, 'b')" \
+		-c "SELECT anarchon_claim('sync', $((NOW - 120000))::bigint, 'c')" \
+		-c "SELECT anarchon_claim('sync', $((NOW + 1))::bigint, 'd')" \
+		-c "SELECT anarchon_heartbeat('sync', ${NOW}::bigint, 'b')" \
+		-c "SELECT anarchon_heartbeat('sync', ${NOW}::bigint, 'a')" \
+		-c "SELECT anarchon_check('sync', ${NOW}::bigint)" \
+		-c "SELECT anarchon_finish('sync', ${NOW}::bigint, 'b')" \
+		-c "SELECT anarchon_finish('sync', ${NOW}::bigint, 'a')" \
+		-c "SELECT anarchon_check('sync', ${NOW}::bigint)" \
+		-c "SELECT anarchon_claim('sync', ${NOW}::bigint, 'e')" \
+		-c "SELECT anarchon_check('sync', 12345::bigint)" | tr '\n' ' ')
+	if [ "$out" = "$exp " ]; then ok "redis via postgresql: $strat outcome table"
+	else not_ok "redis via postgresql: $strat outcome table" "expected: $exp" "got:      $out"; fi
+done
+
+out=$(PGOPTIONS="-c anarchon.store=r_idmp" pq -c "SELECT anarchon_claim('sync', ${NOW}::bigint, 'a')")
+if printf '%s' "$out" | grep -q 'Redis 8.6.*strategy=script'; then ok "redis via postgresql: idmp on Redis 7 is a clear error"
+else not_ok "redis via postgresql: idmp on Redis 7 is a clear error" "$out"; fi
+
+pq -c "ALTER SERVER r_script OPTIONS (SET url 'redis://127.0.0.1:$PORT?strategy=script&prefix=pg-script&window_ms=1000')" > /dev/null
+out=$(PGOPTIONS="-c anarchon.store=r_script" pq -c "SELECT anarchon_claim('sync', ${NOW}::bigint, 'a')")
+if printf '%s' "$out" | grep -q 'window_ms.*max_late_ms'; then ok "redis via postgresql: a memory shorter than max_late_ms is refused"
+else not_ok "redis via postgresql: a memory shorter than max_late_ms is refused" "$out"; fi
+pq -c "ALTER SERVER r_script OPTIONS (SET url 'redis://127.0.0.1:$PORT?strategy=script&prefix=pgc-script')" > /dev/null
+pq -c "ALTER SERVER r_lease OPTIONS (SET url 'redis://127.0.0.1:$PORT?strategy=lease&prefix=pgc-lease')" > /dev/null
+pq -c "ALTER SERVER r_stream_id OPTIONS (SET url 'redis://127.0.0.1:$PORT?strategy=stream-id&prefix=pgc-stream-id')" > /dev/null
+
+# Contention: 16 sessions x 500 slots per strategy, exactly one won per slot.
+for strat in lease stream-id script; do
+	first=$(now_ms)
+	for i in $(seq 0 499); do echo "SELECT $((first + i)) || ' ' || anarchon_claim('sync', $((first + i))::bigint, anarchon_token());"; done > "$tmp/pgc.sql"
+	pids=()
+	for p in $(seq 1 16); do
+		PGOPTIONS="-c anarchon.store=r_${strat//-/_} -c anarchon.overlap=allow" psql -X -A -t -q -f "$tmp/pgc.sql" \
+			> "$tmp/pgc-$strat-$p.out" 2>&1 &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p"; done
+	report=$(cat "$tmp"/pgc-$strat-*.out | awk -v first="$first" '
+		NF == 2 { i = $1 - first; n[i]++; if ($2 == "won") w[i]++; next }
+		{ bad++; if (bad < 4) print "unexpected: " $0 }
+		END { for (s = 0; s < 500; s++) if (w[s] != 1 || n[s] != 16) { print "slot first+" s ": " w[s] " won of " n[s]; if (++e > 5) break } }')
+	if [ -z "$report" ]; then ok "redis via postgresql: $strat, 16 sessions x 500 slots, exactly one won per slot"
+	else not_ok "redis via postgresql: $strat, 16 sessions x 500 slots, exactly one won per slot" "$report"; fi
+done
+
+# A frozen Redis and statement_timeout: the claim ends at the timeout even
+# with a long timeout_ms, and the backend stays usable.
+pq -c "CREATE SERVER r_slow FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://127.0.0.1:$PORT?strategy=lease&prefix=pg-frozen&timeout_ms=60000')" > /dev/null
+{
+	echo "SELECT anarchon_check('sync', 1::bigint);"
+	wait_file "$tmp/pg-frozen"
+	echo "SET statement_timeout = 1000;"
+	echo "SELECT anarchon_claim('sync', $(now_ms)::bigint, 'a');"
+	echo "\\echo claimed"
+	wait_file "$tmp/pg-thawed"
+	echo "SELECT anarchon_claim('sync', $(( $(now_ms) + 1 ))::bigint, 'b');"
+} | PGOPTIONS="-c anarchon.store=r_slow -c anarchon.overlap=allow" psql -X -A -t -q > "$tmp/pg-frozen.out" 2>&1 &
+rd=$!
+sleep 0.5
+kill -STOP "$(redis_pid main)"
+t0=$(now_ms)
+touch "$tmp/pg-frozen"
+for i in $(seq 1 200); do grep -q '^claimed' "$tmp/pg-frozen.out" && break; sleep 0.05; done
+t1=$(now_ms)
+kill -CONT "$(redis_pid main)"
+touch "$tmp/pg-thawed"
+wait "$rd"
+if grep -q 'canceling statement due to statement timeout' "$tmp/pg-frozen.out" && [ $((t1 - t0)) -lt 5000 ]; then
+	ok "redis via postgresql: statement_timeout cancels a call to a frozen Redis ($((t1 - t0)) ms for 1000)"
+else not_ok "redis via postgresql: statement_timeout cancels a call to a frozen Redis" "$(cat "$tmp/pg-frozen.out")" "$((t1 - t0)) ms"; fi
+if [ "$(tail -n 1 "$tmp/pg-frozen.out")" = won ]; then ok "redis via postgresql: after the cancel the session reconnects and claims"
+else not_ok "redis via postgresql: after the cancel the session reconnects and claims" "$(cat "$tmp/pg-frozen.out")"; fi
