@@ -10,7 +10,7 @@ BEGIN
 		SELECT p.oid, p.proname, p.pronargs
 		  FROM pg_catalog.pg_proc p
 		 WHERE p.pronamespace = 'anarchon'::pg_catalog.regnamespace
-		   AND p.proname LIKE 'anarchon\_%'
+		   AND p.proname LIKE 'anarchon\_%' AND p.prokind = 'f'
 		 ORDER BY p.oid
 	LOOP
 		EXECUTE pg_catalog.format(
