@@ -46,7 +46,12 @@ cancel_check() {
 		-c "SELECT pg_sleep(20)" > /dev/null 2>&1 &
 	holder=$!
 	at_exit "kill $holder 2>/dev/null"
-	sleep 1
+	# Until the holder has claimed and is "running its job" with the lock held.
+	for _ in $(seq 1 100); do
+		[ "$(psql -X -A -t -q -c "SELECT count(*) FROM pg_stat_activity
+			WHERE query = 'SELECT pg_sleep(20)' AND state = 'active'")" = 1 ] && break
+		sleep 0.1
+	done
 	start=$(date +%s)
 	out=$(PGOPTIONS="-c statement_timeout=500 -c anarchon.busy_timeout_ms=600000" timeout 15 \
 		psql -X -q -c "SELECT anarchon_claim('cancel', $slot::bigint, 'tok-2')" 2>&1)
