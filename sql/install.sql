@@ -32,6 +32,14 @@ SELECT count(*) AS left_behind FROM pg_namespace WHERE nspname = 'anarchon';
 SELECT count(*) AS left_behind FROM pg_proc WHERE proname LIKE 'anarchon%';
 SELECT count(*) AS left_behind FROM pg_type WHERE typname IN ('claim_info', 'run_state');
 SELECT count(*) AS left_behind FROM pg_foreign_data_wrapper WHERE fdwname = 'anarchon';
+-- The public names go to the schema the extension is created in.
+CREATE SCHEMA regress_app;
+CREATE EXTENSION anarchon SCHEMA regress_app;
+SELECT count(*) AS forms FROM pg_proc
+ WHERE pronamespace = 'regress_app'::regnamespace AND proname = 'anarchon_claim';
+SELECT regress_app.anarchon_check('j', 0::bigint);
+DROP EXTENSION anarchon;
+DROP SCHEMA regress_app;
 -- And again, for the tests that follow.
 CREATE EXTENSION anarchon;
 SELECT extname, extversion FROM pg_extension WHERE extname = 'anarchon';
