@@ -202,26 +202,34 @@ remote(const char *name)
 	remote_entry **link;
 
 	register_callbacks();
+
+	/*
+	 * Close what changed since it was opened (an altered or dropped server,
+	 * any user mapping): the next call of that server reopens it.
+	 */
+	for (link = &remotes; *link;)
+	{
+		remote_entry *e = *link;
+
+		if (!e->stale)
+		{
+			link = &e->next;
+			continue;
+		}
+		*link = e->next;
+		close_entry(e);
+		pfree(e);
+	}
+
 	/*
 	 * The role that called: the functions run as their owner (SECURITY
 	 * DEFINER), which leaves the caller's role as the outer user.
 	 */
 	userid = GetOuterUserId();
 	server = named_server(name, userid);
-
-	for (link = &remotes; *link; link = &(*link)->next)
-	{
-		remote_entry *e = *link;
-
-		if (e->serverid != server->serverid || e->userid != userid)
-			continue;
-		if (!e->stale)
+	for (remote_entry *e = remotes; e; e = e->next)
+		if (e->serverid == server->serverid && e->userid == userid)
 			return &e->store;
-		*link = e->next;
-		close_entry(e);
-		pfree(e);
-		break;
-	}
 	return &open_remote(server, userid)->store;
 }
 
