@@ -282,7 +282,7 @@ amqp_link_publish(an_store *st, amqp_link *l, const an_deadline *d, const char *
 	}
 	for (;;)
 	{
-		if (next_method(st, l, d, "the publish confirm", &f) != AN_OK)
+		if (next_method(st, l, d, "the claim's publish", &f) != AN_OK)
 			return st->err;
 		switch (f.payload.method.id)
 		{

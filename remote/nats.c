@@ -228,7 +228,7 @@ ensure_stream(an_store *st, nats_store *n, const an_deadline *d, const an_settin
 		an_settings_default(&def);
 		s = &def;
 	}
-	rc = api(st, n, d, "the stream information", "STREAM.INFO", "", &reply);
+	rc = api(st, n, d, "the stream information request", "STREAM.INFO", "", &reply);
 	if (rc == AN_OK && is_error(reply, &code) && code == 10059)	/* stream not found */
 	{
 		free(reply);
@@ -242,7 +242,7 @@ ensure_stream(an_store *st, nats_store *n, const an_deadline *d, const an_settin
 		{
 			free(reply);
 			reply = NULL;
-			rc = api(st, n, d, "the stream information", "STREAM.INFO", "", &reply);
+			rc = api(st, n, d, "the stream information request", "STREAM.INFO", "", &reply);
 		}
 	}
 	if (rc == AN_OK && is_error(reply, &code))
@@ -325,7 +325,7 @@ get_msg(an_store *st, nats_store *n, const an_deadline *d, int64_t seq,
 		snprintf(req, sizeof(req), "{\"seq\":%lld}", (long long) seq);
 	else
 		snprintf(req, sizeof(req), "{\"last_by_subj\":\"%s\"}", subject);
-	rc = api(st, n, d, "a stored claim", "STREAM.MSG.GET", req, &reply);
+	rc = api(st, n, d, "the request for a stored claim", "STREAM.MSG.GET", req, &reply);
 	if (rc != AN_OK)
 		return rc;
 	if (is_error(reply, &code))
@@ -375,7 +375,7 @@ nats_claim(an_store *st, const an_request *rq, an_claim_result *res)
 	subject_of(n, rq->job, "claims", subject, sizeof(subject));
 	snprintf(msgid, sizeof(msgid), "%s:%lld", rq->job, (long long) rq->slot);
 	claim_body(rq, body, sizeof(body));
-	rc = nats_link_request(st, &n->link, &d, "the claim's acknowledgement", subject, msgid, body,
+	rc = nats_link_request(st, &n->link, &d, "the claim", subject, msgid, body,
 						   "no JetStream stream takes the claim's subject (was the stream deleted?)", &reply);
 	if (rc == AN_E_CONFIG)
 		n->have_stream = 0;		/* look for (or re-create) the stream next time */
@@ -475,7 +475,7 @@ nats_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
 	snprintf(msgid, sizeof(msgid), "%s:%lld:status", rq->job, (long long) rq->slot);
 	snprintf(body, sizeof(body), "{\"job\":\"%s\",\"slot\":%lld,\"token\":\"%s\",\"status\":\"%s\"}",
 			 rq->job, (long long) rq->slot, rq->token, an_run_state_name(status));
-	rc = nats_link_request(st, &n->link, &d, "the status's acknowledgement", subject, msgid, body,
+	rc = nats_link_request(st, &n->link, &d, "the finish status", subject, msgid, body,
 						   "no JetStream stream takes the status subject (was the stream deleted?)", &reply);
 	if (rc == AN_OK && is_error(reply, &code))
 		rc = api_error(st, n, reply, "the finish status");

@@ -2,11 +2,32 @@
  * nats_link.c — a NATS connection with sliced, cancellable requests
  * (see nats_link.h).
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nats_link.h"
+
+/*
+ * nats.c's threads outlive natsConnection_Destroy by a moment, and a host
+ * may unload us right after closing the store (SQLite unloads extensions
+ * when the database connection closes, which takes libnats with it): a
+ * thread then runs unmapped code.  Pin libnats in memory for the life of
+ * the process.  Its threads never call anarchon code, so only it must stay.
+ */
+static void
+pin_libnats(void)
+{
+	static int	pinned;
+	Dl_info		info;
+
+	if (pinned)
+		return;
+	if (dladdr((void *) natsConnection_Connect, &info) && info.dli_fname &&
+		dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != NULL)
+		pinned = 1;
+}
 
 /* Map a nats.c status met while connecting to our error classes. */
 static int
@@ -39,6 +60,7 @@ nats_link_open(an_store *st, nats_link *l, const char *host, int port,
 
 	if (left <= 0)
 		left = 1;
+	pin_libnats();
 	snprintf(url, sizeof(url), strchr(host, ':') ? "nats://[%s]:%d" : "nats://%s:%d", host, port);
 	s = natsOptions_Create(&opts);
 	if (s == NATS_OK)
@@ -152,6 +174,8 @@ nats_link_request(an_store *st, nats_link *l, const an_deadline *d,
 		s = natsSubscription_NextMsg(&m, l->sub, slice);
 		if (s == NATS_TIMEOUT)
 			continue;
+		if (s == NATS_NO_RESPONDERS)
+			return an_store_fail(st, AN_E_CONFIG, "%s: %s", l->who, noresp);
 		if (s != NATS_OK)
 			return dropped(st, l, what, s);
 		if (strcmp(natsMsg_GetSubject(m), rsubj) != 0)

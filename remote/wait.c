@@ -36,11 +36,11 @@ an_wait_tick(an_store *st, const an_deadline *d, const char *who,
 	int64_t		left;
 
 	if (an_store_interrupted(st))
-		return an_store_fail(st, AN_E_CANCELED, "canceled while waiting for %s from %s", what, who);
+		return an_store_fail(st, AN_E_CANCELED, "canceled while waiting for %s to answer %s", who, what);
 	left = an_deadline_left(d);
 	if (left <= 0)
 		return an_store_fail(st, AN_E_TIMEOUT,
-							 "%s did not send %s within timeout_ms (%lld ms)",
+							 "%s did not answer %s within timeout_ms (%lld ms)",
 							 who, what, (long long) d->timeout_ms);
 	*slice_ms = left < AN_WAIT_SLICE_MS ? (int) left : AN_WAIT_SLICE_MS;
 	return AN_OK;

@@ -35,8 +35,8 @@ int64_t		an_deadline_left(const an_deadline *d);
  * length of the next slice in *slice_ms (at most AN_WAIT_SLICE_MS, at least
  * 1), or fails st with AN_E_CANCELED when the host asked to stop, or with
  * AN_E_TIMEOUT when the deadline passed; `who` names the server and `what`
- * the awaited answer in that message ("RabbitMQ at amqp://h:5672/",
- * "the publish confirm").
+ * the request it has not answered yet ("RabbitMQ at amqp://h:5672/",
+ * "the claim's publish").
  */
 int			an_wait_tick(an_store *st, const an_deadline *d, const char *who,
 						 const char *what, int *slice_ms);

@@ -265,7 +265,15 @@ main(int argc, char **argv)
 	}
 	if (argc - optind < 2)
 		return usage();
-	signal(SIGINT, on_sigint);
+	/* SA_RESTART, as PostgreSQL's handlers: a cancel must not break the client library's I/O. */
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_sigint;
+		sa.sa_flags = SA_RESTART;
+		sigaction(SIGINT, &sa, NULL);
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if ((m = an_remote_find(argv[optind], err, sizeof(err))) == NULL)
 	{

@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# The NATS JetStream suite: the store through the store interface (the
+# mq-driver), then through SQLite.  Real nats-server processes with JetStream
+# run on free loopback ports with their stores in a temporary folder.
+#
+# What it shows: the claim's outcomes (won, lost, our own resent claim, late),
+# job names with '.', what heartbeat/finish/check answer, configuration
+# errors, 16 processes x 300 slots with exactly one winner per slot, a
+# restart that forgets nothing, a frozen server that answers within
+# timeout_ms, and a cancel that is noticed at once.
+source "$(dirname "$0")/../lib.sh"
+cd "$REPO_ROOT" || exit 1
+source test/amqp/mq.sh
+source test/nats/server.sh
+
+mq_build || { suite_end; exit; }
+nats_start main || { not_ok "nats: start nats-server -js"; suite_end; exit; }
+ok "nats: nats-server -js on 127.0.0.1:${NATS_PORT[main]}"
+U="nats://127.0.0.1:${NATS_PORT[main]}"
+
+# ---------------------------------------------------------------- outcomes
+S=$(mq_now)
+expect "nats: first claim of a slot wins" won drv "$U" claim sync "$S" tokA
+expect "nats: another token's claim of that slot loses" lost drv "$U" claim sync "$S" tokB
+expect "nats: our own claim sent again wins (same token)" won drv "$U" claim sync "$S" tokA
+expect "nats: the next slot is a new run" won drv "$U" claim sync "$((S + 1))" tokB
+expect "nats: a claim more than max_late_ms after its slot is late" late drv "$U" claim sync "$((S - 61000))" tokA
+expect "nats: a claim within max_late_ms is not late" won drv "$U" claim sync "$((S - 50000))" tokA
+expect "nats: max_late_ms is the host's setting (-l)" late drv -l 10000 "$U" claim sync "$((S - 20000))" tokA
+expect "nats: a late claim stored nothing" won drv -l 30000 "$U" claim sync "$((S - 20000))" tokB
+
+# Job names with '.': one subject token, the Msg-Id keeps the name.
+expect "nats: job a.b wins its slot" won drv "$U" claim a.b "$S" tokA
+expect "nats: job a.b is not job a%2Eb's neighbour a" won drv "$U" claim a "$S" tokA
+expect_match "nats: job a.b is stored on subject cron.a%2Eb.claims (3 tokens)" \
+	"\"subject\":\"cron.a%2Eb.claims\"" nats_api main '$JS.API.STREAM.MSG.GET.CRON' '{"last_by_subj":"cron.a%2Eb.claims"}'
+msg_headers() { nats_api main '$JS.API.STREAM.MSG.GET.CRON' "{\"last_by_subj\":\"$1\"}" | sed 's/.*"hdrs":"\([^"]*\)".*/\1/' | base64 -d; }
+expect_match "nats: its Msg-Id is a.b:SLOT" "^Nats-Msg-Id: a.b:$S" msg_headers 'cron.a%2Eb.claims'
+expect_match "nats: the stream CRON takes cron.> with a 120 s duplicate window, file storage" \
+	'"subjects":\["cron.\\u003e"\].*"storage":"file".*"duplicate_window":120000000000' \
+	nats_api main '$JS.API.STREAM.INFO.CRON' ''
+expect "nats: prefix= and stream= choose other names" won drv "$U?prefix=other&stream=OTHER" claim sync "$S" tokB
+expect_match "nats: ... and the stream OTHER takes other.>" '"subjects":\["other.\\u003e"\]' \
+	nats_api main '$JS.API.STREAM.INFO.OTHER' ''
+
+# ---------------------------------------------------------------- heartbeat, finish, check
+S=$((S + 10))
+drv "$U" claim hb "$S" winner > /dev/null
+expect "nats: check of a claimed run answers running" running drv "$U" check hb "$S"
+expect "nats: check of an unclaimed slot answers none" none drv "$U" check hb "$((S + 5))"
+expect "nats: heartbeat of the winner's token is true" true drv "$U" heartbeat hb "$S" winner
+expect "nats: heartbeat of another token is false" false drv "$U" heartbeat hb "$S" other
+expect "nats: finish with another token is false and records nothing" false drv "$U" finish hb "$S" other
+expect "nats: ... check still answers running" running drv "$U" check hb "$S"
+expect "nats: finish with the winner's token is true" true drv "$U" finish hb "$S" winner
+expect "nats: check after finish answers succeeded" succeeded drv "$U" check hb "$S"
+expect "nats: a second finish is true and changes nothing" true drv "$U" finish hb "$S" winner failed
+expect "nats: ... still succeeded" succeeded drv "$U" check hb "$S"
+drv "$U" claim hb "$((S + 1))" w2 > /dev/null
+expect "nats: finish failed is recorded as failed" failed sh -c "'$DRV' '$U' finish hb $((S + 1)) w2 failed >/dev/null; '$DRV' '$U' check hb $((S + 1))"
+printf 'claim hb %s t1\nclaim hb %s t1\nheartbeat hb %s t1\nheartbeat hb %s t2\n' \
+	"$((S + 2))" "$((S + 3))" "$((S + 2))" "$((S + 2))" > "$MQ_TMP/nats-session.in"
+expect "nats: in one session, an older run's heartbeat finds its claim by sequence" "won
+won
+true
+false" sh -c "'$DRV' '$U' session < '$MQ_TMP/nats-session.in'"
+
+# ---------------------------------------------------------------- configuration errors
+expect_match "nats: duplicate_window_ms shorter than max_late_ms is refused" \
+	'^error config: the duplicate window \(duplicate_window_ms\) \(30000 ms\) is shorter than max_late_ms \(60000 ms\)' \
+	drv "$U?stream=SHORT&duplicate_window_ms=30000" claim sync "$S" tokA
+expect_match "nats: ... and no stream was created with it" '"code":404' nats_api main '$JS.API.STREAM.INFO.SHORT' ''
+nats_api main '$JS.API.STREAM.CREATE.EXISTING' '{"name":"EXISTING","subjects":["ex.>"],"storage":"file","duplicate_window":5000000000}' > /dev/null
+expect_match "nats: an existing stream whose window is shorter than max_late_ms is refused" \
+	'^error config: the duplicate window of the NATS stream EXISTING \(5000 ms\) is shorter than max_late_ms' \
+	drv "$U?stream=EXISTING&prefix=ex" claim sync "$S" tokA
+expect "nats: ... and accepted when max_late_ms fits in it" won drv -l 4000 "$U?stream=EXISTING&prefix=ex" claim sync "$S" tokA
+expect_match "nats: an existing stream that does not take <prefix>.> is refused" \
+	'^error config: NATS stream EXISTING exists but does not take the subjects cron.>' \
+	drv "$U?stream=EXISTING" claim sync "$S" tokA
+expect_match "nats: an unknown URL parameter is refused, naming the known ones" \
+	'^error config: store URL parameter "strategy" is not known to nats stores: the parameters are stream, prefix, duplicate_window_ms, timeout_ms' \
+	drv "$U?strategy=lease" validate
+expect_match "nats: a stream name with '.' is refused" '^error config: NATS store URL parameter stream must be' drv "$U?stream=a.b" validate
+expect_match "nats: timeout_ms must be a number" '^error config: store URL parameter timeout_ms must be a whole number' drv "$U?timeout_ms=soon" validate
+expect_match "nats: a server that is not there is a connect error" '^error connect: could not connect to NATS at nats://127.0.0.1:1' drv "nats://127.0.0.1:1" validate
+
+NATS_PORT[nojs]=$(free_port)
+nats-server -a 127.0.0.1 -p "${NATS_PORT[nojs]}" > "$MQ_TMP/nojs.log" 2>&1 &
+NATS_PID[nojs]=$!
+at_exit "nats_stop nojs"
+wait_port "${NATS_PORT[nojs]}" 10
+expect_match "nats: a server without JetStream is said to need -js" 'JetStream enabled \(-js\)' \
+	drv "nats://127.0.0.1:${NATS_PORT[nojs]}" claim sync "$S" tokA
+nats_stop nojs
+
+nats_start auth --auth s3cr3t-tok
+AU="127.0.0.1:${NATS_PORT[auth]}"
+expect_match "nats: no token for a server that wants one is an auth error" '^error auth: NATS at nats://'"$AU"' refused the connection: authorization failed' drv "nats://$AU" validate
+expect_match "nats: a wrong token is an auth error" '^error auth: ' drv "nats://wrong-tok@$AU" validate
+out=$(drv "nats://wrong-tok@$AU" validate 2>&1; drv "nats://s3cr3t-tok@$AU?bogus=1" validate 2>&1)
+if printf '%s' "$out" | grep -q -e wrong-tok -e s3cr3t; then not_ok "nats: errors never show the token" "$out"; else ok "nats: errors never show the token"; fi
+expect "nats: the right token is accepted" won drv "nats://s3cr3t-tok@$AU" claim sync "$S" tokA
+nats_stop auth
+
+# ---------------------------------------------------------------- contention
+contend "nats: contention" "$U" race 16 300
+contend "nats: contention on a job with '.'" "$U" race.dotted 16 300
+
+# ---------------------------------------------------------------- restart
+R=$(mq_now)
+coproc SESSION { "$DRV" "$U" session; }
+session() { echo "$*" >&"${SESSION[1]}"; read -r -t 10 MQ_LINE <&"${SESSION[0]}"; echo "$MQ_LINE"; }
+expect "nats: restart: a kept connection wins a slot before" won session claim rs "$R" t1
+contend "nats: restart: before it" "$U" before 4 50
+nats_restart main
+expect "nats: restart: the same connection after it: another token loses that slot" lost session claim rs "$R" t2
+expect "nats: restart: ... our own claim sent again still wins" won session claim rs "$R" t1
+expect "nats: restart: ... a new slot wins" won session claim rs "$((R + 1))" t2
+expect "nats: restart: a new connection: the slot is still taken" lost drv "$U" claim rs "$R" t3
+d=$MQ_TMP/after-restart
+mkdir -p "$d"
+B0=$(head -n 1 "$MQ_TMP/contend.before/1.out" | cut -d' ' -f1)
+pids=()
+for i in 1 2 3 4; do drv "$U" contend before "$B0" 50 > "$d/$i.out" & pids+=($!); done
+wait "${pids[@]}"
+expect "nats: restart: the 50 slots won before it are not won again by 4 new processes" 0 sh -c "cat '$d'/*.out | grep -c ' won$'"
+nats_restart main KILL
+expect "nats: SIGKILL and restart: the slot is still taken" lost drv "$U" claim rs "$R" t4
+
+# ---------------------------------------------------------------- a frozen server
+F=$(mq_now)
+expect "nats: freeze: a kept connection wins a slot first" won session claim fz "$F" t0
+# A second kept connection, told to claim once the server is frozen, then canceled.
+"$DRV" "$U?timeout_ms=60000" session > "$MQ_TMP/cancel.out" 2>&1 < <(echo "claim fz $F t9"; sleep 1.5; echo "claim fz $((F + 2)) t1"; sleep 30) &
+cpid=$!
+sleep 0.5
+kill -STOP "${NATS_PID[main]}"
+within "nats: freeze: a claim on a kept connection returns within timeout_ms (2 s) + 1.5 s" 3500 session claim fz "$((F + 1))" t1
+expect_match "nats: freeze: ... with a timeout error" '^error timeout: NATS at .* did not answer the claim within timeout_ms \(2000 ms\)' echo "$MQ_OUT"
+within "nats: freeze: a new connection returns within timeout_ms (1 s) + 1.5 s" 2500 drv "$U?timeout_ms=1000" claim fz "$((F + 1))" t2
+expect_match "nats: freeze: ... with a timeout error" '^error timeout: ' echo "$MQ_OUT"
+t0=$(mq_now)
+kill -INT "$cpid"
+for _ in $(seq 1 50); do [ "$(wc -l < "$MQ_TMP/cancel.out")" -ge 2 ] && break; sleep 0.1; done
+t1=$(mq_now)
+expect_match "nats: freeze: a cancel (SIGINT) ends the wait at once" '^error canceled: canceled while waiting for NATS' tail -n 1 "$MQ_TMP/cancel.out"
+if [ $((t1 - t0)) -lt 3000 ]; then ok "nats: freeze: ... within 3 s ($((t1 - t0)) ms)"; else not_ok "nats: freeze: ... within 3 s" "took $((t1 - t0)) ms"; fi
+kill "$cpid" 2>/dev/null
+kill -CONT "${NATS_PID[main]}"
+# The frozen claim of t1 may have been stored once the server woke up:
+# whichever it was, exactly one of t1 (resending) and t3 wins.
+sleep 0.5
+a=$(drv "$U" claim fz "$((F + 1))" t3)
+b=$(drv "$U" claim fz "$((F + 1))" t1)
+if [ "$(printf '%s\n%s\n' "$a" "$b" | grep -c '^won$')" -eq 1 ]; then ok "nats: freeze: after it, exactly one of two tokens wins the frozen slot ($a/$b)"
+else not_ok "nats: freeze: after it, exactly one of two tokens wins the frozen slot" "t3: $a, t1: $b"; fi
+expect "nats: freeze: the kept connection works again" won session claim fz "$((F + 3))" t1
+exec {SESSION[1]}>&-
+
+# ---------------------------------------------------------------- through SQLite
+S=$(mq_now)
+expect "nats/sqlite: won, lost, our own again, late" "won
+lost
+won
+late" sq "$U" "SELECT anarchon_claim('sq', $S, 'tokA');" "SELECT anarchon_claim('sq', $S, 'tokB');" \
+	"SELECT anarchon_claim('sq', $S, 'tokA');" "SELECT anarchon_claim('sq', $((S - 61000)), 'tokA');"
+expect "nats/sqlite: heartbeat, check, finish, check" "1
+0
+running
+1
+succeeded" sq "$U" "SELECT anarchon_heartbeat('sq', $S, 'tokA');" "SELECT anarchon_heartbeat('sq', $S, 'tokB');" \
+	"SELECT anarchon_check('sq', $S);" "SELECT anarchon_finish('sq', $S, 'tokA');" "SELECT anarchon_check('sq', $S);"
+expect_match "nats/sqlite: max_late_ms longer than the duplicate window is refused" \
+	'anarchon_claim: the duplicate window of the NATS stream CRON \(120000 ms\) is shorter than max_late_ms \(300000 ms\)' \
+	sq "$U" "SELECT anarchon_config('max_late_ms', '300000');" "SELECT anarchon_claim('sq', $S, 'tokA');"
+expect_match "nats/sqlite: a bad URL is refused when set" 'is not known to nats stores' sq "$U?foo=1" "SELECT anarchon_claim('sq', $S, 'tokA');"
+d=$MQ_TMP/sqlite-contend
+mkdir -p "$d"
+S=$(mq_now)
+pids=()
+for i in $(seq 1 16); do
+	sq "$U" ".mode list" ".separator ' '" \
+		"WITH RECURSIVE s(x) AS (SELECT $S UNION ALL SELECT x + 1 FROM s WHERE x < $S + 299)
+		 SELECT x, anarchon_claim('sqrace', x, anarchon_token()) FROM s;" > "$d/$i.out" &
+	pids+=($!)
+done
+wait "${pids[@]}"
+mq_count_winners "nats/sqlite: contention through the SQLite extension" "$d" 16 300
+
+suite_end
