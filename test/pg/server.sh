@@ -6,7 +6,8 @@
 #                              data and socket under a temporary folder; each
 #                              argument is appended to postgresql.conf
 #                              (e.g. "shared_preload_libraries = 'pg_cron'")
-#   pg_stop                    stop it (pg_start registers this with at_exit)
+#   pg_stop [DATA_DIR]         stop it (pg_start registers this with at_exit,
+#                              for its own data folder: a suite may start two)
 #   pg_as_server_user CMD...   run CMD as the user that owns the server
 #
 # root may not run initdb or postgres, so as root the server runs as the
@@ -60,7 +61,7 @@ pg_start() {
 		echo "log_min_messages = warning"
 		for conf in "$@"; do echo "$conf"; done
 	} | pg_as_server_user tee -a "$PG_DATA/postgresql.conf" > /dev/null
-	at_exit pg_stop
+	at_exit "pg_stop '$PG_DATA'"
 	pg_as_server_user "$PG_BINDIR/pg_ctl" -D "$PG_DATA" -l "$PG_LOG" -w -t 60 start > /dev/null || {
 		tail -n 20 "$PG_LOG" >&2
 		return 1
@@ -68,8 +69,9 @@ pg_start() {
 }
 
 pg_stop() {
-	[ -n "${PG_DATA:-}" ] && [ -f "$PG_DATA/postmaster.pid" ] || return 0
-	pg_as_server_user "$PG_BINDIR/pg_ctl" -D "$PG_DATA" -m fast -w -t 60 stop > /dev/null 2>&1 ||
-		pg_as_server_user "$PG_BINDIR/pg_ctl" -D "$PG_DATA" -m immediate -w stop > /dev/null 2>&1
+	local data=${1:-${PG_DATA:-}}
+	[ -n "$data" ] && [ -f "$data/postmaster.pid" ] || return 0
+	pg_as_server_user "$PG_BINDIR/pg_ctl" -D "$data" -m fast -w -t 60 stop > /dev/null 2>&1 ||
+		pg_as_server_user "$PG_BINDIR/pg_ctl" -D "$data" -m immediate -w stop > /dev/null 2>&1
 	return 0
 }
