@@ -15,7 +15,7 @@
 
 #include "utils/guc.h"
 
-/* The settings that are GUCs besides the numeric table: overlap. */
+/* Hook pairs available: the numeric settings plus overlap must fit. */
 #define AN_GUC_MAX 8
 
 static an_settings current;
@@ -93,7 +93,8 @@ an_pg_define_gucs(void)
 
 	for (const an_setting_info *s = an_numeric_settings; s->name; s++)
 	{
-		Assert(n < AN_GUC_MAX - 1);
+		if (n >= AN_GUC_MAX - 1)
+			elog(ERROR, "anarchon: more settings than GUC hooks: raise AN_GUC_MAX in pg/guc.c");
 		names[n] = s->name;
 		snprintf(defaults[n], sizeof(defaults[n]), INT64_FORMAT, (int64) s->def);
 		snprintf(name, sizeof(name), "anarchon.%s", s->name);
