@@ -15,24 +15,22 @@
  * claimed_at, finished_at), KEYS[2] the job's live set (slot -> lease end),
  * KEYS[3] the job's history stream.  keep_ms (an_settings_retention_ms) is how
  * long after max(slot, lease end) a run is kept: past it, no claim can ask.
+ * The live set and the history are one key each per job and trim themselves
+ * (ZREMRANGEBYSCORE of ended leases on every new lease; XADD MINID), so they
+ * carry no expiry: every Redis call in the claim costs throughput.
  */
 #include "redis.h"
 
 #define PRELUDE \
 	"local t = redis.call('TIME')\n" \
 	"local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n" \
-	"local function num(n) return string.format('%d', n) end\n" \
-	"local function extend(key, at)\n" \
-	"  local cur = redis.call('PEXPIRETIME', key)\n" \
-	"  if cur < at then redis.call('PEXPIREAT', key, num(at)) end\n" \
-	"end\n"
+	"local function num(n) return string.format('%d', n) end\n"
 
 /* Append an event of the run to the history, trimmed to what can be asked about. */
 #define HISTORY \
 	"local function history(event, slot, attempt, token, keep_ms)\n" \
 	"  redis.call('XADD', KEYS[3], 'MINID', '~', num(math.max(0, now - keep_ms)), '*',\n" \
 	"             'event', event, 'slot', slot, 'attempt', num(attempt), 'token', token)\n" \
-	"  extend(KEYS[3], now + keep_ms)\n" \
 	"end\n"
 
 /* ARGV: slot, token, lease_ms, max_late_ms, attempts, overlap_skip (1/0), keep_ms */
@@ -44,10 +42,9 @@ const rds_script rds_lua_lease_claim = {0, "the lease claim script", PRELUDE HIS
 	"  local lease_until = now + lease_ms\n"
 	"  redis.call('HSET', KEYS[1], 'state', 'running', 'attempt', num(attempt), 'token', token,\n"
 	"             'lease_until', num(lease_until), 'claimed_at', num(now))\n"
-	"  extend(KEYS[1], math.max(slot, lease_until) + keep_ms)\n"
+	"  redis.call('PEXPIREAT', KEYS[1], num(math.max(slot, lease_until) + keep_ms))\n"
 	"  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. num(now))\n"
 	"  redis.call('ZADD', KEYS[2], num(lease_until), ARGV[1])\n"
-	"  extend(KEYS[2], lease_until + keep_ms)\n"
 	"  history('won', ARGV[1], attempt, token, keep_ms)\n"
 	"  return {WON, attempt, lease_until}\n"
 	"end\n"
@@ -81,9 +78,8 @@ const rds_script rds_lua_lease_heartbeat = {1, "the lease heartbeat script", PRE
 	"local lease_until = now + tonumber(ARGV[3])\n"
 	"local keep_ms = tonumber(ARGV[4])\n"
 	"redis.call('HSET', KEYS[1], 'lease_until', num(lease_until))\n"
-	"extend(KEYS[1], math.max(tonumber(ARGV[1]), lease_until) + keep_ms)\n"
+	"redis.call('PEXPIREAT', KEYS[1], num(math.max(tonumber(ARGV[1]), lease_until) + keep_ms))\n"
 	"redis.call('ZADD', KEYS[2], num(lease_until), ARGV[1])\n"
-	"extend(KEYS[2], lease_until + keep_ms)\n"
 	"return {1, lease_until}\n"
 };
 

@@ -7,3 +7,12 @@ test-programs: test/bin/rdrive
 test/bin/rdrive: $(RDRIVE_SRCS) $(wildcard core/*.h remote/*.h)
 	@mkdir -p test/bin
 	$(CC) $(TEST_CFLAGS) -Icore -Iremote $(REMOTE_CFLAGS) -o $@ $(RDRIVE_SRCS) $(REMOTE_LIBS)
+
+# rbench: one client of test/bench/redis.sh (baseline, store interface, SQLite, PostgreSQL).
+test-programs: test/bin/rbench
+
+RBENCH_SRCS = test/redis/rbench.c $(CORE_SRCS) $(REMOTE_SRCS)
+test/bin/rbench: $(RBENCH_SRCS) $(wildcard core/*.h remote/*.h)
+	@mkdir -p test/bin
+	$(CC) $(TEST_CFLAGS) -Icore -Iremote $(REMOTE_CFLAGS) -I$(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql) \
+		-o $@ $(RBENCH_SRCS) $(REMOTE_LIBS) -lhiredis -lsqlite3 -lpq

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# redis.sh — the Redis rows of `make bench`, per strategy (lease, stream-id,
+# script; idmp needs Redis 8.6, which this machine lacks) at 1 and 8 clients:
+#   claim from C through the store interface  vs  SET key NX PX from C
+#   claim through SQLite                      vs  the same strategy from C
+#   claim through PostgreSQL                  vs  the same strategy from C
+# Each client is a process with its own connection; every claim is a new run.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+source test/lib.sh
+source test/bench/lib.sh
+source test/redis/server.sh
+
+dir=$(t_tmpdir)
+make -s test/bin/rbench sqlite > /dev/null || exit 1
+PORT=$(free_port)
+redis_start bench "$PORT" || { echo "redis-server did not start" >&2; exit 1; }
+URL="redis://127.0.0.1:$PORT"
+export RBENCH_EXT=$REPO_ROOT/sqlite/anarchon
+
+# measure MODE TARGET CLIENTS: sets OPS (per second, all clients), P50, P99 (µs).
+measure() {
+	local mode=$1 target=$2 clients=$3 pids=() i tag
+	tag=$mode-$clients-$RANDOM
+	for i in $(seq 1 "$clients"); do
+		test/bin/rbench "$mode" "$target" "$BENCH_SECONDS" "$i" "$dir/lat-$tag-$i" > "$dir/out-$tag-$i" &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p" || { echo "rbench $mode failed" >&2; OPS=0; P50=0; P99=0; return 1; }; done
+	OPS=$(cat "$dir"/out-"$tag"-* | awk '{ n += $1; if ($2 > us) us = $2 } END { printf "%.1f", n / (us / 1e6) }')
+	read -r P50 P99 < <(percentiles "$dir"/lat-"$tag"-*)
+	redis-cli -p "$PORT" FLUSHALL > /dev/null
+}
+
+# PostgreSQL, when its tools and the wrapper are here: one server per strategy.
+have_pg=0
+if command -v pg_config > /dev/null && [ -f pg/fdw.c ]; then
+	source test/pg/server.sh
+	if pg_install > "$dir/pg-install.log" 2>&1 && pg_start > "$dir/pg-start.log" 2>&1; then
+		psql -X -q -c "CREATE EXTENSION anarchon" > /dev/null 2>&1
+		for s in lease stream-id script; do
+			psql -X -q -c "CREATE SERVER bench_${s//-/_} FOREIGN DATA WRAPPER anarchon OPTIONS (url '$URL?strategy=$s')" > /dev/null
+		done
+		have_pg=1
+	else
+		echo "# PostgreSQL did not start: no PostgreSQL rows" >&2
+	fi
+fi
+
+for c in 1 8; do
+	measure setnx "$URL" "$c"; base=$OPS
+	echo "redis SET NX PX x$c: $base/s" >&2
+	for s in lease stream-id script; do
+		measure c "$URL?strategy=$s" "$c"; c_ops=$OPS
+		emit_row "redis-$s" "claim from C vs SET NX PX" "$c" "$OPS" "$base" "$P50" "$P99"
+		echo "redis $s from C x$c: $OPS/s" >&2
+		measure sqlite "$URL?strategy=$s" "$c"
+		emit_row "redis-$s" "claim via SQLite vs same from C" "$c" "$OPS" "$c_ops" "$P50" "$P99"
+		echo "redis $s via SQLite x$c: $OPS/s" >&2
+		if [ $have_pg = 1 ]; then
+			measure pg "bench_${s//-/_}" "$c"
+			emit_row "redis-$s" "claim via PostgreSQL vs same from C" "$c" "$OPS" "$c_ops" "$P50" "$P99"
+			echo "redis $s via PostgreSQL x$c: $OPS/s" >&2
+		fi
+	done
+done
