@@ -242,7 +242,11 @@ handshake(an_store *st, rds_conn *cn, int64_t deadline)
 		if (rep[i]->type != REDIS_REPLY_ERROR)
 			continue;
 		reply_code(rep[i], code, sizeof(code));
-		if (strcmp(av[i][0], "AUTH") == 0 || strcmp(code, "WRONGPASS") == 0)
+		if (strcmp(av[i][0], "AUTH") == 0 && strstr(rep[i]->str, "without any password configured"))
+			rc = an_store_fail(st, AN_E_AUTH,
+							   "redis store %s has no password configured, but the store URL gives one: remove it from the URL or set one on the server",
+							   cn->where);
+		else if (strcmp(av[i][0], "AUTH") == 0 || strcmp(code, "WRONGPASS") == 0)
 			rc = an_store_fail(st, AN_E_AUTH,
 							   "redis store %s refused the user name or password given for it (%s)",
 							   cn->where, code);

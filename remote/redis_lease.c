@@ -113,6 +113,9 @@ lease_check(an_store *st, rds_store *rs, const an_request *rq, an_check_result *
 	freeReplyObject(r);
 	if (rc != AN_OK)
 		return rc;
+	if (v[0] < AN_CHECK_NONE || v[0] > AN_CHECK_INTERRUPTED)
+		return an_store_fail(st, AN_E_STORE, "redis store %s: the lease check answered an unknown state %lld",
+							 rs->conn.where, (long long) v[0]);
 	res->state = (an_check_state) v[0];
 	res->attempt = (int32_t) v[1];
 	res->lease_until = v[2];

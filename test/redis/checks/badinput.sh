@@ -28,6 +28,7 @@ refuse "database that does not exist" "redis://$H/99" CONFIG "no database 99"
 refuse "malformed query" "redis://$H?strategy" CONFIG "malformed query parameter"
 refuse "repeated parameter" "redis://$H?strategy=lease&strategy=script" CONFIG "repeats the query parameter"
 refuse "malformed escape" "redis://$H?prefix=%zz" CONFIG "malformed %-escape"
+refuse "a password for a server without one" "redis://:Extra-PW-99@$H" AUTH "has no password configured, but the store URL gives one"
 
 nobody=$(free_port)
 t0=$(now_ms)
@@ -47,7 +48,7 @@ if redis_start auth "$APORT" --requirepass 'Def-PW-4711' --user alice on '>Alice
 	if [ "$(cat "$tmp/auth-ok.out")" = "won 1" ] && [ "$(cat "$tmp/auth-user.out")" = "won 1" ]; then
 		ok "redis: the right password and an ACL user (percent-encoded) are accepted"
 	else not_ok "redis: the right password and an ACL user (percent-encoded) are accepted" "$(cat "$tmp/auth-ok.out" "$tmp/auth-user.out")"; fi
-	if grep -l -E 'PW-(4711|0815|1234|5678)' "$tmp"/bad-*.out "$tmp"/auth-*.out > /dev/null; then
+	if grep -l -E 'PW-(4711|0815|1234|5678|99)' "$tmp"/bad-*.out "$tmp"/auth-*.out > /dev/null; then
 		not_ok "redis: no password appears in any message" "$(grep -E 'PW-' "$tmp"/bad-*.out "$tmp"/auth-*.out | head -n 3)"
 	else ok "redis: no password appears in any message"; fi
 	redis_stop auth

@@ -189,3 +189,18 @@ else not_ok "redis: every key has the form <prefix>:{<job>}:..." "$bad"; fi
 ttl=$(redis-cli -p "$PORT" PTTL "t1:{sync}:run:$NOW")
 if [ "$ttl" -gt 0 ] 2> /dev/null; then ok "redis lease: a run key expires after the retention"
 else not_ok "redis lease: a run key expires after the retention" "PTTL=$ttl"; fi
+
+# The store under valgrind: every strategy's calls, errors and refusals.
+if command -v valgrind > /dev/null; then
+	vg_fail=
+	for url in "$URL?strategy=lease&prefix=vg" "$URL?strategy=stream-id&prefix=vg" "$URL?strategy=script&prefix=vg" \
+		"$URL?strategy=idmp" "$URL?strategy=nope" "redis://127.0.0.1:$(free_port)" "redis://:pw@127.0.0.1:$PORT"; do
+		printf 'claim sync %s a\nclaim sync %s b\nheartbeat sync %s a\nfinish sync %s a\ncheck sync %s\nclaim sync 5 x\n' \
+			"$NOW" "$NOW" "$NOW" "$NOW" "$NOW" |
+			valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+				"$RDRIVE" "$url" > /dev/null 2> "$tmp/vg.log"
+		[ $? -eq 99 ] && vg_fail="$vg_fail $url: $(head -n 5 "$tmp/vg.log")"
+	done
+	if [ -z "$vg_fail" ]; then ok "redis: the store under valgrind (every strategy, refusals, errors)"
+	else not_ok "redis: the store under valgrind" "$vg_fail"; fi
+fi
