@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# The RabbitMQ suite: the store through the store interface (the mq-driver),
+# then through SQLite.  One private RabbitMQ node (server.sh) runs for the
+# whole suite on free loopback ports, its files in a temporary folder.
+#
+# What it shows: the claim's outcomes (won, lost, late), the gate queue's
+# name and arguments, what heartbeat/finish/check answer, that a gate is
+# forgotten after slot_ttl_ms, configuration errors (memory shorter than
+# max_late_ms, credentials, virtual hosts, queue arguments that differ
+# between instances), 16 processes x 300 slots with exactly one winner per
+# slot, a restart that forgets nothing, and a frozen broker that answers
+# within timeout_ms and a cancel that is noticed at once.
+source "$(dirname "$0")/../lib.sh"
+cd "$REPO_ROOT" || exit 1
+source test/amqp/mq.sh
+source test/amqp/server.sh
+
+mq_build || { suite_end; exit; }
+if ! rmq_start "$MQ_TMP/rmq"; then
+	not_ok "amqp: start a RabbitMQ node"
+	suite_end
+	exit
+fi
+ok "amqp: RabbitMQ node $RMQ_NODE on 127.0.0.1:$RMQ_PORT"
+U="amqp://127.0.0.1:$RMQ_PORT"
+queues() { rmq_ctl -q list_queues -p "${1:-/}" name durable messages arguments 2>/dev/null; }
+
+# ---------------------------------------------------------------- outcomes
+S=$(mq_now)
+expect "amqp: first claim of a slot wins" won drv "$U" claim sync "$S" tokA
+expect "amqp: another token's claim of that slot loses" lost drv "$U" claim sync "$S" tokB
+expect "amqp: our own claim sent again loses too (RabbitMQ cannot show whose claim fills the gate)" lost drv "$U" claim sync "$S" tokA
+expect "amqp: the next slot is a new run" won drv "$U" claim sync "$((S + 1))" tokB
+expect "amqp: a claim more than max_late_ms after its slot is late" late drv "$U" claim sync "$((S - 61000))" tokA
+expect "amqp: a claim within max_late_ms is not late" won drv "$U" claim sync "$((S - 50000))" tokA
+if queues | grep -q "^cron.sync.slot.$((S - 61000))\b"; then not_ok "amqp: ... no gate queue for the late slot"; else ok "amqp: ... no gate queue for the late slot"; fi
+expect_match "amqp: the gate queue is durable, holds one message, max length 1, reject-publish, expires after slot_ttl_ms" \
+	"^cron\.sync\.slot\.$S[[:space:]]+true[[:space:]]+1[[:space:]]+.*"x-max-length",1\}.*"x-overflow","reject-publish"\}.*"x-expires",120000\}" queues
+expect "amqp: job a.b wins its slot" won drv "$U" claim a.b "$S" tokA
+expect_match "amqp: ... in the gate queue cron.a.b.slot.SLOT" "^cron\.a\.b\.slot\.$S[[:space:]]" queues
+expect "amqp: prefix= chooses another queue name" won drv "$U?prefix=other" claim sync "$S" tokB
+expect_match "amqp: ... other.sync.slot.SLOT" "^other\.sync\.slot\.$S[[:space:]]" queues
+
+# ---------------------------------------------------------------- heartbeat, finish, check
+S=$((S + 10))
+printf '%s\n' "claim hb $S winner" "heartbeat hb $S winner" "heartbeat hb $S other" "finish hb $S other" \
+	"finish hb $S winner" "check hb $S" "check hb $((S + 5))" > "$MQ_TMP/hb.in"
+expect "amqp: in the claiming session: heartbeat true for the winner, false for others; finish likewise; check running/none" "won
+true
+false
+false
+true
+running
+none" sh -c "'$DRV' '$U' session < '$MQ_TMP/hb.in'"
+expect "amqp: heartbeat from another session is false (only the claiming session knows its token won)" false drv "$U" heartbeat hb "$S" winner
+expect "amqp: check from another session answers running" running drv "$U" check hb "$S"
+
+# A gate is remembered for slot_ttl_ms after its last use, then forgotten.
+S=$(( $(mq_now) + 30000 ))
+expect "amqp: with slot_ttl_ms=1000, a claim wins" won drv -l 500 "$U?slot_ttl_ms=1000" claim ttl "$S" t1
+sleep 3
+expect "amqp: ... 3 s later the gate has expired: the slot is forgotten and won again" won drv -l 500 "$U?slot_ttl_ms=1000" claim ttl "$S" t2
+
+# ---------------------------------------------------------------- configuration errors
+S=$(mq_now)
+expect_match "amqp: slot_ttl_ms shorter than max_late_ms is refused" \
+	'^error config: slot_ttl_ms \(how long a gate queue outlives its last claim\) \(30000 ms\) is shorter than max_late_ms \(60000 ms\)' \
+	drv "$U?slot_ttl_ms=30000" claim cfg "$S" tokA
+if queues | grep -q "^cron.cfg.slot"; then not_ok "amqp: ... and declared nothing"; else ok "amqp: ... and declared nothing"; fi
+expect "amqp: ... accepted when max_late_ms fits in it" won drv -l 30000 "$U?slot_ttl_ms=30000" claim cfg "$S" tokA
+expect_match "amqp: a gate declared with another slot_ttl_ms by another instance is a configuration error" \
+	"^error config: the gate queue cron.cfg.slot.$S exists with other arguments than this instance's: do all instances use the same slot_ttl_ms\\? .*406 PRECONDITION_FAILED" \
+	drv "$U" claim cfg "$S" tokB
+printf '%s\n' "claim cfg $S tokC" "claim cfg $((S + 1)) tokC" > "$MQ_TMP/chan.in"
+expect_match "amqp: ... and the same connection goes on: its channel is reopened" "^error config: .*
+won$" sh -c "'$DRV' '$U' session < '$MQ_TMP/chan.in'"
+expect_match "amqp: an unknown URL parameter is refused, naming the known ones" \
+	'^error config: store URL parameter "stream" is not known to amqp stores: the parameters are prefix, slot_ttl_ms, timeout_ms' drv "$U?stream=CRON" validate
+expect_match "amqp: slot_ttl_ms must be a number" '^error config: store URL parameter slot_ttl_ms must be a whole number' drv "$U?slot_ttl_ms=1h" validate
+expect_match "amqp: a wrong password is an auth error" "^error auth: RabbitMQ at amqp://127.0.0.1:$RMQ_PORT refused the login: wrong user name or password" \
+	drv "amqp://guest:n0t-the-pw@127.0.0.1:$RMQ_PORT" validate
+expect_match "amqp: a missing virtual host is a configuration error that names it" \
+	"^error config: RabbitMQ at amqp://127.0.0.1:$RMQ_PORT/nowhere refused the virtual host \"nowhere\": it does not exist" \
+	drv "$U/nowhere" validate
+expect_match "amqp: a broker that is not there is a connect error" '^error connect: could not connect to RabbitMQ at amqp://127.0.0.1:1' drv "amqp://127.0.0.1:1" validate
+
+rmq_ctl add_vhost 'app/one' > /dev/null 2>&1
+rmq_ctl add_user anarchon 'p@ss:w/rd' > /dev/null 2>&1
+rmq_ctl add_user stranger 'str4nger-pw' > /dev/null 2>&1
+rmq_ctl set_permissions -p 'app/one' anarchon '.*' '.*' '.*' > /dev/null 2>&1
+AU="amqp://anarchon:p%40ss%3Aw%2Frd@127.0.0.1:$RMQ_PORT/app%2Fone"
+expect "amqp: user, password and virtual host from the URL (%-encoded)" won drv "$AU" claim vh "$S" tokA
+expect_match "amqp: ... the gate is in that virtual host" "^cron\.vh\.slot\.$S[[:space:]]" queues 'app/one'
+expect_match "amqp: a user without access to the virtual host is refused" '^error config: .* refused the virtual host "app/one"' \
+	drv "amqp://stranger:str4nger-pw@127.0.0.1:$RMQ_PORT/app%2Fone" validate
+out=$(drv "amqp://anarchon:wr0ng-pw@127.0.0.1:$RMQ_PORT/app%2Fone" validate 2>&1; drv "$AU&bogus=1" validate 2>&1; drv "amqp://stranger:str4nger-pw@127.0.0.1:$RMQ_PORT/app%2Fone" validate 2>&1)
+if printf '%s' "$out" | grep -q -e wr0ng -e 'p@ss' -e str4nger -e 'p%40ss'; then not_ok "amqp: errors never show the password" "$out"; else ok "amqp: errors never show the password"; fi
+
+# ---------------------------------------------------------------- contention
+contend "amqp: contention" "$U" race 16 300
+
+# ---------------------------------------------------------------- restart
+R=$(mq_now)
+coproc SESSION { "$DRV" "$U" session; }
+session() { echo "$*" >&"${SESSION[1]}"; read -r -t 15 MQ_LINE <&"${SESSION[0]}"; echo "$MQ_LINE"; }
+expect "amqp: restart: a kept connection wins a slot before" won session claim rs "$R" t1
+contend "amqp: restart: before it" "$U" before 4 50
+if rmq_restart; then ok "amqp: restart: the node restarted"; else not_ok "amqp: restart: the node restarted"; fi
+expect "amqp: restart: the same store after it (reconnects): another token loses that slot" lost session claim rs "$R" t2
+expect "amqp: restart: ... a new slot wins" won session claim rs "$((R + 1))" t2
+expect "amqp: restart: a new connection: the slot is still taken" lost drv "$U" claim rs "$R" t3
+B0=$(head -n 1 "$MQ_TMP/contend.before/1.out" | cut -d' ' -f1)
+d=$MQ_TMP/after-restart
+mkdir -p "$d"
+pids=()
+for i in 1 2 3 4; do drv "$U" contend before "$B0" 50 > "$d/$i.out" & pids+=($!); done
+wait "${pids[@]}"
+expect "amqp: restart: the 50 slots won before it are not won again by 4 new processes" "0 200" \
+	sh -c "echo \$(cat '$d'/*.out | grep -c ' won$') \$(cat '$d'/*.out | grep -c ' lost$')"
+
+# ---------------------------------------------------------------- a frozen broker
+F=$(mq_now)
+expect "amqp: freeze: a kept connection wins a slot first" won session claim fz "$F" t0
+"$DRV" "$U?timeout_ms=60000" session > "$MQ_TMP/cancel.out" 2>&1 < <(echo "claim fz $((F + 9)) t9"; sleep 2; echo "claim fz $((F + 2)) t1"; sleep 30) &
+cpid=$!
+sleep 1
+kill -STOP "$RMQ_VM"
+within "amqp: freeze: a claim on a kept connection returns within timeout_ms (2 s) + 1.5 s" 3500 session claim fz "$((F + 1))" t1
+expect_match "amqp: freeze: ... with a timeout error (nothing was published) or lost" \
+	'^(error timeout: RabbitMQ at .* did not answer .* within timeout_ms \(2000 ms\)|lost)$' echo "$MQ_OUT"
+within "amqp: freeze: a new connection returns within timeout_ms (1 s) + 1.5 s" 2500 drv "$U?timeout_ms=1000" claim fz "$((F + 1))" t2
+expect_match "amqp: freeze: ... with a timeout error" '^error timeout: ' echo "$MQ_OUT"
+t0=$(mq_now)
+kill -INT "$cpid"
+for _ in $(seq 1 50); do [ "$(wc -l < "$MQ_TMP/cancel.out")" -ge 2 ] && break; sleep 0.1; done
+t1=$(mq_now)
+expect_match "amqp: freeze: a cancel (SIGINT) ends the wait at once" '^error canceled: canceled while waiting for RabbitMQ' tail -n 1 "$MQ_TMP/cancel.out"
+if [ $((t1 - t0)) -lt 3000 ]; then ok "amqp: freeze: ... within 3 s ($((t1 - t0)) ms)"; else not_ok "amqp: freeze: ... within 3 s" "took $((t1 - t0)) ms"; fi
+kill "$cpid" 2>/dev/null
+kill -CONT "$RMQ_VM"
+sleep 0.5
+a=$(drv "$U" claim fz "$((F + 1))" t3)
+b=$(drv "$U" claim fz "$((F + 1))" t4)
+if [ "$(printf '%s\n%s\n' "$a" "$b" | grep -c '^won$')" -eq 1 ]; then ok "amqp: freeze: after it, exactly one of two new tokens wins the frozen slot ($a/$b)"
+else not_ok "amqp: freeze: after it, exactly one of two new tokens wins the frozen slot" "t3: $a, t4: $b"; fi
+expect "amqp: freeze: the kept store works again (it reconnects)" won session claim fz "$((F + 3))" t1
+exec {SESSION[1]}>&-
+
+# ---------------------------------------------------------------- through SQLite
+S=$(mq_now)
+expect "amqp/sqlite: won, lost, late" "won
+lost
+late" sq "$U" "SELECT anarchon_claim('sq', $S, 'tokA');" "SELECT anarchon_claim('sq', $S, 'tokB');" \
+	"SELECT anarchon_claim('sq', $((S - 61000)), 'tokA');"
+expect "amqp/sqlite: heartbeat and finish in the claiming connection, check" "won
+1
+0
+1
+running" sq "$U" "SELECT anarchon_claim('sq', $((S + 1)), 'tokA');" "SELECT anarchon_heartbeat('sq', $((S + 1)), 'tokA');" \
+	"SELECT anarchon_heartbeat('sq', $((S + 1)), 'tokB');" "SELECT anarchon_finish('sq', $((S + 1)), 'tokA');" "SELECT anarchon_check('sq', $((S + 1)));"
+expect_match "amqp/sqlite: max_late_ms longer than slot_ttl_ms is refused" \
+	'anarchon_claim: slot_ttl_ms \(how long a gate queue outlives its last claim\) \(120000 ms\) is shorter than max_late_ms \(300000 ms\)' \
+	sq "$U" "SELECT anarchon_config('max_late_ms', '300000');" "SELECT anarchon_claim('sq', $S, 'tokA');"
+expect_match "amqp/sqlite: a wrong password is refused, without showing it" '^[^X]*wrong user name or password[^X]*$' \
+	sq "amqp://guest:XXsecretXX@127.0.0.1:$RMQ_PORT" "SELECT anarchon_claim('sq', $S, 'tokA');"
+d=$MQ_TMP/sqlite-contend
+mkdir -p "$d"
+S=$(mq_now)
+pids=()
+for i in $(seq 1 16); do
+	sq "$U" ".mode list" ".separator ' '" \
+		"WITH RECURSIVE s(x) AS (SELECT $S UNION ALL SELECT x + 1 FROM s WHERE x < $S + 299)
+		 SELECT x, anarchon_claim('sqrace', x, anarchon_token()) FROM s;" > "$d/$i.out" &
+	pids+=($!)
+done
+wait "${pids[@]}"
+mq_count_winners "amqp/sqlite: contention through the SQLite extension" "$d" 16 300
+
+suite_end
