@@ -35,7 +35,7 @@ expect "amqp: a claim more than max_late_ms after its slot is late" late drv "$U
 expect "amqp: a claim within max_late_ms is not late" won drv "$U" claim sync "$((S - 50000))" tokA
 if queues | grep -q "^cron.sync.slot.$((S - 61000))\b"; then not_ok "amqp: ... no gate queue for the late slot"; else ok "amqp: ... no gate queue for the late slot"; fi
 expect_match "amqp: the gate queue is durable, holds one message, max length 1, reject-publish, expires after slot_ttl_ms" \
-	"^cron\.sync\.slot\.$S[[:space:]]+true[[:space:]]+1[[:space:]]+.*"x-max-length",1\}.*"x-overflow","reject-publish"\}.*"x-expires",120000\}" queues
+	"^cron\.sync\.slot\.$S[[:space:]]+true[[:space:]]+1[[:space:]]+"'.*"x-max-length",1\}.*"x-overflow","reject-publish"\}.*"x-expires",120000\}' queues
 expect "amqp: job a.b wins its slot" won drv "$U" claim a.b "$S" tokA
 expect_match "amqp: ... in the gate queue cron.a.b.slot.SLOT" "^cron\.a\.b\.slot\.$S[[:space:]]" queues
 expect "amqp: prefix= chooses another queue name" won drv "$U?prefix=other" claim sync "$S" tokB
