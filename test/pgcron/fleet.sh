@@ -1,6 +1,7 @@
 # fleet.sh — part 3 of the pgcron suite (sourced by run.sh): two PostgreSQL
 # servers, each with pg_cron and the same job and schedule, share one Redis
 # store through anarchon.store; each minute slot must run on exactly one.
+# Two outside callers per server contend for the same job as well.
 #
 # Server A is the suite's server (PG* variables); server B is started here.
 # In both, database `fleet` routes anarchon.store to a foreign server of the
@@ -72,6 +73,12 @@ EOF
 			return 1
 		fi
 	done
+	# Besides pg_cron, two outside callers per server.
+	for srv in A B; do
+		use_server "$srv"
+		start_contender "fleet-$srv-1" fleet fleet
+		start_contender "fleet-$srv-2" fleet fleet
+	done
 	use_server A
 	ok "fleet: servers A and B share redis-server 127.0.0.1:$rport as anarchon.store"
 	fleet=1
@@ -101,7 +108,7 @@ fleet_checks() {
 	local log eff bad slots both
 	log=$(fleet_log)
 	eff=$(fleet_effects)
-	printf '%s\n' "$log" | awk -F'|' 'NF {print "# fleet log: server " $1 ", " $3 " " $4}' | sort | uniq -c | sed 's/^ *\([0-9]*\) # /# \1 x /'
+	printf '%s\n' "$log" | awk -F'|' 'NF {print "# fleet log: server " $1 ", " ($5 == "pg_cron" ? "pg_cron" : "outside caller") ", " $3 " " $4}' | sort | uniq -c | sed 's/^ *\([0-9]*\) # /# \1 x /'
 	slots=$(printf '%s\n' "$log" | awk -F'|' 'NF {print $2}' | sort -u | wc -l)
 	check "fleet: at least $ROUNDS minute slots were claimed ($slots)" test "$slots" -ge "$ROUNDS"
 	bad=$(printf '%s\n' "$log" | awk -F'|' 'NF {n[$2]++; if ($3 == "won") w[$2]++}
@@ -113,7 +120,7 @@ fleet_checks() {
 		END {for (s in w) if (e[s] != 1) print s ": " e[s] + 0 " effects"; for (s in e) if (!(s in w)) print s ": effect without a winner"}')
 	check "fleet: each slot's command ran on exactly one server" test -z "$bad"
 	[ -n "$bad" ] && printf '#   %s\n' "$bad"
-	both=$(printf '%s\n' "$log" | awk -F'|' 'NF {s[$2 "|" $1] = 1} END {for (k in s) {split(k, a, "|"); c[a[1]]++}; n = 0; for (x in c) if (c[x] == 2) n++; print n}')
+	both=$(printf '%s\n' "$log" | awk -F'|' 'NF && $5 == "pg_cron" {s[$2 "|" $1] = 1} END {for (k in s) {split(k, a, "|"); c[a[1]]++}; n = 0; for (x in c) if (c[x] == 2) n++; print n}')
 	check "fleet: both servers' pg_cron called in the same slots ($both slots)" test "$both" -ge $((ROUNDS - 1))
 }
 

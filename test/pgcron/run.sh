@@ -66,22 +66,28 @@ sleep_to_minute() {
 	sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
 }
 
+# contender NAME JOB DATABASE: at each of ROUNDS minute boundaries, CALL
+# anarchon.run for JOB as application NAME; prints each outcome.
 contender() {
-	local i=$1 r
+	local r
 	for r in $(seq 1 "$ROUNDS"); do
 		sleep_to_minute
-		PGAPPNAME=contender-$i q -v cmd="$CMD_SLOW" <<'EOF' 2>&1
-CALL anarchon.run('solo', '* * * * *', :'cmd');
+		PGAPPNAME=$1 q -d "$3" -v job="$2" -v cmd="$CMD_SLOW" <<'EOF' 2>&1
+CALL anarchon.run(:'job', '* * * * *', :'cmd');
 EOF
 	done
 }
 
-started_ms=$(date +%s%3N)
+# start_contender NAME JOB DATABASE: in the background, output in $tmp/NAME.out.
 cpids=()
-for i in 1 2 3 4; do
-	contender "$i" > "$tmp/contender.$i.out" &
+start_contender() {
+	contender "$@" > "$tmp/$1.out" &
 	cpids+=($!)
-	at_exit "kill ${cpids[-1]} 2>/dev/null"
+	at_exit "kill $! 2>/dev/null"
+}
+
+for i in 1 2 3 4; do
+	start_contender "contender-$i" solo postgres
 done
 
 # ---------------------------------------------------------------- part 3
@@ -105,7 +111,7 @@ for _ in $(seq 1 60); do
 	sleep 1
 done
 
-cat "$tmp"/contender.*.out > "$tmp/contenders"
+cat "$tmp"/contender-*.out > "$tmp/contenders"
 check "pg_cron: every outside call answered with an outcome ($(wc -l < "$tmp/contenders") calls)" \
 	bash -c "[ \$(wc -l < '$tmp/contenders') -eq $((4 * ROUNDS)) ] && ! grep -qvE '^(won|running|done|overlap|late)$' '$tmp/contenders'"
 
