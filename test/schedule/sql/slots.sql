@@ -26,6 +26,9 @@ SELECT at, hour_slot FROM events ORDER BY at;
 -- many rows, one parse: the 10 000 minutes after 2024-01-01 are 10 000 slots
 WITH RECURSIVE m(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM m WHERE i < 9999)
 SELECT count(DISTINCT anarchon_slot('* * * * *', 1704067200000 + i * 60000 + 59999)) AS distinct_slots FROM m;
+-- a schedule that changes from row to row is parsed for each row
+SELECT s, anarchon_slot(s, 1704105000000) AS slot
+  FROM (SELECT '@hourly' AS s UNION ALL SELECT '@daily' UNION ALL SELECT '@hourly' UNION ALL SELECT '30 seconds');
 -- refusals
 SELECT anarchon_slot('0 0 32 * *', 0);
 SELECT anarchon_slot('0 0 30 2 *', 0);
