@@ -54,6 +54,16 @@ check "run: the first call wins and runs the command, the second is told done" \
 	test "$(echo $out) $(log_of ok1) $(effects_of ok1) $(run_of ok1)" = \
 	"won done app-1:won:succeeded app-2:done: 1:app-1 1:succeeded"
 
+# an ordinary role: may CALL it (the command runs as that role), is named
+# in the log, and cannot write the log or the runs itself
+q -c "CREATE ROLE app_role LOGIN" -c "GRANT INSERT ON effects TO app_role" > /dev/null
+out=$(PGUSER=app_role call app-9 "$LONG" role1 '@monthly' "$CMD")
+deny=$(PGUSER=app_role q -c "INSERT INTO anarchon.run_log (job, slot, outcome, run_by, started_at) VALUES ('x', now(), 'won', 'x', now())" 2>&1;
+	PGUSER=app_role q -c "DELETE FROM anarchon.runs" 2>&1)
+check "run: an ordinary role calls it, is logged as run_by, cannot write the history itself" \
+	test "$out $(q -c "SELECT run_by || ':' || status FROM anarchon.run_log WHERE job = 'role1'") $(effects_of role1) $(grep -c 'permission denied' <<< "$deny")" = \
+	"won app_role:succeeded 1:app-9 2"
+
 # failed: the error text is kept, the command's effects are undone
 out=$(call app-1 "$LONG" fail1 '@monthly' "INSERT INTO effects(job, slot) VALUES ('fail1', now()) RETURNING 1/0")
 err=$(q -c "SELECT error FROM anarchon.run_log WHERE job = 'fail1'")
