@@ -74,6 +74,13 @@ int			rds_conn_pipeline(an_store *st, rds_conn *cn, int64_t deadline, int ncmd,
 
 void		rds_conn_close(rds_conn *cn);
 
+/* The server wants a password and got none (%s: the redacted URL). */
+#define RDS_MSG_NOAUTH "redis store %s requires a password, and none was given: put it in the store URL (redis://[user]:password@host) or, in PostgreSQL, in the server's user mapping"
+
+/* Known to lack XADD ... IDMP (Redis before 8.6); 0.0 = unknown, left to the server to refuse. */
+#define RDS_LACKS_IDMP(cn) ((cn)->version[0] > 0 && \
+	((cn)->version[0] < 8 || ((cn)->version[0] == 8 && (cn)->version[1] < 6)))
+
 /* ---------------------------------------------------------------- commands */
 
 #define RDS_MAXARGS 24
@@ -161,6 +168,9 @@ extern const rds_strategy rds_strategy_lease;
 extern const rds_strategy rds_strategy_stream_id;
 extern const rds_strategy rds_strategy_idmp;
 extern const rds_strategy rds_strategy_script;
+
+/* The error for a server without XADD ... IDMP: names Redis 8.6, suggests script. */
+int			rds_idmp_unsupported(an_store *st, struct rds_store *rs);
 
 /* ---------------------------------------------------------------- the store */
 

@@ -251,9 +251,9 @@ handshake(an_store *st, rds_conn *cn, int64_t deadline)
 							   "redis store %s refused the user name or password given for it (%s)",
 							   cn->where, code);
 		else if (strcmp(code, "NOAUTH") == 0)
-			rc = an_store_fail(st, AN_E_AUTH,
-							   "redis store %s requires a password, and none was given: put it in the store URL as redis://[user]:password@host",
-							   cn->where);
+			rc = an_store_fail(st, AN_E_AUTH, RDS_MSG_NOAUTH, cn->where);
+		else if (strcmp(av[i][0], "INFO") == 0)
+			continue;			/* INFO renamed away: the version stays unknown (0.0) */
 		else if (strcmp(av[i][0], "SELECT") == 0)
 			rc = an_store_fail(st, AN_E_CONFIG,
 							   "redis store %s has no database %ld (the path of the URL): %.120s",

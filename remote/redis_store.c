@@ -184,10 +184,8 @@ redis_open(an_store *st, const char *url, void *arg)
 	if ((rc = rds_conn_ensure(st, &rs->conn, rs->deadline)) != AN_OK)
 		return rc;
 	if (rs->strategy == &rds_strategy_idmp &&
-		(rs->conn.version[0] < 8 || (rs->conn.version[0] == 8 && rs->conn.version[1] < 6)))
-		return an_store_fail(st, AN_E_UNSUPPORTED,
-							 "strategy idmp needs Redis 8.6 or later (XADD ... IDMP), and redis store %s is Redis %d.%d: use strategy=script, which decides the same way with a Lua script on any Redis",
-							 rs->conn.where, rs->conn.version[0], rs->conn.version[1]);
+		RDS_LACKS_IDMP(&rs->conn))
+		return rds_idmp_unsupported(st, rs);
 	return AN_OK;
 }
 

@@ -253,13 +253,16 @@ script_claim(an_store *st, rds_store *rs, const an_request *rq, an_claim_result 
 						 rs->conn.where, code);
 }
 
-/* The error for a server without XADD ... IDMP. */
-static int
-idmp_unsupported(an_store *st, rds_store *rs)
+int
+rds_idmp_unsupported(an_store *st, rds_store *rs)
 {
+	char		which[48] = "does not accept it";
+
+	if (rs->conn.version[0] > 0)
+		snprintf(which, sizeof(which), "is Redis %d.%d", rs->conn.version[0], rs->conn.version[1]);
 	return an_store_fail(st, AN_E_UNSUPPORTED,
-						 "strategy idmp needs Redis 8.6 or later (XADD ... IDMP), and redis store %s is Redis %d.%d: use strategy=script, which decides the same way with a Lua script on any Redis",
-						 rs->conn.where, rs->conn.version[0], rs->conn.version[1]);
+						 "strategy idmp needs Redis 8.6 or later (XADD ... IDMP), and redis store %s %s: use strategy=script, which decides the same way with a Lua script on any Redis",
+						 rs->conn.where, which);
 }
 
 /* Configure the job's stream (IDMP-DURATION) once per connection and job. */
@@ -307,8 +310,8 @@ idmp_claim(an_store *st, rds_store *rs, const an_request *rq, an_claim_result *r
 		return rc;
 	if ((rc = rds_conn_ensure(st, &rs->conn, rs->deadline)) != AN_OK)
 		return rc;
-	if (rs->conn.version[0] < 8 || (rs->conn.version[0] == 8 && rs->conn.version[1] < 6))
-		return idmp_unsupported(st, rs);
+	if (RDS_LACKS_IDMP(&rs->conn))
+		return rds_idmp_unsupported(st, rs);
 	if ((rc = idmp_setup(st, rs, rq)) != AN_OK)
 		return rc;
 	/* Trim by the host's clock, with a whole duration of margin for skew. */
@@ -330,7 +333,7 @@ idmp_claim(an_store *st, rds_store *rs, const an_request *rq, an_claim_result *r
 	if ((rc = rds_call(st, rs, &c, &r)) != AN_OK)
 	{
 		if (strstr(st->errmsg, "Invalid stream ID") || strstr(st->errmsg, "syntax error"))
-			return idmp_unsupported(st, rs);
+			return rds_idmp_unsupported(st, rs);
 		return rc;
 	}
 	if (r->type != REDIS_REPLY_STRING || r->len >= sizeof(id))
