@@ -8,8 +8,11 @@ test/bin/rdrive: $(RDRIVE_SRCS) $(wildcard core/*.h remote/*.h)
 	@mkdir -p test/bin
 	$(CC) $(TEST_CFLAGS) -Icore -Iremote $(REMOTE_CFLAGS) -o $@ $(RDRIVE_SRCS) $(REMOTE_LIBS)
 
-# rbench: one client of test/bench/redis.sh (baseline, store interface, SQLite, PostgreSQL).
+# rbench: one client of test/bench/redis.sh (baseline, store interface, SQLite,
+# PostgreSQL); it talks to Redis with hiredis itself, so only with hiredis.
+ifeq ($(HAVE_HIREDIS),yes)
 test-programs: test/bin/rbench
+endif
 
 RBENCH_SRCS = test/redis/rbench.c $(CORE_SRCS) $(REMOTE_SRCS)
 test/bin/rbench: $(RBENCH_SRCS) $(wildcard core/*.h remote/*.h)

@@ -89,7 +89,7 @@ new_token(char out[AN_TOKEN_HEX + 1])
 	an_token_hex(r, out);
 }
 
-/* One command line; returns 0 to go on. */
+/* One command line: run it and print its answer. */
 static void
 run_line(an_store *st, an_settings *s, char *line)
 {
@@ -223,7 +223,7 @@ main(int argc, char **argv)
 		m->close(&st);
 		return 1;
 	}
-	if (i + 4 < argc + 0 && strcmp(argv[i + 1], "--contend") == 0)
+	if (i + 4 < argc && strcmp(argv[i + 1], "--contend") == 0)
 	{
 		if (m->validate(&st, &s) != AN_OK)
 			report_error(&st), rc = 1;
