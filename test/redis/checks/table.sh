@@ -204,3 +204,9 @@ if command -v valgrind > /dev/null; then
 	if [ -z "$vg_fail" ]; then ok "redis: the store under valgrind (every strategy, refusals, errors)"
 	else not_ok "redis: the store under valgrind" "$vg_fail"; fi
 fi
+
+# Scripts are loaded once per session and called by SHA: no EVAL of a source so far.
+stats=$(redis-cli -p "$PORT" INFO commandstats | tr -d '\r')
+if printf '%s\n' "$stats" | grep -q '^cmdstat_evalsha:calls=[1-9]' && ! printf '%s\n' "$stats" | grep -q '^cmdstat_eval:'; then
+	ok "redis: scripts are called by SHA (EVALSHA), never sent as EVAL while cached"
+else not_ok "redis: scripts are called by SHA (EVALSHA), never sent as EVAL while cached" "$(printf '%s\n' "$stats" | grep -E 'eval|script')"; fi
