@@ -12,6 +12,8 @@
 #   3. (when the build has the Redis store) a fleet: two servers with pg_cron
 #      and the same schedule share one Redis store; each slot runs on exactly
 #      one server.
+#   4. the plug pulled: the server dies while a winner's command runs; after
+#      the restart its claim is still there, and a retry runs the command.
 #
 # pg_cron fires once a minute, so parts 2 and 3 run in the background and
 # part 1 runs meanwhile; the suite takes about three to four minutes.
@@ -153,5 +155,8 @@ q -c "SELECT application_name, outcome, count(*) FROM anarchon.run_log WHERE job
 if [ "$fleet" -eq 1 ]; then
 	fleet_checks
 fi
+
+# ---------------------------------------------------------------- part 4
+source "$here/plug.sh"
 
 suite_end
