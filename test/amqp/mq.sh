@@ -91,3 +91,80 @@ sq() {
 	for s in "$@"; do args+=("$s"); done
 	sqlite3 "${args[@]}" 2>&1
 }
+
+# mq_pg KIND URL USER PASSWORD SHORT_URL FREEZE_PID RESENT
+#   The store through PostgreSQL: a FOREIGN SERVER of the anarchon wrapper
+#   with URL (no credentials), a user mapping with USER/PASSWORD (skipped when
+#   USER is empty), anarchon.store naming it.  SHORT_URL has a memory shorter
+#   than max_late_ms; FREEZE_PID is SIGSTOPped for the cancel check; RESENT
+#   is what our own claim sent again answers on this store.
+mq_pg() {
+	local kind=$1 url=$2 user=$3 pass=$4 short=$5 fpid=$6 resent=$7 S d pids=() i t0 t1 out
+	if ! command -v pg_config > /dev/null || [ ! -f "$REPO_ROOT/pg/fdw.c" ]; then
+		not_ok "$kind/pg: PostgreSQL with the anarchon wrapper is not available"
+		return 0
+	fi
+	source "$TEST_ROOT/pg/server.sh"
+	if ! pg_install > "$MQ_TMP/pg-install.log" 2>&1; then
+		not_ok "$kind/pg: make install" "$(tail -n 20 "$MQ_TMP/pg-install.log")"
+		return 0
+	fi
+	if ! pg_start "fsync = off" > "$MQ_TMP/pg-start.log" 2>&1; then
+		not_ok "$kind/pg: start PostgreSQL" "$(tail -n 20 "$MQ_TMP/pg-start.log")"
+		return 0
+	fi
+	pq() { psql -X -A -t -q -v ON_ERROR_STOP=0 "$@" 2>&1; }
+	pq -c "CREATE EXTENSION anarchon" \
+		-c "CREATE SERVER mq FOREIGN DATA WRAPPER anarchon OPTIONS (url '$url')" \
+		-c "CREATE SERVER mq_short FOREIGN DATA WRAPPER anarchon OPTIONS (url '$short')" > /dev/null
+	if [ -n "$user" ]; then
+		pq -c "CREATE USER MAPPING FOR PUBLIC SERVER mq OPTIONS (user '$user', password '$pass')" \
+			-c "CREATE USER MAPPING FOR PUBLIC SERVER mq_short OPTIONS (user '$user', password '$pass')" > /dev/null
+	fi
+	export PGOPTIONS="-c anarchon.store=mq"
+	S=$(mq_now)
+	expect "$kind/pg: won, lost, our own claim again, late" "won
+lost
+$resent
+late" pq -c "SELECT anarchon_claim('pg', ${S}::bigint, 'tokA')" -c "SELECT anarchon_claim('pg', ${S}::bigint, 'tokB')" \
+		-c "SELECT anarchon_claim('pg', ${S}::bigint, 'tokA')" -c "SELECT anarchon_claim('pg', $((S - 61000))::bigint, 'tokA')"
+	expect "$kind/pg: heartbeat and finish in the claiming session, then check" "won
+t
+f
+t
+$([ "$resent" = won ] && echo succeeded || echo running)" \
+		pq -c "SELECT anarchon_claim('pg', $((S + 1))::bigint, 'tokA')" -c "SELECT anarchon_heartbeat('pg', $((S + 1))::bigint, 'tokA')" \
+		-c "SELECT anarchon_heartbeat('pg', $((S + 1))::bigint, 'tokB')" -c "SELECT anarchon_finish('pg', $((S + 1))::bigint, 'tokA')" \
+		-c "SELECT anarchon_check('pg', $((S + 1))::bigint)"
+	expect_match "$kind/pg: a store memory shorter than max_late_ms is refused" 'is shorter than max_late_ms \(60000 ms\)' \
+		env PGOPTIONS="-c anarchon.store=mq_short" psql -X -A -t -q -c "SELECT anarchon_claim('pgshort', ${S}::bigint, 'tokA')"
+	if [ -n "$user" ]; then
+		pq -c "ALTER USER MAPPING FOR PUBLIC SERVER mq_short OPTIONS (SET password 'Wr0ng-pw')" > /dev/null
+		out=$(PGOPTIONS="-c anarchon.store=mq_short" pq -c "SELECT anarchon_claim('pgauth', ${S}::bigint, 'tokA')")
+		if printf '%s' "$out" | grep -q 'wrong user name or password' && ! printf '%s' "$out" | grep -q 'Wr0ng'; then
+			ok "$kind/pg: a wrong password in the user mapping is refused, without showing it"
+		else not_ok "$kind/pg: a wrong password in the user mapping is refused, without showing it" "$out"; fi
+	fi
+
+	d=$MQ_TMP/pg-contend
+	mkdir -p "$d"
+	S=$(mq_now)
+	for i in $(seq 1 16); do
+		pq -F ' ' -c "SELECT s, anarchon_claim('pgrace', s, anarchon_token()) FROM generate_series(${S}::bigint, $((S + 299))::bigint) s" > "$d/$i.out" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	mq_count_winners "$kind/pg: contention through PostgreSQL" "$d" 16 300
+
+	# A statement_timeout ends a claim that waits on a frozen server (the
+	# session connects first: only the wait for an answer is cancellable).
+	t0=$(mq_now)
+	out=$(pq -c "SELECT anarchon_claim('pgcancel', $((S + 1))::bigint, 'tokA')" -c "\\! kill -STOP $fpid" \
+		-c "SET statement_timeout = 700" -c "SELECT anarchon_claim('pgcancel', $((S + 2))::bigint, 'tokA')")
+	t1=$(mq_now)
+	kill -CONT "$fpid"
+	expect_match "$kind/pg: statement_timeout cancels a claim waiting on a frozen server" 'canceling statement due to statement timeout' echo "$out (server pid $fpid: $(ps -o stat= -p "$fpid"))"
+	if [ $((t1 - t0)) -lt 2500 ]; then ok "$kind/pg: ... at once, not after timeout_ms ($((t1 - t0)) ms in all)"
+	else not_ok "$kind/pg: ... at once, not after timeout_ms" "took $((t1 - t0)) ms"; fi
+	unset PGOPTIONS
+}

@@ -176,4 +176,8 @@ done
 wait "${pids[@]}"
 mq_count_winners "amqp/sqlite: contention through the SQLite extension" "$d" 16 300
 
+# ---------------------------------------------------------------- through PostgreSQL
+mq_pg amqp "amqp://127.0.0.1:$RMQ_PORT/app%2Fone?timeout_ms=20000" anarchon 'p@ss:w/rd' \
+	"amqp://127.0.0.1:$RMQ_PORT/app%2Fone?slot_ttl_ms=5000" "$RMQ_VM" lost
+
 suite_end

@@ -88,6 +88,7 @@ expect_match "nats: a server that is not there is a connect error" '^error conne
 NATS_PORT[nojs]=$(free_port)
 nats-server -a 127.0.0.1 -p "${NATS_PORT[nojs]}" > "$MQ_TMP/nojs.log" 2>&1 &
 NATS_PID[nojs]=$!
+disown "${NATS_PID[nojs]}"
 at_exit "nats_stop nojs"
 wait_port "${NATS_PORT[nojs]}" 10
 expect_match "nats: a server without JetStream is said to need -js" 'JetStream enabled \(-js\)' \
@@ -187,5 +188,8 @@ for i in $(seq 1 16); do
 done
 wait "${pids[@]}"
 mq_count_winners "nats/sqlite: contention through the SQLite extension" "$d" 16 300
+
+# ---------------------------------------------------------------- through PostgreSQL
+mq_pg nats "$U?timeout_ms=20000" "" "" "$U?stream=PGSHORT&duplicate_window_ms=5000" "${NATS_PID[main]}" won
 
 suite_end

@@ -19,6 +19,8 @@ nats_launch() {
 	# shellcheck disable=SC2086
 	nats-server -js -a 127.0.0.1 -p "${NATS_PORT[$name]}" -sd "$d/js" ${NATS_ARGS[$name]} >> "$d/log" 2>&1 &
 	NATS_PID[$name]=$!
+	# Not a job of the suite's shell: no "Killed" notice when a check kills it.
+	disown "${NATS_PID[$name]}"
 	wait_port "${NATS_PORT[$name]}" 20 || { tail -n 20 "$d/log" >&2; return 1; }
 }
 
@@ -38,7 +40,7 @@ nats_stop() {
 	kill "-${2:-TERM}" "$pid" 2>/dev/null
 	for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 	kill -KILL "$pid" 2>/dev/null
-	{ wait "$pid"; } 2>/dev/null
+	for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 	NATS_PID[$1]=
 }
 
