@@ -10,8 +10,8 @@
  *   lock → now → read the run → decide → [other live run?] → write → unlock
  *
  * Redis's lease strategy runs the same table in a Lua script, because there
- * the whole decision must execute inside Redis; remote/redis_lease.lua is the
- * only other copy, and its tests replay the same rows.
+ * the whole decision must execute inside Redis; the lease claim script in
+ * remote/redis_scripts.c is the only other copy, and its tests replay the same rows.
  */
 #ifndef ANARCHON_LEASE_H
 #define ANARCHON_LEASE_H
