@@ -80,6 +80,9 @@ nats_link_open(an_store *st, nats_link *l, const char *host, int port,
 		s = natsOptions_SetMaxReconnect(opts, -1);
 	if (s == NATS_OK)
 		s = natsOptions_SetReconnectWait(opts, 100);
+	/* Every publish is a request we wait for: send it now, not at the flusher's next turn. */
+	if (s == NATS_OK)
+		s = natsOptions_SetSendAsap(opts, true);
 	if (s != NATS_OK)
 	{
 		natsOptions_Destroy(opts);

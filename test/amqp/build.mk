@@ -7,3 +7,13 @@ test-programs: test/bin/mq-driver
 test/bin/mq-driver: test/amqp/mq_driver.c $(MQ_DRIVER_OBJS)
 	@mkdir -p test/bin
 	$(CC) $(TEST_CFLAGS) -Icore -Iremote $(REMOTE_CFLAGS) -o $@ $< $(MQ_DRIVER_OBJS) $(REMOTE_LIBS) -lm
+
+# mq-base: the bare server operations the RabbitMQ and NATS bench rows are
+# measured against (test/bench/amqp.sh, test/bench/nats.sh).
+ifeq ($(HAVE_AMQP)$(HAVE_NATS),yesyes)
+test-programs: test/bin/mq-base
+endif
+
+test/bin/mq-base: test/amqp/mq_base.c $(MQ_DRIVER_OBJS)
+	@mkdir -p test/bin
+	$(CC) $(TEST_CFLAGS) -Icore -Iremote $(REMOTE_CFLAGS) -o $@ $^ $(REMOTE_LIBS)

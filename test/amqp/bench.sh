@@ -1,0 +1,69 @@
+# bench.sh — the bench rows of one message-queue store, shared by
+# test/bench/amqp.sh and test/bench/nats.sh (sourced after test/lib.sh and
+# test/bench/lib.sh).
+#
+#   mq_bench STORE KIND URL   rows for 1 and 8 clients (one process and one
+#                             connection each, every claim a new run):
+#     claim from C through the store interface  vs  mq-base KIND (the bare
+#                                                   server operation from C)
+#     claim through SQLite                      vs  the claim from C
+#     claim through PostgreSQL                  vs  the claim from C
+#   The claim clients are test/bin/rbench (c, sqlite, pg modes: any store
+#   URL); the baseline is measured before and after each client count and
+#   the better of the two is used, so a row is never flattered by a
+#   disturbed baseline.
+
+MQB_DIR=${MQB_DIR:-$(t_tmpdir)}
+
+# mq_measure PROGRAM MODE TARGET CLIENTS: sets OPS (per second, all clients), P50, P99 (µs).
+mq_measure() {
+	local prog=$1 mode=$2 target=$3 clients=$4 pids=() i tag p
+	tag=$mode-$clients-$RANDOM
+	for i in $(seq 1 "$clients"); do
+		"$prog" "$mode" "$target" "$BENCH_SECONDS" "$i" "$MQB_DIR/lat-$tag-$i" > "$MQB_DIR/out-$tag-$i" 2> "$MQB_DIR/err-$tag-$i" &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do
+		wait "$p" || { echo "$prog $mode failed: $(cat "$MQB_DIR"/err-"$tag"-* | head -n 3)" >&2; OPS=0; P50=0; P99=0; return 1; }
+	done
+	OPS=$(cat "$MQB_DIR"/out-"$tag"-* | awk '{ n += $1; if ($2 > us) us = $2 } END { printf "%.1f", n / (us / 1e6) }')
+	read -r P50 P99 < <(percentiles "$MQB_DIR"/lat-"$tag"-*)
+}
+
+mq_bench() {
+	local store=$1 kind=$2 url=$3 have_pg=0 c b1 b2 base c_ops rows r scen ops rbase p50 p99
+	export RBENCH_EXT=$REPO_ROOT/sqlite/anarchon
+	if command -v pg_config > /dev/null && [ -f pg/fdw.c ]; then
+		source test/pg/server.sh
+		if pg_install > "$MQB_DIR/pg-install.log" 2>&1 && pg_start > "$MQB_DIR/pg-start.log" 2>&1; then
+			psql -X -q -c "CREATE EXTENSION anarchon" \
+				-c "CREATE SERVER bench_mq FOREIGN DATA WRAPPER anarchon OPTIONS (url '$url')" > /dev/null
+			have_pg=1
+		else
+			echo "# PostgreSQL did not start: no PostgreSQL rows for $store" >&2
+		fi
+	fi
+	for c in 1 8; do
+		mq_measure test/bin/mq-base "$kind" "$url" "$c"; b1=$OPS
+		rows=()
+		mq_measure test/bin/rbench c "$url" "$c"; c_ops=$OPS
+		rows+=("claim from C vs the bare operation from C|$OPS|BASE|$P50|$P99")
+		echo "$store from C x$c: $OPS/s" >&2
+		mq_measure test/bin/rbench sqlite "$url" "$c"
+		rows+=("claim via SQLite vs the claim from C|$OPS|$c_ops|$P50|$P99")
+		echo "$store via SQLite x$c: $OPS/s" >&2
+		if [ $have_pg = 1 ]; then
+			mq_measure test/bin/rbench pg bench_mq "$c"
+			rows+=("claim via PostgreSQL vs the claim from C|$OPS|$c_ops|$P50|$P99")
+			echo "$store via PostgreSQL x$c: $OPS/s" >&2
+		fi
+		mq_measure test/bin/mq-base "$kind" "$url" "$c"; b2=$OPS
+		base=$(awk -v a="$b1" -v b="$b2" 'BEGIN { print (a > b ? a : b) }')
+		echo "$store bare operation x$c: $b1/s, $b2/s" >&2
+		for r in "${rows[@]}"; do
+			IFS='|' read -r scen ops rbase p50 p99 <<< "$r"
+			[ "$rbase" = BASE ] && rbase=$base
+			emit_row "$store" "$scen" "$c" "$ops" "$rbase" "$p50" "$p99"
+		done
+	done
+}

@@ -1,0 +1,193 @@
+/*
+ * mq_base.c — the baselines of the RabbitMQ and NATS bench rows: each
+ * server's bare operation from C, with the client library alone.
+ *
+ *   mq-base amqp URL SECONDS ID LATFILE   declare a new durable plain queue,
+ *                                         publish one persistent message into
+ *                                         it on a confirm channel, wait for
+ *                                         the ack (what a won claim costs)
+ *   mq-base nats URL SECONDS ID LATFILE   a JetStream publish with a new
+ *                                         Nats-Msg-Id into the file stream
+ *                                         BASE (subjects base.>), wait for
+ *                                         its acknowledgement
+ *
+ * Prints "COUNT ELAPSED_US" and writes each operation's latency (µs) to
+ * LATFILE, like the claim clients of test/bench (test/redis/rbench.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <amqp.h>
+#include <amqp_tcp_socket.h>
+#include <nats/nats.h>
+
+#include "url.h"
+
+static int64_t
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void
+die(const char *what, const char *why)
+{
+	fprintf(stderr, "mq-base: %s: %s\n", what, why);
+	exit(2);
+}
+
+typedef void (*op_fn) (void *state, int id, long n);
+
+static void
+amqp_ok(amqp_rpc_reply_t r, const char *what)
+{
+	if (r.reply_type != AMQP_RESPONSE_NORMAL)
+		die(what, r.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION ? amqp_error_string2(r.library_error) : "refused");
+}
+
+static void
+op_amqp(void *state, int id, long n)
+{
+	amqp_connection_state_t c = state;
+	amqp_basic_properties_t props;
+	amqp_frame_t f;
+	char		q[64];
+
+	snprintf(q, sizeof(q), "base.%d.%ld.%lld", id, n, (long long) now_us());
+	amqp_queue_declare(c, 1, amqp_cstring_bytes(q), 0, 1, 0, 0, amqp_empty_table);
+	amqp_ok(amqp_get_rpc_reply(c), "queue.declare");
+	memset(&props, 0, sizeof(props));
+	props._flags = AMQP_BASIC_DELIVERY_MODE_FLAG;
+	props.delivery_mode = 2;
+	if (amqp_basic_publish(c, 1, amqp_empty_bytes, amqp_cstring_bytes(q), 1, 0, &props,
+						   amqp_cstring_bytes("{\"job\":\"base\",\"slot\":1,\"token\":\"t\"}")) != AMQP_STATUS_OK)
+		die("publish", "failed");
+	for (;;)
+	{
+		if (amqp_simple_wait_frame(c, &f) != AMQP_STATUS_OK)
+			die("confirm", "connection lost");
+		if (f.frame_type == AMQP_FRAME_METHOD && f.payload.method.id == AMQP_BASIC_ACK_METHOD)
+			break;
+		if (f.frame_type == AMQP_FRAME_METHOD && f.payload.method.id == AMQP_BASIC_NACK_METHOD)
+			die("confirm", "nacked");
+	}
+	amqp_maybe_release_buffers(c);
+}
+
+static void *
+setup_amqp(const char *url)
+{
+	an_url		u;
+	char		err[512];
+	amqp_connection_state_t c = amqp_new_connection();
+	amqp_socket_t *s = amqp_tcp_socket_new(c);
+
+	if (an_url_parse(url, &u, err, sizeof(err)) < 0)
+		die("url", err);
+	if (amqp_socket_open(s, u.host, u.port ? u.port : 5672) != AMQP_STATUS_OK)
+		die("connect", u.host);
+	amqp_ok(amqp_login(c, u.path && *u.path ? u.path : "/", 0, 131072, 0, AMQP_SASL_METHOD_PLAIN,
+					   u.user ? u.user : "guest", u.password ? u.password : "guest"), "login");
+	amqp_channel_open(c, 1);
+	amqp_ok(amqp_get_rpc_reply(c), "channel.open");
+	amqp_confirm_select(c, 1);
+	amqp_ok(amqp_get_rpc_reply(c), "confirm.select");
+	an_url_free(&u);
+	return c;
+}
+
+static void
+op_nats(void *state, int id, long n)
+{
+	jsCtx	   *js = state;
+	jsPubOptions o;
+	jsPubAck   *pa = NULL;
+	jsErrCode	jerr = 0;
+	char		subj[64];
+	char		msgid[64];
+	const char *data = "{\"job\":\"base\",\"slot\":1,\"token\":\"t\"}";
+	natsStatus	s;
+
+	jsPubOptions_Init(&o);
+	snprintf(subj, sizeof(subj), "base.%d.claims", id);
+	snprintf(msgid, sizeof(msgid), "base-%d:%ld:%lld", id, n, (long long) now_us());
+	o.MsgId = msgid;
+	o.MaxWait = 5000;
+	s = js_Publish(&pa, js, subj, data, (int) strlen(data), &o, &jerr);
+	if (s != NATS_OK)
+		die("js_Publish", natsStatus_GetText(s));
+	if (pa->Duplicate)
+		die("js_Publish", "a new Msg-Id was taken for a duplicate");
+	jsPubAck_Destroy(pa);
+}
+
+static void *
+setup_nats(const char *url)
+{
+	natsConnection *nc = NULL;
+	jsCtx	   *js = NULL;
+	jsStreamConfig cfg;
+	jsStreamInfo *si = NULL;
+	jsErrCode	jerr = 0;
+	const char *subjects[] = {"base.>"};
+
+	if (natsConnection_ConnectTo(&nc, url) != NATS_OK || natsConnection_JetStream(&js, nc, NULL) != NATS_OK)
+		die("connect", url);
+	jsStreamConfig_Init(&cfg);
+	cfg.Name = "BASE";
+	cfg.Subjects = subjects;
+	cfg.SubjectsLen = 1;
+	cfg.Storage = js_FileStorage;
+	cfg.Duplicates = (int64_t) 120000 * 1000000;
+	/* Several clients create it at once: "already in use" with the same config is fine. */
+	js_AddStream(&si, js, &cfg, NULL, &jerr);
+	if (si)
+		jsStreamInfo_Destroy(si);
+	return js;
+}
+
+int
+main(int argc, char **argv)
+{
+	void	   *state;
+	op_fn		op;
+	FILE	   *lat;
+	int64_t		start,
+				end;
+	long		n = 0;
+	int			id;
+
+	if (argc != 6)
+	{
+		fprintf(stderr, "usage: mq-base amqp|nats URL SECONDS ID LATFILE\n");
+		return 2;
+	}
+	id = atoi(argv[4]);
+	if (strcmp(argv[1], "amqp") == 0)
+		state = setup_amqp(argv[2]), op = op_amqp;
+	else if (strcmp(argv[1], "nats") == 0)
+		state = setup_nats(argv[2]), op = op_nats;
+	else
+		die("mode", argv[1]);
+	if ((lat = fopen(argv[5], "w")) == NULL)
+		die("latency file", argv[5]);
+	start = now_us();
+	end = start + atol(argv[3]) * 1000000;
+	for (int64_t t = start; t < end; n++)
+	{
+		int64_t		t1;
+
+		op(state, id, n);
+		t1 = now_us();
+		fprintf(lat, "%lld\n", (long long) (t1 - t));
+		t = t1;
+	}
+	fclose(lat);
+	printf("%ld %lld\n", n, (long long) (now_us() - start));
+	return 0;
+}
