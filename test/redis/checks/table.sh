@@ -210,3 +210,18 @@ stats=$(redis-cli -p "$PORT" INFO commandstats | tr -d '\r')
 if printf '%s\n' "$stats" | grep -q '^cmdstat_evalsha:calls=[1-9]' && ! printf '%s\n' "$stats" | grep -q '^cmdstat_eval:'; then
 	ok "redis: scripts are called by SHA (EVALSHA), never sent as EVAL while cached"
 else not_ok "redis: scripts are called by SHA (EVALSHA), never sent as EVAL while cached" "$(printf '%s\n' "$stats" | grep -E 'eval|script')"; fi
+
+# The longest names: a 128-byte job, a 64-byte prefix, a 64-byte token.
+JOB=j$(printf 'x%.0s' $(seq 1 126)).
+PFX=$(printf 'p%.0s' $(seq 1 62))   # + 2 bytes per strategy: strategies must not share a prefix
+TOK=$(printf 't%.0s' $(seq 1 64))
+long_fail=
+for strat in lease stream-id script; do
+	out=$(printf 'claim %s %s %s\nclaim %s %s b\nheartbeat %s %s %s\nfinish %s %s %s\ncheck %s %s\n' \
+		"$JOB" "$NOW" "$TOK" "$JOB" "$NOW" "$JOB" "$NOW" "$TOK" "$JOB" "$NOW" "$TOK" "$JOB" "$NOW" |
+		"$RDRIVE" "$URL?strategy=$strat&prefix=$PFX${strat:0:2}" 2>&1 | tr '\n' ' ')
+	case $strat in lease) want="won 1 running 1 true true succeeded 1 " ;; *) want="won 1 lost 0 true true succeeded 1 " ;; esac
+	[ "$out" = "$want" ] || long_fail="$long_fail $strat: $out;"
+done
+if [ -z "$long_fail" ]; then ok "redis: the longest job, prefix and token work on every strategy"
+else not_ok "redis: the longest job, prefix and token work on every strategy" "$long_fail"; fi
