@@ -225,3 +225,35 @@ for strat in lease stream-id script; do
 done
 if [ -z "$long_fail" ]; then ok "redis: the longest job, prefix and token work on every strategy"
 else not_ok "redis: the longest job, prefix and token work on every strategy" "$long_fail"; fi
+
+# lease: a heartbeat pushes the lease end on; without it the lease runs out.
+cat > "$tmp/lease-heartbeat.exp" <<'X'
+ok
+ok
+won 1
+ok
+true
+ok
+true
+ok
+running 1
+running 1
+ok
+expired 1
+won 2
+X
+table_check lease-heartbeat "$URL?strategy=lease&prefix=hb" <<X
+set lease_ms 2000
+set attempts 2
+claim sync $NOW a
+sleep 1000
+heartbeat sync $NOW a
+sleep 1000
+heartbeat sync $NOW a
+sleep 1000
+check sync $NOW
+claim sync $NOW b
+sleep 2500
+check sync $NOW
+claim sync $NOW b
+X
