@@ -17,7 +17,7 @@ for strat in lease stream-id script; do
 		echo "claim sync $S2 c"
 	} | "$RDRIVE" -s overlap=allow "$URL?strategy=$strat&prefix=r-$strat" > "$tmp/restart-$strat.out" 2>&1 &
 	rd=$!
-	sleep 0.5
+	wait_lines "$tmp/restart-$strat.out" 1
 	restart_main
 	touch "$flag"
 	wait "$rd"
@@ -55,7 +55,7 @@ flag=$tmp/frozen
 	echo "claim sync $(( $(now_ms) + 10 )) c"
 } | RDRIVE_TIMES=1 "$RDRIVE" -s overlap=allow "$URL?strategy=lease&prefix=fz&timeout_ms=1000" > "$tmp/frozen.out" 2> "$tmp/frozen.times" &
 rd=$!
-sleep 0.3
+wait_lines "$tmp/frozen.out" 1
 kill -STOP "$(redis_pid main)"
 touch "$flag"
 sleep 0.2
@@ -88,7 +88,7 @@ else not_ok "redis: connecting to a frozen server times out" "$(cat "$tmp/frozen
 	echo "claim sync $(now_ms) b"
 } | RDRIVE_TIMES=1 "$RDRIVE" "$URL?strategy=lease&prefix=cx&timeout_ms=20000" > "$tmp/cancel.out" 2> "$tmp/cancel.times" &
 rd=$!
-sleep 0.3
+wait_lines "$tmp/cancel.out" 1
 kill -STOP "$(redis_pid main)"
 touch "$flag.cancel"
 for i in $(seq 1 100); do [ "$(grep -c . "$tmp/cancel.out")" -ge 3 ] && break; sleep 0.1; done
@@ -106,7 +106,7 @@ else not_ok "redis: a cancelled call returns at once" "$(cat "$tmp/cancel.out" "
 	echo "check sync 5000000000000"
 } | "$RDRIVE" "$URL?strategy=lease&prefix=fl" > "$tmp/flush.out" 2>&1 &
 rd=$!
-sleep 0.3
+wait_lines "$tmp/flush.out" 1
 redis-cli -p "$PORT" SCRIPT FLUSH > /dev/null
 touch "$flag.flushed"
 wait "$rd"

@@ -90,7 +90,7 @@ pq -c "CREATE SERVER r_slow FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://
 	echo "SELECT anarchon_claim('sync', $(( $(now_ms) + 1 ))::bigint, 'b');"
 } | PGOPTIONS="-c anarchon.store=r_slow -c anarchon.overlap=allow" psql -X -A -t -q > "$tmp/pg-frozen.out" 2>&1 &
 rd=$!
-sleep 0.5
+wait_lines "$tmp/pg-frozen.out" 1
 kill -STOP "$(redis_pid main)"
 t0=$(now_ms)
 touch "$tmp/pg-frozen"

@@ -79,7 +79,7 @@ else not_ok "redis via sqlite: idmp, unknown strategy and short memory are clear
 	echo ".print done"
 } | sqlite3 -batch "$tmp/sqf.db" > "$tmp/sqlite-frozen.out" 2>&1 &
 rd=$!
-sleep 0.3
+wait_lines "$tmp/sqlite-frozen.out" 1
 kill -STOP "$(redis_pid main)"
 t0=$(now_ms)
 touch "$tmp/sq-frozen"

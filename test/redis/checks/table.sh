@@ -72,17 +72,17 @@ false
 won 1
 X
 table_check lease-takeover "$URL?strategy=lease&prefix=t2" <<X
-set lease_ms 300
+set lease_ms 1500
 set attempts 2
 claim sync $NOW a
-sleep 700
+sleep 2000
 check sync $NOW
 claim sync $NOW b
 heartbeat sync $NOW a
 finish sync $NOW a
 claim sync $NOW a
 heartbeat sync $NOW b
-sleep 700
+sleep 2000
 claim sync $NOW c
 check sync $NOW
 heartbeat sync $NOW b
@@ -102,10 +102,10 @@ ok
 won 1
 X
 table_check lease-overlap "$URL?strategy=lease&prefix=t3" <<X
-set lease_ms 400
+set lease_ms 1500
 claim sync $NOW a
 claim sync $((NOW + 1)) b
-sleep 700
+sleep 2000
 claim sync $((NOW + 2)) c
 X
 
