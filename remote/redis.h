@@ -160,7 +160,7 @@ typedef struct rds_strategy
 						  an_check_result *res);
 	/* How long the strategy remembers a claim, in ms; -1 = as long as needed. */
 	int64_t		(*memory_ms) (const struct rds_store *rs);
-	/* Why a memory shorter than max_late_ms is unsafe, in the strategy's words. */
+	/* The URL parameter that sets memory_ms, named when it is too short. */
 	const char *memory_param;
 } rds_strategy;
 

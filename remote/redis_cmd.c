@@ -73,7 +73,8 @@ rds_reply_fail(an_store *st, rds_store *rs, const redisReply *r, const char *wha
 	if (r->type != REDIS_REPLY_ERROR)
 		return an_store_fail(st, AN_E_STORE, "redis store %s gave an unexpected answer to %s",
 							 rs->conn.where, what);
-	if (strncmp(r->str, "NOAUTH", 6) == 0 || strncmp(r->str, "WRONGPASS", 9) == 0)
+	/* A server that started to want a password after we connected. */
+	if (strncmp(r->str, "NOAUTH", 6) == 0)
 		return an_store_fail(st, AN_E_AUTH, RDS_MSG_NOAUTH, rs->conn.where);
 	return an_store_fail(st, AN_E_STORE, "redis store %s answered %s with an error: %.200s",
 						 rs->conn.where, what, r->str);
