@@ -104,3 +104,21 @@ if grep -q 'canceling statement due to statement timeout' "$tmp/pg-frozen.out" &
 else not_ok "redis via postgresql: statement_timeout cancels a call to a frozen Redis" "$(cat "$tmp/pg-frozen.out")" "$((t1 - t0)) ms"; fi
 if [ "$(tail -n 1 "$tmp/pg-frozen.out")" = won ]; then ok "redis via postgresql: after the cancel the session reconnects and claims"
 else not_ok "redis via postgresql: after the cancel the session reconnects and claims" "$(cat "$tmp/pg-frozen.out")"; fi
+
+# lease through PostgreSQL: takeover after the lease ran out, the old token fenced.
+TK=$(now_ms)
+pq -c "ALTER SERVER r_lease OPTIONS (SET url 'redis://127.0.0.1:$PORT?strategy=lease&prefix=pgt')" > /dev/null
+first=$(PGOPTIONS="-c anarchon.store=r_lease -c anarchon.lease_ms=1000 -c anarchon.attempts=2" pq \
+	-c "SELECT anarchon_claim('sync', ${TK}::bigint, 'a')")
+sleep 1.5
+out=$(PGOPTIONS="-c anarchon.store=r_lease -c anarchon.lease_ms=1000 -c anarchon.attempts=2" pq \
+	-c "SELECT anarchon_check('sync', ${TK}::bigint)" \
+	-c "SELECT anarchon_claim('sync', ${TK}::bigint, 'b')" \
+	-c "SELECT anarchon_heartbeat('sync', ${TK}::bigint, 'a')" \
+	-c "SELECT anarchon_finish('sync', ${TK}::bigint, 'a')" \
+	-c "SELECT anarchon_claim('sync', ${TK}::bigint, 'a')" \
+	-c "SELECT anarchon_finish('sync', ${TK}::bigint, 'b', 'failed')" \
+	-c "SELECT anarchon_check('sync', ${TK}::bigint)" | tr '\n' ' ')
+if [ "$first" = won ] && [ "$out" = "expired won f f running t failed " ]; then
+	ok "redis via postgresql: lease takeover, the old token fenced"
+else not_ok "redis via postgresql: lease takeover, the old token fenced" "first: $first" "then: $out"; fi

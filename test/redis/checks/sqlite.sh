@@ -90,3 +90,24 @@ wait "$rd"
 if grep -q 'did not answer within 1000 ms' "$tmp/sqlite-frozen.out" && [ $((t1 - t0)) -lt 3000 ]; then
 	ok "redis via sqlite: a frozen Redis gives an error within timeout_ms ($((t1 - t0)) ms for 1000)"
 else not_ok "redis via sqlite: a frozen Redis gives an error within timeout_ms" "$(cat "$tmp/sqlite-frozen.out")" "$((t1 - t0)) ms"; fi
+
+# lease through SQLite: takeover after the lease ran out, and the old token fenced.
+TK=$(now_ms)
+sq sqlite-takeover-1 <<X
+SELECT anarchon_config('store', 'redis://127.0.0.1:$PORT?strategy=lease&prefix=sqt') IS NOT NULL;
+SELECT anarchon_config('lease_ms', '1000'), anarchon_config('attempts', '2');
+SELECT anarchon_claim('sync', $TK, 'a');
+X
+sleep 1.5
+sq sqlite-takeover-2 <<X
+SELECT anarchon_config('store', 'redis://127.0.0.1:$PORT?strategy=lease&prefix=sqt') IS NOT NULL;
+SELECT anarchon_config('lease_ms', '1000'), anarchon_config('attempts', '2');
+SELECT anarchon_check('sync', $TK) || '|' || anarchon_claim('sync', $TK, 'b') || '|' ||
+       anarchon_heartbeat('sync', $TK, 'a') || '|' || anarchon_finish('sync', $TK, 'a') || '|' ||
+       anarchon_claim('sync', $TK, 'a') || '|' || anarchon_finish('sync', $TK, 'b', 'failed') || '|' ||
+       anarchon_check('sync', $TK);
+X
+if [ "$(tail -n 1 "$tmp/sqlite-takeover-1.out")" = won ] &&
+	[ "$(tail -n 1 "$tmp/sqlite-takeover-2.out")" = "expired|won|0|0|running|1|failed" ]; then
+	ok "redis via sqlite: lease takeover, the old token fenced"
+else not_ok "redis via sqlite: lease takeover, the old token fenced" "$(cat "$tmp/sqlite-takeover-1.out" "$tmp/sqlite-takeover-2.out")"; fi
