@@ -39,6 +39,9 @@ an_claims_put(an_claims *c, const char *job, int64_t slot, const char *token,
 {
 	an_claim_memo *m = find(c, job, slot);
 
+	/* A run's winner stays remembered: a later losing claim of it must not hide it. */
+	if (m != NULL && m->won && !won)
+		return;
 	if (m == NULL)
 	{
 		m = &c->m[c->next];

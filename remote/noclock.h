@@ -45,7 +45,7 @@ typedef struct an_claims
 	int			next;
 } an_claims;
 
-/* Remember (or update) the claim of (job, slot). */
+/* Remember the claim of (job, slot); a won claim is not replaced by a lost one. */
 void		an_claims_put(an_claims *c, const char *job, int64_t slot,
 						  const char *token, int64_t aux, int won);
 

@@ -146,6 +146,24 @@ else not_ok "amqp: freeze: after it, exactly one of two new tokens wins the froz
 expect "amqp: freeze: the kept store works again (it reconnects)" won session claim fz "$((F + 3))" t1
 exec {SESSION[1]}>&-
 
+# ---------------------------------------------------------------- memory
+S=$(mq_now)
+printf '%s\n' "claim vg $S t1" "claim vg $S t2" "heartbeat vg $S t1" "finish vg $S t1" "check vg $S" \
+	"check vg $((S + 1))" "claim vg $((S - 61000)) t1" > "$MQ_TMP/vg1.in"
+printf '%s\n' "claim vg $S t3" "claim vg $((S + 2)) t3" > "$MQ_TMP/vg2.in"
+expect "amqp: valgrind: no memory errors or definite leaks (claims, checks, a 404 and a 406 channel error)" "won
+lost
+true
+true
+running
+none
+late
+rc=0
+error config
+won
+rc=0" sh -c "mq_vg() { valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 '$DRV' \"\$@\" 2>>'$MQ_TMP/vg.err'; echo rc=\$?; }
+	mq_vg '$U' session < '$MQ_TMP/vg1.in'; mq_vg '$U?slot_ttl_ms=130000' session < '$MQ_TMP/vg2.in' | cut -d: -f1"
+
 # ---------------------------------------------------------------- through SQLite
 S=$(mq_now)
 expect "amqp/sqlite: won, lost, late" "won

@@ -61,17 +61,17 @@ rmq_epmd_pid() {
 	ss -ltnpH "sport = :$RMQ_EPMD_PORT" 2>/dev/null | grep -o 'pid=[0-9]*' | head -n 1 | cut -d= -f2
 }
 
-# rmq_kill_node: stop the VM by pid (TERM, then KILL after 20 s), then its script.
+# rmq_kill_node [SIGNAL]: stop the VM by pid (TERM, or SIGNAL; KILL after 20 s), then its script.
 rmq_kill_node() {
 	[ -n "${RMQ_PID:-}" ] || return 0
 	if [ -n "${RMQ_VM:-}" ]; then
 		kill -CONT "$RMQ_VM" 2>/dev/null
-		kill -TERM "$RMQ_VM" 2>/dev/null
+		kill "-${1:-TERM}" "$RMQ_VM" 2>/dev/null
 		for _ in $(seq 1 200); do kill -0 "$RMQ_VM" 2>/dev/null || break; sleep 0.1; done
 		kill -KILL "$RMQ_VM" 2>/dev/null
 	fi
 	kill -TERM "$RMQ_PID" 2>/dev/null
-	wait "$RMQ_PID" 2>/dev/null
+	{ wait "$RMQ_PID"; } 2>/dev/null
 	RMQ_PID= RMQ_VM=
 }
 
@@ -83,8 +83,8 @@ rmq_stop() {
 	return 0
 }
 
-# rmq_restart: stop the node (not epmd) and start it again on the same ports and files.
+# rmq_restart [SIGNAL]: stop the node (not epmd) and start it again on the same ports and files.
 rmq_restart() {
-	rmq_kill_node
+	rmq_kill_node "${1:-TERM}"
 	rmq_launch
 }

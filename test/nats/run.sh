@@ -159,6 +159,20 @@ else not_ok "nats: freeze: after it, exactly one of two tokens wins the frozen s
 expect "nats: freeze: the kept connection works again" won session claim fz "$((F + 3))" t1
 exec {SESSION[1]}>&-
 
+# ---------------------------------------------------------------- memory
+S=$(mq_now)
+printf '%s\n' "claim vg $S t1" "claim vg $S t2" "claim vg $S t1" "heartbeat vg $S t1" "finish vg $S t1" "check vg $S" \
+	"check vg $((S + 1))" "claim vg $((S - 61000)) t1" > "$MQ_TMP/vg.in"
+expect "nats: valgrind: no memory errors or definite leaks in a session" "won
+lost
+won
+true
+true
+succeeded
+none
+late
+rc=0" sh -c "valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 '$DRV' '$U' session < '$MQ_TMP/vg.in' 2>'$MQ_TMP/vg.err'; echo rc=\$?"
+
 # ---------------------------------------------------------------- through SQLite
 S=$(mq_now)
 expect "nats/sqlite: won, lost, our own again, late" "won
