@@ -72,6 +72,23 @@ struct ForeignServer;
 struct UserMapping;
 char	   *an_pg_server_url(struct ForeignServer *server, struct UserMapping *mapping);
 
+/*
+ * as_owner.c: run SPI as the owner of schema anarchon with search_path
+ * pinned to pg_catalog (the functions are not SECURITY DEFINER).
+ */
+typedef struct an_pg_owner_state
+{
+	Oid			userid;
+	int			sec_context;
+} an_pg_owner_state;
+
+void		an_pg_owner_enter(an_pg_owner_state *s);
+void		an_pg_owner_leave(const an_pg_owner_state *s);
+
+/* run_lookup.c: the committed run (job, slot) by primary key, no SPI; state NONE if none. */
+struct an_run;
+void		an_pg_lookup_run(const char *job, int64 slot_ms, struct an_run *run);
+
 /* errors.c: raise the error recorded on st as an ereport. */
 void		an_pg_raise(an_store *st) pg_attribute_noreturn();
 /* The SQLSTATE for an an_error code. */

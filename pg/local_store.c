@@ -30,7 +30,7 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
+#include "storage/proc.h"
 #include "utils/memutils.h"
 
 #include "lease.h"
@@ -45,7 +45,6 @@ typedef enum local_query
 	Q_INTERRUPT,
 	Q_HEARTBEAT,
 	Q_FINISH,
-	Q_CHECK,
 	Q_PRUNE,
 	Q_COUNT
 } local_query;
@@ -103,10 +102,6 @@ static const query_def queries[Q_COUNT] = {
 		"SET state = $4, finished_at = date_trunc('milliseconds', clock_timestamp()) "
 		"WHERE job = $1 AND slot = $2 AND token = $3 AND state = 'running'",
 		4, {TEXTOID, TIMESTAMPTZOID, TEXTOID, TEXTOID}},
-	[Q_CHECK] = {
-		"SELECT attempt, token, state, lease_until FROM anarchon.runs "
-		"WHERE job = $1 AND slot = $2",
-		2, {TEXTOID, TIMESTAMPTZOID}},
 	/*
 	 * A run whose lease is still alive stays, however old its slot.  Joined
 	 * with runs_jobs so that each job's old runs are a range of the primary key.
@@ -154,21 +149,23 @@ run(local_query q, Datum *values, int expect)
  * Run query q, which may wait for a row lock, waiting at most timeout_ms.
  * A lock timeout becomes an error that says which job's lock was busy and
  * which setting bounds the wait.
+ *
+ * The bound is lock_timeout's variable itself, set for this statement and
+ * restored after it, on success and on error alike.  Going through
+ * set_config_option instead (a GUC nest level per statement) cost a walk of
+ * every GUC twice per claim, for the same effect: nothing between here and
+ * the restore can read lock_timeout but the lock manager.
  */
 static uint64
 run_locking(local_query q, Datum *values, int expect, const char *job,
 			int64 timeout_ms)
 {
 	MemoryContext oldcxt = CurrentMemoryContext;
-	char		buf[32];
-	int			nest;
+	int			saved = LockTimeout;
 	uint64		n = 0;
 
 	/* lock_timeout = 0 would mean "wait forever": 0 here means "hardly wait". */
-	snprintf(buf, sizeof(buf), INT64_FORMAT, Max(timeout_ms, (int64) 1));
-	nest = NewGUCNestLevel();
-	(void) set_config_option("lock_timeout", buf, PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
+	LockTimeout = (int) Min(Max(timeout_ms, (int64) 1), (int64) INT_MAX);
 	PG_TRY();
 	{
 		n = run(q, values, expect);
@@ -177,6 +174,7 @@ run_locking(local_query q, Datum *values, int expect, const char *job,
 	{
 		ErrorData  *edata;
 
+		LockTimeout = saved;
 		MemoryContextSwitchTo(oldcxt);
 		edata = CopyErrorData();
 		if (edata->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
@@ -190,7 +188,7 @@ run_locking(local_query q, Datum *values, int expect, const char *job,
 				 errhint("Commit transactions that call anarchon_claim promptly, or raise anarchon.busy_timeout_ms.")));
 	}
 	PG_END_TRY();
-	AtEOXact_GUC(true, nest);
+	LockTimeout = saved;
 	return n;
 }
 
@@ -208,18 +206,21 @@ require_writable(const char *what)
 				 errhint("Claim on the primary, outside of READ ONLY transactions, or set anarchon.store to a remote store.")));
 }
 
+/* SPI, as the owner of the tables with search_path pinned (as_owner.c). */
 static void
-connect_spi(void)
+connect_spi(an_pg_owner_state *owner)
 {
+	an_pg_owner_enter(owner);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "anarchon: SPI_connect failed");
 }
 
 static void
-finish_spi(void)
+finish_spi(const an_pg_owner_state *owner)
 {
 	if (SPI_finish() != SPI_OK_FINISH)
 		elog(ERROR, "anarchon: SPI_finish failed");
+	an_pg_owner_leave(owner);
 }
 
 /* Read the run of the first row of SPI_tuptable into run (copied out of SPI memory). */
@@ -353,12 +354,13 @@ local_open(an_store *st, const char *url, void *arg)
 static int
 local_claim(an_store *st, const an_request *rq, an_claim_result *res)
 {
+	an_pg_owner_state owner;
 	int			rc;
 
 	require_writable("anarchon_claim");
-	connect_spi();
+	connect_spi(&owner);
 	rc = an_lease_claim(st, &local_ops, rq, res);
-	finish_spi();
+	finish_spi(&owner);
 	return rc;
 }
 
@@ -367,11 +369,12 @@ local_heartbeat(an_store *st, const an_request *rq, int *owned)
 {
 	Datum		v[4] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot)),
 	CStringGetTextDatum(rq->token), Int64GetDatum(rq->settings->lease_ms)};
+	an_pg_owner_state owner;
 
 	require_writable("anarchon_heartbeat");
-	connect_spi();
+	connect_spi(&owner);
 	*owned = run_locking(Q_HEARTBEAT, v, SPI_OK_UPDATE, rq->job, rq->settings->busy_timeout_ms) > 0;
-	finish_spi();
+	finish_spi(&owner);
 	return AN_OK;
 }
 
@@ -380,26 +383,22 @@ local_finish(an_store *st, const an_request *rq, an_run_state status, int *owned
 {
 	Datum		v[4] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot)),
 	CStringGetTextDatum(rq->token), CStringGetTextDatum(an_run_state_name(status))};
+	an_pg_owner_state owner;
 
 	require_writable("anarchon_finish");
-	connect_spi();
+	connect_spi(&owner);
 	*owned = run_locking(Q_FINISH, v, SPI_OK_UPDATE, rq->job, rq->settings->busy_timeout_ms) > 0;
-	finish_spi();
+	finish_spi(&owner);
 	return AN_OK;
 }
 
-/* The page's shortcut: one plain SELECT, no row lock, no write. */
+/* The page's shortcut: one plain read, no row lock, no write (run_lookup.c). */
 static int
 local_check(an_store *st, const an_request *rq, an_check_result *res)
 {
-	Datum		v[2] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot))};
 	an_run		r;
 
-	memset(&r, 0, sizeof(r));
-	connect_spi();
-	if (run(Q_CHECK, v, SPI_OK_SELECT) > 0)
-		read_run_row(&r);
-	finish_spi();
+	an_pg_lookup_run(rq->job, rq->slot, &r);
 	res->state = an_lease_check_state(&r, an_pg_now_ms());
 	res->attempt = r.attempt;
 	res->lease_until = r.lease_until;
@@ -411,10 +410,11 @@ local_prune(an_store *st, int64_t before, int64_t *deleted)
 {
 	Datum		v[2] = {TimestampTzGetDatum(an_pg_ms_to_ts(before)),
 	TimestampTzGetDatum(an_pg_ms_to_ts(an_pg_now_ms()))};
+	an_pg_owner_state owner;
 
-	connect_spi();
+	connect_spi(&owner);
 	*deleted = (int64_t) run(Q_PRUNE, v, SPI_OK_DELETE);
-	finish_spi();
+	finish_spi(&owner);
 	return AN_OK;
 }
 

@@ -222,8 +222,8 @@ remote(const char *name)
 	}
 
 	/*
-	 * The role that called: the functions run as their owner (SECURITY
-	 * DEFINER), which leaves the caller's role as the outer user.
+	 * The role that called (the outer user: only the local store's queries
+	 * run as the extension's owner, and not here).
 	 */
 	userid = GetOuterUserId();
 	server = named_server(name, userid);

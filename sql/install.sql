@@ -10,7 +10,9 @@ SELECT n.nspname, c.relname, c.relkind
 -- The indexes that keep claim, check and overlap on index lookups.
 SELECT indexdef FROM pg_indexes
  WHERE schemaname = 'anarchon' AND tablename IN ('runs', 'runs_jobs') ORDER BY indexname;
--- Every writing function runs as its owner with search_path pinned.
+-- No function is SECURITY DEFINER or has a SET clause (each would cost a GUC
+-- save and restore per call): the C code runs its queries as the owner of
+-- schema anarchon with search_path pinned to pg_catalog (privileges.sql).
 SELECT p.proname, p.prosecdef, p.proconfig
   FROM pg_proc p
  WHERE p.pronamespace = 'anarchon'::regnamespace

@@ -44,5 +44,26 @@ SET ROLE regress_anarchon_app;
 SELECT anarchon_prune() >= 0 AS pruned;
 RESET ROLE;
 REVOKE EXECUTE ON FUNCTION anarchon.anarchon_prune(bigint) FROM regress_anarchon_app;
+-- Nor can operators and functions of a schema the caller owns, put ahead of
+-- pg_catalog: an "=" that is always true, a clock stuck in 1999.
+CREATE SCHEMA regress_evil AUTHORIZATION regress_anarchon_app;
+SET ROLE regress_anarchon_app;
+CREATE FUNCTION regress_evil.always(text, text) RETURNS boolean
+	LANGUAGE sql IMMUTABLE AS 'SELECT true';
+CREATE OPERATOR regress_evil.= (LEFTARG = text, RIGHTARG = text, FUNCTION = regress_evil.always);
+CREATE FUNCTION regress_evil.clock_timestamp() RETURNS timestamptz
+	LANGUAGE sql AS $$SELECT timestamptz '1999-01-01 00:00Z'$$;
+SET search_path = regress_evil, pg_catalog, public;
+SELECT anarchon_claim('p3', :now_ms, 'tok-1');
+SELECT anarchon_claim('p3', :now_ms, 'tok-2');
+SELECT anarchon_check('p3', :now_ms), anarchon_check('p4', :now_ms);
+SELECT anarchon_heartbeat('p3', :now_ms, 'tok-2'), anarchon_finish('p4', :now_ms, 'tok-1');
+RESET search_path;
+RESET ROLE;
+SELECT job, attempt, token, state FROM anarchon.runs WHERE job LIKE 'p_' ORDER BY job;
+SELECT count(*) FROM anarchon.runs_jobs WHERE last_claim_at < '2000-01-01';
+SET client_min_messages = warning;
+DROP SCHEMA regress_evil CASCADE;
+RESET client_min_messages;
 DROP ROLE regress_anarchon_app;
 DROP ROLE regress_anarchon_mon;

@@ -46,7 +46,7 @@ COMMENT ON TABLE anarchon.runs_jobs IS 'anarchon: one lock row per job; a claim 
 SELECT pg_catalog.pg_extension_config_dump('anarchon.runs', '');
 SELECT pg_catalog.pg_extension_config_dump('anarchon.runs_jobs', '');
 
--- Nobody writes these tables but the functions (SECURITY DEFINER).  Monitoring
+-- Nobody writes these tables but the functions (as their owner).  Monitoring
 -- (pg_monitor) may read the history, all but the tokens: a token is what lets
 -- its holder heartbeat or finish a run.
 REVOKE ALL ON anarchon.runs, anarchon.runs_jobs FROM PUBLIC;
