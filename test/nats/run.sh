@@ -126,8 +126,12 @@ pids=()
 for i in 1 2 3 4; do drv "$U" contend before "$B0" 50 > "$d/$i.out" & pids+=($!); done
 wait "${pids[@]}"
 expect "nats: restart: the 50 slots won before it are not won again by 4 new processes" 0 sh -c "cat '$d'/*.out | grep -c ' won$'"
+contend "nats: SIGKILL: just before it" "$U" killed 2 30
 nats_restart main KILL
 expect "nats: SIGKILL and restart: the slot is still taken" lost drv "$U" claim rs "$R" t4
+K0=$(head -n 1 "$MQ_TMP/contend.killed/1.out" | cut -d' ' -f1)
+expect "nats: SIGKILL and restart: the 30 slots won just before it are not won again" "0 30" \
+	sh -c "'$DRV' '$U' contend killed $K0 30 > '$MQ_TMP/killed.out'; echo \$(grep -c ' won$' '$MQ_TMP/killed.out') \$(grep -c ' lost$' '$MQ_TMP/killed.out')"
 
 # ---------------------------------------------------------------- a frozen server
 F=$(mq_now)
