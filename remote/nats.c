@@ -34,8 +34,8 @@
 /* Stream history is kept this long, or the duplicate window if longer. */
 #define NATS_MAX_AGE_MS INT64_C(604800000)
 
-/* The body of a claim or status message; every byte is JSON-safe. */
-#define BODY_MAX (AN_JOB_MAX + AN_TOKEN_MAX + 96)
+/* Room for the body of a claim or status message; every byte is JSON-safe. */
+#define BODY_MAX (AN_JOB_MAX + AN_TOKEN_MAX + 128)
 
 typedef struct nats_store
 {
@@ -126,6 +126,16 @@ subject_of(const nats_store *n, const char *job, const char *kind, char *out, si
 			out[w++] = *c;
 	}
 	snprintf(out + w, outlen - w, ".%s", kind);
+}
+
+/* Is body (a claim or a status) about the run (rq->job, rq->slot)? */
+static int
+is_run(const char *body, const an_request *rq)
+{
+	char		prefix[AN_JOB_MAX + 48];
+
+	snprintf(prefix, sizeof(prefix), "{\"job\":\"%s\",\"slot\":%lld,", rq->job, (long long) rq->slot);
+	return strncmp(body, prefix, strlen(prefix)) == 0;
 }
 
 static void
@@ -417,15 +427,12 @@ stored_claim(an_store *st, nats_store *n, const an_deadline *d, const an_request
 {
 	const an_claim_memo *m = an_claims_get(&n->claims, rq->job, rq->slot);
 	char		subject[AN_JOB_MAX * 3 + 96];
-	char		prefix[AN_JOB_MAX + 48];
 
 	subject_of(n, rq->job, "claims", subject, sizeof(subject));
 	if (get_msg(st, n, d, m ? m->aux : 0, subject, body, bodylen, found) != AN_OK)
 		return st->err;
 	/* Only a message about this very run counts. */
-	snprintf(prefix, sizeof(prefix), "{\"job\":\"%s\",\"slot\":%lld,", rq->job, (long long) rq->slot);
-	if (*found && strncmp(body, prefix, strlen(prefix)) != 0)
-		*found = 0;
+	*found = *found && is_run(body, rq);
 	return AN_OK;
 }
 
@@ -462,7 +469,7 @@ nats_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
 	an_deadline d;
 	char		subject[AN_JOB_MAX * 3 + 96];
 	char		msgid[AN_JOB_MAX + 40];
-	char		body[BODY_MAX + 32];
+	char		body[BODY_MAX];
 	char	   *reply = NULL;
 	int64_t		code;
 	int			rc;
@@ -489,8 +496,7 @@ nats_check(an_store *st, const an_request *rq, an_check_result *res)
 	nats_store *n = st->impl;
 	an_deadline d;
 	char		subject[AN_JOB_MAX * 3 + 96];
-	char		prefix[AN_JOB_MAX + 48];
-	char		stored[BODY_MAX + 32];
+	char		stored[BODY_MAX];
 	int			found;
 
 	memset(res, 0, sizeof(*res));
@@ -501,8 +507,7 @@ nats_check(an_store *st, const an_request *rq, an_check_result *res)
 	subject_of(n, rq->job, "status", subject, sizeof(subject));
 	if (get_msg(st, n, &d, 0, subject, stored, sizeof(stored), &found) != AN_OK)
 		return st->err;
-	snprintf(prefix, sizeof(prefix), "{\"job\":\"%s\",\"slot\":%lld,", rq->job, (long long) rq->slot);
-	if (found && strncmp(stored, prefix, strlen(prefix)) == 0)
+	if (found && is_run(stored, rq))
 	{
 		res->state = strstr(stored, "\"status\":\"failed\"") ? AN_CHECK_FAILED : AN_CHECK_SUCCEEDED;
 		return AN_OK;

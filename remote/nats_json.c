@@ -69,8 +69,14 @@ nj_str(const char *js, const char *key, char *out, size_t outlen)
 
 	if (v == NULL || *v != '"' || outlen == 0)
 		return -1;
-	for (v++; *v && *v != '"' && n + 1 < outlen; v++)
+	for (v++; *v && *v != '"'; v++)
 	{
+		if (n + 1 == outlen)
+		{
+			/* Too long: out holds the cut text, but the answer says it was cut. */
+			out[n] = '\0';
+			return -1;
+		}
 		if (*v == '\\' && v[1])
 			v++;
 		out[n++] = *v;

@@ -19,7 +19,10 @@ int			nj_int(const char *js, const char *key, int64_t *out);
 /* The boolean value of "key": 1 true, 0 false; -1 when absent. */
 int			nj_bool(const char *js, const char *key);
 
-/* The string value of "key" copied into out (cut to outlen); -1 when absent. */
+/*
+ * The string value of "key" copied into out; -1 when absent, or when longer
+ * than outlen - 1 (out then holds as much as fits, for messages only).
+ */
 int			nj_str(const char *js, const char *key, char *out, size_t outlen);
 
 /*
