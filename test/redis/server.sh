@@ -36,4 +36,4 @@ now_ms() { date +%s%3N; }
 wait_file() { local i; for i in $(seq 1 300); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
 
 # wait_lines F N: until F has at least N lines (a client answered), at most 15 s.
-wait_lines() { local i; for i in $(seq 1 300); do [ "$(grep -c '' "$1" 2>/dev/null || echo 0)" -ge "$2" ] && return 0; sleep 0.05; done; return 1; }
+wait_lines() { local i; for i in $(seq 1 300); do [ -f "$1" ] && [ "$(wc -l < "$1")" -ge "$2" ] && return 0; sleep 0.05; done; return 1; }
