@@ -41,6 +41,17 @@ expect_match "amqp: ... in the gate queue cron.a.b.slot.SLOT" "^cron\.a\.b\.slot
 expect "amqp: prefix= chooses another queue name" won drv "$U?prefix=other" claim sync "$S" tokB
 expect_match "amqp: ... other.sync.slot.SLOT" "^other\.sync\.slot\.$S[[:space:]]" queues
 
+# The longest job name (128 bytes, dots included) and token (64 bytes).
+LJ=$(printf 'a.%.0s' $(seq 1 63))b1
+LT=$(printf 'T%.0s' $(seq 1 64))
+printf '%s\n' "claim $LJ $S $LT" "claim $LJ $S other" "claim $LJ $S $LT" "heartbeat $LJ $S $LT" "finish $LJ $S $LT" "check $LJ $S" > "$MQ_TMP/long.in"
+expect "amqp: a 128-byte job name and a 64-byte token" "won
+lost
+lost
+true
+true
+running" sh -c "'$DRV' '$U' session < '$MQ_TMP/long.in'"
+
 # ---------------------------------------------------------------- heartbeat, finish, check
 S=$((S + 10))
 printf '%s\n' "claim hb $S winner" "heartbeat hb $S winner" "heartbeat hb $S other" "finish hb $S other" \

@@ -43,6 +43,17 @@ expect "nats: prefix= and stream= choose other names" won drv "$U?prefix=other&s
 expect_match "nats: ... and the stream OTHER takes other.>" '"subjects":\["other.\\u003e"\]' \
 	nats_api main '$JS.API.STREAM.INFO.OTHER' ''
 
+# The longest job name (128 bytes, dots included) and token (64 bytes).
+LJ=$(printf 'a.%.0s' $(seq 1 63))b1
+LT=$(printf 'T%.0s' $(seq 1 64))
+printf '%s\n' "claim $LJ $S $LT" "claim $LJ $S other" "claim $LJ $S $LT" "heartbeat $LJ $S $LT" "finish $LJ $S $LT" "check $LJ $S" > "$MQ_TMP/long.in"
+expect "nats: a 128-byte job name and a 64-byte token" "won
+lost
+won
+true
+true
+succeeded" sh -c "'$DRV' '$U' session < '$MQ_TMP/long.in'"
+
 # ---------------------------------------------------------------- heartbeat, finish, check
 S=$((S + 10))
 drv "$U" claim hb "$S" winner > /dev/null
