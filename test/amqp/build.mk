@@ -10,6 +10,7 @@ test/bin/mq-driver: test/amqp/mq_driver.c $(MQ_DRIVER_OBJS)
 
 # mq-base: the bare server operations the RabbitMQ and NATS bench rows are
 # measured against (test/bench/amqp.sh, test/bench/nats.sh).
+# (also the RabbitMQ suite's check of a returned publish)
 ifeq ($(HAVE_AMQP)$(HAVE_NATS),yesyes)
 test-programs: test/bin/mq-base
 endif

@@ -19,7 +19,7 @@ mq_now() { date +%s%3N; }
 
 mq_build() {
 	local out
-	if ! out=$(make -s -C "$REPO_ROOT" sqlite test/bin/mq-driver 2>&1); then
+	if ! out=$(make -s -C "$REPO_ROOT" sqlite test/bin/mq-driver test/bin/mq-base 2>&1); then
 		not_ok "build the store driver and the SQLite extension" "$out"
 		return 1
 	fi

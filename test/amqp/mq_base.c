@@ -13,6 +13,13 @@
  *
  * Prints "COUNT ELAPSED_US" and writes each operation's latency (µs) to
  * LATFILE, like the claim clients of test/bench (test/redis/rbench.c).
+ *
+ *   mq-base returned URL                  for the RabbitMQ suite: publish with
+ *                                         the store's own code (amqp_link.c)
+ *                                         to a queue that does not exist and
+ *                                         print "acked=N" (the broker returns
+ *                                         the message, then acks it: N must
+ *                                         be 0, a return is no win)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +30,7 @@
 #include <amqp_tcp_socket.h>
 #include <nats/nats.h>
 
+#include "amqp_link.h"
 #include "url.h"
 
 static int64_t
@@ -151,6 +159,46 @@ setup_nats(const char *url)
 	return js;
 }
 
+static int64_t
+wall_ms(void *ctx)
+{
+	(void) ctx;
+	return (int64_t) time(NULL) * 1000;
+}
+
+/* Publish through amqp_link to a queue nobody declared. */
+static int
+returned(const char *url)
+{
+	an_host		host = {.now_ms = wall_ms};
+	an_store	st;
+	amqp_link	l;
+	an_url		u;
+	an_deadline d;
+	char		err[512];
+	char		queue[64];
+	int			acked = -1;
+
+	if (an_url_parse(url, &u, err, sizeof(err)) < 0)
+		die("url", err);
+	an_store_init(&st, NULL, &host);
+	memset(&l, 0, sizeof(l));
+	snprintf(l.who, sizeof(l.who), "RabbitMQ");
+	snprintf(queue, sizeof(queue), "anarchon.nobody.%lld", (long long) now_us());
+	an_deadline_start(&d, 5000);
+	{
+		amqp_login_info li = {u.host, u.port ? u.port : 5672, "/", "guest", "guest"};
+
+		if (amqp_link_open(&st, &l, &li, &d) != AN_OK || amqp_link_channel(&st, &l, &d) != AN_OK ||
+			amqp_link_publish(&st, &l, &d, queue, "{}", &acked) != AN_OK)
+			die("publish", st.errmsg);
+	}
+	printf("acked=%d\n", acked);
+	amqp_link_close(&l);
+	an_url_free(&u);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -162,9 +210,11 @@ main(int argc, char **argv)
 	long		n = 0;
 	int			id;
 
+	if (argc == 3 && strcmp(argv[1], "returned") == 0)
+		return returned(argv[2]);
 	if (argc != 6)
 	{
-		fprintf(stderr, "usage: mq-base amqp|nats URL SECONDS ID LATFILE\n");
+		fprintf(stderr, "usage: mq-base amqp|nats URL SECONDS ID LATFILE, or mq-base returned URL\n");
 		return 2;
 	}
 	id = atoi(argv[4]);

@@ -38,6 +38,7 @@ expect_match "amqp: the gate queue is durable, holds one message, max length 1, 
 	"^cron\.sync\.slot\.$S[[:space:]]+true[[:space:]]+1[[:space:]]+"'.*"x-max-length",1\}.*"x-overflow","reject-publish"\}.*"x-expires",120000\}' queues
 expect "amqp: job a.b wins its slot" won drv "$U" claim a.b "$S" tokA
 expect_match "amqp: ... in the gate queue cron.a.b.slot.SLOT" "^cron\.a\.b\.slot\.$S[[:space:]]" queues
+expect "amqp: a publish no queue takes (returned, then acked) is not a win" "acked=0" "$REPO_ROOT/test/bin/mq-base" returned "$U"
 expect "amqp: prefix= chooses another queue name" won drv "$U?prefix=other" claim sync "$S" tokB
 expect_match "amqp: ... other.sync.slot.SLOT" "^other\.sync\.slot\.$S[[:space:]]" queues
 
