@@ -235,19 +235,28 @@ amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
 }
 
 /*
- * Does this token own the run?  Only this session's own won claims can be
- * recognised, and only while their gate queue still exists.
+ * Does this token own the run?  RabbitMQ cannot say whose claim fills a gate,
+ * so only what this session saw can be answered: its own won claim (owned
+ * while the gate still exists), a claim it saw another token win, or a claim
+ * of this token that lost.  Anything else is unknown here, and an error says
+ * so rather than a false that would read as "fenced".
  */
 static int
 owns(an_store *st, const an_request *rq, int *owned)
 {
 	amqp_store *a = st->impl;
 	const an_claim_memo *m = an_claims_get(&a->claims, rq->job, rq->slot);
+	int			ours = m && strcmp(m->token, rq->token) == 0;
 	an_deadline d;
 	char		gate[256];
 
 	*owned = 0;
-	if (m == NULL || !m->won || strcmp(m->token, rq->token) != 0)
+	if (m == NULL || (!m->won && !ours))
+		return an_store_fail(st, AN_E_UNSUPPORTED,
+							 "RabbitMQ cannot tell whose claim holds a run: heartbeat and finish answer only on the "
+							 "database connection that made the claim (this one did not claim %s at slot %lld with this token)",
+							 rq->job, (long long) rq->slot);
+	if (!m->won || !ours)
 		return AN_OK;
 	an_deadline_start(&d, a->timeout_ms);
 	gate_name(a, rq, gate, sizeof(gate));

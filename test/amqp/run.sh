@@ -64,7 +64,10 @@ false
 true
 running
 none" sh -c "'$DRV' '$U' session < '$MQ_TMP/hb.in'"
-expect "amqp: heartbeat from another session is false (only the claiming session knows its token won)" false drv "$U" heartbeat hb "$S" winner
+expect_match "amqp: heartbeat from another session is an error saying why (not a false that reads as fenced)" \
+	'^error unsupported: RabbitMQ cannot tell whose claim holds a run: heartbeat and finish answer only on the database connection that made the claim' \
+	drv "$U" heartbeat hb "$S" winner
+expect_match "amqp: ... finish likewise" '^error unsupported: ' drv "$U" finish hb "$S" winner
 expect "amqp: check from another session answers running" running drv "$U" check hb "$S"
 
 # A gate is remembered for slot_ttl_ms after its last use, then forgotten.
