@@ -315,13 +315,21 @@ nats_validate(an_store *st, const an_settings *s)
 								n->stream_window_ms, s);
 }
 
+/* Where get_msg looks. */
+typedef enum msg_at
+{
+	AT_SEQ,						/* the message with sequence seq */
+	AT_NEXT,					/* the first message on subject at or after seq */
+	AT_LAST						/* the last message on subject */
+} msg_at;
+
 /*
- * Read the stored message `seq` (or, when seq is 0, the last one on subject)
- * and decode its body into body.  *found = 0 when there is none.
+ * Read one stored message and decode its body into body; *found = 0 when
+ * there is none, else *seq_out is its sequence.
  */
 static int
-get_msg(an_store *st, nats_store *n, const an_deadline *d, int64_t seq,
-		const char *subject, char *body, size_t bodylen, int *found)
+get_msg(an_store *st, nats_store *n, const an_deadline *d, msg_at at, int64_t seq,
+		const char *subject, char *body, size_t bodylen, int *found, int64_t *seq_out)
 {
 	char		req[300];
 	char	   *reply = NULL;
@@ -331,8 +339,10 @@ get_msg(an_store *st, nats_store *n, const an_deadline *d, int64_t seq,
 	int			rc;
 
 	*found = 0;
-	if (seq > 0)
+	if (at == AT_SEQ)
 		snprintf(req, sizeof(req), "{\"seq\":%lld}", (long long) seq);
+	else if (at == AT_NEXT)
+		snprintf(req, sizeof(req), "{\"seq\":%lld,\"next_by_subj\":\"%s\"}", (long long) seq, subject);
 	else
 		snprintf(req, sizeof(req), "{\"last_by_subj\":\"%s\"}", subject);
 	rc = api(st, n, d, "the request for a stored claim", "STREAM.MSG.GET", req, &reply);
@@ -346,7 +356,7 @@ get_msg(an_store *st, nats_store *n, const an_deadline *d, int64_t seq,
 		return rc;
 	}
 	len = -1;
-	if (nj_str(reply, "data", data, sizeof(data)) == 0)
+	if (nj_int(reply, "seq", seq_out) == 0 && nj_str(reply, "data", data, sizeof(data)) == 0)
 		len = nj_base64_decode(data, strlen(data), body, bodylen - 1);
 	free(reply);
 	if (len < 0)
@@ -354,6 +364,55 @@ get_msg(an_store *st, nats_store *n, const an_deadline *d, int64_t seq,
 							 n->link.who, n->stream);
 	body[len] = '\0';
 	*found = 1;
+	return AN_OK;
+}
+
+/* How far past the search's landing point a run's message may have been stored. */
+#define NATS_SCAN_MSGS 64
+
+/*
+ * Find the message of the run (rq->job, rq->slot) on subject (the job's
+ * claims or status subject), knowing only that the subject's messages are
+ * stored roughly in slot order: each is published when its slot comes, give
+ * or take max_late_ms.  The last message is tried first (the common case:
+ * the job's latest run); else a binary search over sequence numbers finds
+ * the first message whose slot is not before ours, and the next
+ * NATS_SCAN_MSGS messages of the subject are read from there, which covers
+ * runs stored out of order.  O(log n) requests; bounded by the deadline.
+ */
+static int
+find_run_msg(an_store *st, nats_store *n, const an_deadline *d, const an_request *rq,
+			 const char *subject, char *body, size_t bodylen, int *found)
+{
+	int64_t		lo = 1;
+	int64_t		hi;
+	int64_t		seq;
+	int64_t		slot;
+
+	if (get_msg(st, n, d, AT_LAST, 0, subject, body, bodylen, found, &hi) != AN_OK || !*found || is_run(body, rq))
+		return st->err;
+	/* lower bound: the first message on subject at or after `lo` with slot >= ours */
+	hi++;
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+
+		if (get_msg(st, n, d, AT_NEXT, mid, subject, body, bodylen, found, &seq) != AN_OK)
+			return st->err;
+		if (!*found || nj_int(body, "slot", &slot) < 0 || slot >= rq->slot)
+			hi = mid;
+		else
+			lo = seq + 1;
+	}
+	for (int i = 0; i < NATS_SCAN_MSGS; i++)
+	{
+		if (get_msg(st, n, d, AT_NEXT, lo, subject, body, bodylen, found, &seq) != AN_OK || !*found)
+			return st->err;
+		if (is_run(body, rq))
+			return AN_OK;
+		lo = seq + 1;
+	}
+	*found = 0;
 	return AN_OK;
 }
 
@@ -409,7 +468,7 @@ nats_claim(an_store *st, const an_request *rq, an_claim_result *res)
 	else
 	{
 		/* Someone's copy is stored: whose?  A copy we cannot read is not ours. */
-		if (get_msg(st, n, &d, seq, NULL, stored, sizeof(stored), &found) != AN_OK)
+		if (get_msg(st, n, &d, AT_SEQ, seq, NULL, stored, sizeof(stored), &found, &seq) != AN_OK)
 			return st->err;
 		res->outcome = found && strcmp(stored, body) == 0 ? AN_WON : AN_LOST;
 	}
@@ -418,8 +477,8 @@ nats_claim(an_store *st, const an_request *rq, an_claim_result *res)
 }
 
 /*
- * The stored claim of (job, slot), if it can be found: by its sequence when
- * this session claimed it, else as the last claim on the job's subject.
+ * The stored claim of (job, slot), if there is one: by its sequence when
+ * this session claimed it, else searched for on the job's subject.
  */
 static int
 stored_claim(an_store *st, nats_store *n, const an_deadline *d, const an_request *rq,
@@ -427,13 +486,17 @@ stored_claim(an_store *st, nats_store *n, const an_deadline *d, const an_request
 {
 	const an_claim_memo *m = an_claims_get(&n->claims, rq->job, rq->slot);
 	char		subject[AN_JOB_MAX * 3 + 96];
+	int64_t		seq;
 
+	if (m != NULL)
+	{
+		if (get_msg(st, n, d, AT_SEQ, m->aux, NULL, body, bodylen, found, &seq) != AN_OK)
+			return st->err;
+		if (*found && is_run(body, rq))
+			return AN_OK;
+	}
 	subject_of(n, rq->job, "claims", subject, sizeof(subject));
-	if (get_msg(st, n, d, m ? m->aux : 0, subject, body, bodylen, found) != AN_OK)
-		return st->err;
-	/* Only a message about this very run counts. */
-	*found = *found && is_run(body, rq);
-	return AN_OK;
+	return find_run_msg(st, n, d, rq, subject, body, bodylen, found);
 }
 
 /* Does the stored claim of the run carry rq->token? */
@@ -505,9 +568,9 @@ nats_check(an_store *st, const an_request *rq, an_check_result *res)
 		return st->err;
 	/* A finish status of this run first: succeeded or failed. */
 	subject_of(n, rq->job, "status", subject, sizeof(subject));
-	if (get_msg(st, n, &d, 0, subject, stored, sizeof(stored), &found) != AN_OK)
+	if (find_run_msg(st, n, &d, rq, subject, stored, sizeof(stored), &found) != AN_OK)
 		return st->err;
-	if (found && is_run(stored, rq))
+	if (found)
 	{
 		res->state = strstr(stored, "\"status\":\"failed\"") ? AN_CHECK_FAILED : AN_CHECK_SUCCEEDED;
 		return AN_OK;

@@ -76,6 +76,19 @@ won
 true
 false" sh -c "'$DRV' '$U' session < '$MQ_TMP/nats-session.in'"
 
+# From other connections, runs older than the job's latest are found too.
+drv "$U" claim old "$S" w1 > /dev/null
+drv "$U" claim old "$((S + 1))" w2 > /dev/null
+drv "$U" claim old "$((S + 3))" w3 > /dev/null
+expect "nats: another connection: heartbeat of an older run finds its claim" "true
+false" sh -c "'$DRV' '$U' heartbeat old $S w1; '$DRV' '$U' heartbeat old $S w2"
+expect "nats: another connection: check of an older run answers running, of a slot between runs none" "running
+none" sh -c "'$DRV' '$U' check old $S; '$DRV' '$U' check old $((S + 2))"
+expect "nats: another connection: finish an older run, then a newer one; check finds both" "true
+true
+failed
+succeeded" sh -c "'$DRV' '$U' finish old $S w1 failed; '$DRV' '$U' finish old $((S + 3)) w3; '$DRV' '$U' check old $S; '$DRV' '$U' check old $((S + 3))"
+
 # ---------------------------------------------------------------- configuration errors
 expect_match "nats: duplicate_window_ms shorter than max_late_ms is refused" \
 	'^error config: the duplicate window \(duplicate_window_ms\) \(30000 ms\) is shorter than max_late_ms \(60000 ms\)' \
@@ -118,6 +131,11 @@ nats_stop auth
 # ---------------------------------------------------------------- contention
 contend "nats: contention" "$U" race 16 300
 contend "nats: contention on a job with '.'" "$U" race.dotted 16 300
+C0=$(head -n 1 "$MQ_TMP/contend.race/1.out" | cut -d' ' -f1)
+expect "nats: check finds runs among the 300 of a job, from any connection (first, middle, last, after)" "running
+running
+running
+none" sh -c "for s in $C0 $((C0 + 137)) $((C0 + 299)) $((C0 + 300)); do '$DRV' '$U' check race \$s; done"
 
 # ---------------------------------------------------------------- restart
 R=$(mq_now)
