@@ -126,7 +126,6 @@ expect_match "nats: a wrong token is an auth error" '^error auth: ' drv "nats://
 out=$(drv "nats://wrong-tok@$AU" validate 2>&1; drv "nats://s3cr3t-tok@$AU?bogus=1" validate 2>&1)
 if printf '%s' "$out" | grep -q -e wrong-tok -e s3cr3t; then not_ok "nats: errors never show the token" "$out"; else ok "nats: errors never show the token"; fi
 expect "nats: the right token is accepted" won drv "nats://s3cr3t-tok@$AU" claim sync "$S" tokA
-nats_stop auth
 
 # ---------------------------------------------------------------- contention
 contend "nats: contention" "$U" race 16 300
@@ -238,5 +237,19 @@ mq_count_winners "nats/sqlite: contention through the SQLite extension" "$d" 16 
 
 # ---------------------------------------------------------------- through PostgreSQL
 mq_pg nats "$U?timeout_ms=20000" "" "" "$U?stream=PGSHORT&duplicate_window_ms=5000" "${NATS_PID[main]}" won
+if [ -n "${PGPORT:-}" ]; then
+	# The token is a secret: it lives in a user mapping (a lone password).
+	pq -c "CREATE SERVER js_auth FOREIGN DATA WRAPPER anarchon OPTIONS (url 'nats://$AU')" \
+		-c "CREATE USER MAPPING FOR PUBLIC SERVER js_auth OPTIONS (password 's3cr3t-tok')" > /dev/null
+	S=$(mq_now)
+	expect "nats/pg: the token from the user mapping is accepted" won \
+		env PGOPTIONS="-c anarchon.store=js_auth" psql -X -A -t -q -c "SELECT anarchon_claim('pgtok', ${S}::bigint, 'tokA')"
+	pq -c "ALTER USER MAPPING FOR PUBLIC SERVER js_auth OPTIONS (SET password 'wr0ng-tok')" > /dev/null
+	out=$(PGOPTIONS="-c anarchon.store=js_auth" psql -X -A -t -q -c "SELECT anarchon_claim('pgtok', ${S}::bigint, 'tokA')" 2>&1)
+	if printf '%s' "$out" | grep -q 'authorization failed' && ! printf '%s' "$out" | grep -q -e wr0ng -e s3cr3t; then
+		ok "nats/pg: a wrong token in the user mapping is refused, without showing it"
+	else not_ok "nats/pg: a wrong token in the user mapping is refused, without showing it" "$out"; fi
+fi
+nats_stop auth
 
 suite_end
