@@ -9,6 +9,7 @@
 #   contention     32 client processes x 1000 slots: exactly one won per slot
 #   takeover       a winner's backend terminated mid-run; one backup takes over
 #   cancel         a claim waiting for a job's lock stays cancellable
+#   collation      check finds its runs under a non-byte-order collation
 #   remote         claims through the anarchon wrapper into a real redis-server
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -61,6 +62,28 @@ cancel_check() {
 	[ $rc -ne 124 ] && [ $(( $(date +%s) - start )) -lt 10 ] && printf '%s' "$out" | grep -q "statement timeout"
 }
 check "cancel: a claim waiting for the job's lock ends at statement_timeout" cancel_check
+
+# anarchon_check probes the primary key from C: in a database whose default
+# collation orders letters unlike bytes (ICU 'en': a < A < b < B), it must
+# search the index in the index's collation and find every run.
+collation_check() {
+	local slot=4102444800000
+	psql -X -q -c "CREATE DATABASE anarchon_icu LOCALE_PROVIDER icu ICU_LOCALE 'en' LOCALE 'C' TEMPLATE template0" || return 1
+	out=$(psql -X -A -t -q -d anarchon_icu -v ON_ERROR_STOP=1 <<SQL
+CREATE EXTENSION anarchon;
+SELECT count(*) FROM (SELECT anarchon_claim(j, $slot::bigint, 'tok') AS o
+  FROM (SELECT c || i AS j FROM unnest(ARRAY['a', 'A', 'b', 'B', 'z', 'Z', '0']) c,
+        generate_series(1, 2000) i) s) w WHERE o = 'won';
+SELECT c || ' ' || count(*) FROM (SELECT anarchon_check(job, $slot::bigint) AS c FROM anarchon.runs) s GROUP BY c;
+SELECT anarchon_check('c1', $slot::bigint);
+SQL
+)
+	psql -X -q -c "DROP DATABASE anarchon_icu" > /dev/null
+	[ "$out" = "14000
+running 14000
+none" ] || { echo "$out"; return 1; }
+}
+check "check: every run found by its key in a database with an ICU collation" collation_check
 
 TEST_TMP=$work
 if [ -f "$REPO_ROOT/remote/redis.mk" ] && pkg-config --exists hiredis 2> /dev/null; then
