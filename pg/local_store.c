@@ -6,7 +6,9 @@
  * anarchon.runs_jobs (the lock, held until the caller's transaction ends),
  * the clock read after it, the run read FOR UPDATE, then DESIGN §4's table,
  * which lives in core/lease.c; this file supplies its steps (an_lease_ops)
- * with SPI.  Each query is prepared once per backend and kept.
+ * with SPI.  Each query is prepared once per backend and kept, and runs as
+ * the owner of the tables with search_path pinned (as_owner.c).  A check
+ * runs no query: it probes the primary key (run_lookup.c).
  *
  * The claim runs inside the caller's transaction: a function cannot commit.
  * In autocommit (the usual `SELECT anarchon_claim(...)`) that transaction
@@ -15,9 +17,9 @@
  * and a ROLLBACK undoes it as if the claim had never been made.
  *
  * Waiting for a lock is bounded by busy_timeout_ms: each statement that can
- * wait for a row lock runs with lock_timeout set to it at its own GUC nest
- * level (as a function's SET clause would), and a lock timeout becomes a
- * lock_not_available error that names the job and the setting.
+ * wait for a row lock runs with lock_timeout set to it (and restored after
+ * it), and a lock timeout becomes a lock_not_available error that names the
+ * job and the setting.
  *
  * Errors here are ereports (this is PostgreSQL code); the ops never return a
  * failure to the engine, so it never has to roll back a half-done claim: an
@@ -29,8 +31,8 @@
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
-#include "utils/builtins.h"
 #include "storage/proc.h"
+#include "utils/builtins.h"
 #include "utils/memutils.h"
 
 #include "lease.h"
