@@ -33,14 +33,20 @@ for p in "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
 cat "$dir"/app-*.log | sort -s -n -k1,1 | awk '
 	function hms(ms,  t) { t = int(ms / 1000) % 86400; return sprintf("%02d:%02d:%02d", t / 3600, (t / 60) % 60, t % 60) }
 	$1 != last { order[++n] = $1; last = $1 }
-	$3 == "won" { wins[$1 " " $4]++; if ($4 > 1) takeovers++
-	              line[$1] = line[$1] sprintf("  %s won (attempt %s)%s", $2, $4, $4 > 1 ? " <- took over" : ""); next }
-	$3 == "killed" { line[$1] = line[$1] sprintf("  %s KILLED mid-run", $2); next }
+	$3 == "won" { wins[$1 " " $4]++; winner[$1 " " $4] = $2; if ($4 > top[$1]) top[$1] = $4; if ($4 > 1) takeovers++; next }
+	$3 == "killed" { killed[$1] = $2; next }
 	NF >= 3 { told[$1] = told[$1] sprintf("  %s: %s", $2, $3) }
 	END {
 		printf "%-9s %s\n", "slot", "winner | what the others were told"
-		for (i = 1; i <= n; i++)
-			printf "%-9s%s |%s\n", hms(order[i]), line[order[i]], told[order[i]]
+		for (i = 1; i <= n; i++) {
+			s = order[i]; line = ""
+			for (a = 1; a <= top[s]; a++) {
+				w = winner[s " " a]
+				line = line sprintf("  %s won (attempt %d)%s", w, a, a > 1 ? " <- took over" : "")
+				if (killed[s] == w && a == 1) line = line ", KILLED mid-run;"
+			}
+			printf "%-9s%s |%s\n", hms(s), line, told[s]
+		}
 		bad = 0
 		for (k in wins) if (wins[k] != 1) bad++
 		printf "\n%d slots; %d attempts with more than one winner; %d takeover(s) after a kill\n", n, bad, takeovers
