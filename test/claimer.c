@@ -24,30 +24,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "testutil.h"
+
 static sqlite3 *db;
 
+/* A statement that failed: what it was and what SQLite said. */
 static void
-die(const char *what)
+die_db(const char *what)
 {
-	fprintf(stderr, "claimer: %s: %s\n", what, db ? sqlite3_errmsg(db) : "no database");
-	exit(2);
-}
-
-static int64_t
-now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static void
-sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (long) (ms % 1000) * 1000000L};
-
-	nanosleep(&ts, NULL);
+	die(what, db ? sqlite3_errmsg(db) : "no database");
 }
 
 static sqlite3_stmt *
@@ -56,7 +41,7 @@ prepare(const char *sql)
 	sqlite3_stmt *s;
 
 	if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) != SQLITE_OK)
-		die(sql);
+		die_db(sql);
 	return s;
 }
 
@@ -83,7 +68,7 @@ run(sqlite3_stmt *s, const char *fmt, ...)
 		if (result[0] == '\0' && sqlite3_column_text(s, 0))
 			snprintf(result, sizeof(result), "%s", (const char *) sqlite3_column_text(s, 0));
 	if (rc != SQLITE_DONE)
-		die(sqlite3_sql(s));
+		die_db(sqlite3_sql(s));
 	return result;
 }
 
@@ -128,7 +113,7 @@ open_db(const char *path)
 	const char *ext = getenv("ANARCHON_EXTENSION");
 
 	if (sqlite3_open(path, &db) != SQLITE_OK)
-		die("open");
+		die_db("open");
 	sqlite3_busy_timeout(db, 60000);
 	sqlite3_enable_load_extension(db, 1);
 	if (sqlite3_load_extension(db, (ext && *ext) ? ext : "./sqlite/anarchon", "sqlite3_anarchon_init", &err) != SQLITE_OK)
@@ -215,10 +200,10 @@ mode_backup(char **argv)
 	sqlite3_stmt *claim = prepare("SELECT anarchon_claim(?1, ?2, ?3)");
 	sqlite3_stmt *tok = prepare("SELECT anarchon_token()");
 	char		token[64];
-	int64_t		deadline = now_us() + 60 * 1000000LL;
+	int64_t		deadline = wall_us() + 60 * 1000000LL;
 
 	new_token(tok, token, sizeof(token));
-	while (now_us() < deadline)
+	while (wall_us() < deadline)
 	{
 		const char *state = run(check, "tI", job, slot);
 
@@ -280,7 +265,7 @@ static int
 mode_demo(char **argv)
 {
 	const char *name = argv[3];
-	int64_t		end = now_us() + atoll(argv[4]) * 1000000LL;
+	int64_t		end = wall_us() + atoll(argv[4]) * 1000000LL;
 	int64_t		period = atoll(argv[5]);
 	int			crash = argv[6] && strcmp(argv[6], "crash") == 0;
 	sqlite3_stmt *claim = prepare("SELECT anarchon_claim('nightly', ?1, ?2)");
@@ -293,9 +278,9 @@ mode_demo(char **argv)
 	int			wins = 0;
 	char		token[64];
 
-	while (now_us() < end)
+	while (wall_us() < end)
 	{
-		int64_t		slot = now_us() / 1000 / period * period;
+		int64_t		slot = wall_us() / 1000 / period * period;
 
 		if (slot != last)
 		{
@@ -351,13 +336,13 @@ mode_bench(char **argv)
 	FILE	   *lat = fopen(argv[6], "w");
 	sqlite3_stmt *op[3] = {NULL, NULL, NULL};
 	char		job[64];
-	int64_t		base = now_us() / 1000 + 10000000;	/* in the future: never late */
+	int64_t		base = wall_us() / 1000 + 10000000;	/* in the future: never late */
 	int64_t		start,
 				end,
 				n = 0;
 
 	if (lat == NULL)
-		die("latency file");
+		die_db("latency file");
 	snprintf(job, sizeof(job), "bench-%s", id);
 	if (strcmp(kind, "claim") == 0)
 		op[0] = prepare("SELECT anarchon_claim(?1, ?2, 'benchtoken')");
@@ -374,11 +359,11 @@ mode_bench(char **argv)
 	else
 		op[0] = prepare("SELECT state, lease_until FROM anarchon_runs WHERE job = ?1 AND slot = ?2");
 
-	start = now_us();
+	start = wall_us();
 	end = start + seconds * 1000000;
 	for (;;)
 	{
-		int64_t		t0 = now_us();
+		int64_t		t0 = wall_us();
 		/* Reads look up runs that exist; writes make new ones. */
 		int			reads = strcmp(kind, "check") == 0 || strcmp(kind, "select") == 0;
 
@@ -394,11 +379,11 @@ mode_bench(char **argv)
 			run(op[0], "tI", "bench-read", (int64_t) (1000 + n % 1000));
 		else
 			run(op[0], "tI", job, base + n);
-		fprintf(lat, "%lld\n", (long long) (now_us() - t0));
+		fprintf(lat, "%lld\n", (long long) (wall_us() - t0));
 		n++;
 	}
 	fclose(lat);
-	printf("%lld %lld\n", (long long) n, (long long) (now_us() - start));
+	printf("%lld %lld\n", (long long) n, (long long) (wall_us() - start));
 	return 0;
 }
 

@@ -5,7 +5,7 @@ TEST_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g
 .PHONY: test-programs
 test-programs: test/bin/claimer
 
-test/bin/claimer: test/claimer.c
+test/bin/claimer: test/claimer.c test/testutil.h
 	@mkdir -p test/bin
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(shell $(PKG_CONFIG) --libs sqlite3 2>/dev/null || echo -lsqlite3)
 include $(wildcard test/*/build.mk)

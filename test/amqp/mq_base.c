@@ -32,22 +32,7 @@
 
 #include "amqp_link.h"
 #include "url.h"
-
-static int64_t
-now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static void
-die(const char *what, const char *why)
-{
-	fprintf(stderr, "mq-base: %s: %s\n", what, why);
-	exit(2);
-}
+#include "../testutil.h"
 
 typedef void (*op_fn) (void *state, int id, long n);
 
@@ -66,7 +51,7 @@ op_amqp(void *state, int id, long n)
 	amqp_frame_t f;
 	char		q[64];
 
-	snprintf(q, sizeof(q), "base.%d.%ld.%lld", id, n, (long long) now_us());
+	snprintf(q, sizeof(q), "base.%d.%ld.%lld", id, n, (long long) mono_us());
 	amqp_queue_declare(c, 1, amqp_cstring_bytes(q), 0, 1, 0, 0, amqp_empty_table);
 	amqp_ok(amqp_get_rpc_reply(c), "queue.declare");
 	memset(&props, 0, sizeof(props));
@@ -123,7 +108,7 @@ op_nats(void *state, int id, long n)
 
 	jsPubOptions_Init(&o);
 	snprintf(subj, sizeof(subj), "base.%d.claims", id);
-	snprintf(msgid, sizeof(msgid), "base-%d:%ld:%lld", id, n, (long long) now_us());
+	snprintf(msgid, sizeof(msgid), "base-%d:%ld:%lld", id, n, (long long) mono_us());
 	o.MsgId = msgid;
 	o.MaxWait = 5000;
 	s = js_Publish(&pa, js, subj, data, (int) strlen(data), &o, &jerr);
@@ -159,18 +144,11 @@ setup_nats(const char *url)
 	return js;
 }
 
-static int64_t
-wall_ms(void *ctx)
-{
-	(void) ctx;
-	return (int64_t) time(NULL) * 1000;
-}
-
 /* Publish through amqp_link to a queue nobody declared. */
 static int
 returned(const char *url)
 {
-	an_host		host = {.now_ms = wall_ms};
+	an_host		host = {.now_ms = host_now_ms};
 	an_store	st;
 	amqp_link	l;
 	an_url		u;
@@ -184,7 +162,7 @@ returned(const char *url)
 	an_store_init(&st, NULL, &host);
 	memset(&l, 0, sizeof(l));
 	snprintf(l.who, sizeof(l.who), "RabbitMQ");
-	snprintf(queue, sizeof(queue), "anarchon.nobody.%lld", (long long) now_us());
+	snprintf(queue, sizeof(queue), "anarchon.nobody.%lld", (long long) mono_us());
 	an_deadline_start(&d, 5000);
 	{
 		amqp_login_info li = {u.host, u.port ? u.port : 5672, "/", "guest", "guest"};
@@ -226,18 +204,18 @@ main(int argc, char **argv)
 		die("mode", argv[1]);
 	if ((lat = fopen(argv[5], "w")) == NULL)
 		die("latency file", argv[5]);
-	start = now_us();
+	start = mono_us();
 	end = start + atol(argv[3]) * 1000000;
 	for (int64_t t = start; t < end; n++)
 	{
 		int64_t		t1;
 
 		op(state, id, n);
-		t1 = now_us();
+		t1 = mono_us();
 		fprintf(lat, "%lld\n", (long long) (t1 - t));
 		t = t1;
 	}
 	fclose(lat);
-	printf("%ld %lld\n", n, (long long) (now_us() - start));
+	printf("%ld %lld\n", n, (long long) (mono_us() - start));
 	return 0;
 }

@@ -31,6 +31,7 @@
 
 #include "remote.h"
 #include "wait.h"
+#include "../testutil.h"
 
 static volatile sig_atomic_t canceled;
 
@@ -39,16 +40,6 @@ on_sigint(int sig)
 {
 	(void) sig;
 	canceled = 1;
-}
-
-static int64_t
-host_now(void *ctx)
-{
-	struct timespec ts;
-
-	(void) ctx;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static int
@@ -78,14 +69,8 @@ static void
 random_token(char out[AN_TOKEN_HEX + 1])
 {
 	unsigned char r[16];
-	FILE	   *f = fopen("/dev/urandom", "rb");
 
-	if (f == NULL || fread(r, 1, sizeof(r), f) != sizeof(r))
-	{
-		perror("/dev/urandom");
-		exit(2);
-	}
-	fclose(f);
+	urandom_bytes(r, sizeof(r));
 	an_token_hex(r, out);
 }
 
@@ -247,7 +232,7 @@ run(an_store *st, an_settings *s, int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-	an_host		host = {.ctx = NULL, .now_ms = host_now, .interrupted = host_interrupted};
+	an_host		host = {.ctx = NULL, .now_ms = host_now_ms, .interrupted = host_interrupted};
 	an_settings s;
 	an_store	st;
 	const an_store_methods *m;

@@ -27,33 +27,9 @@
 #include "store.h"
 #include "url.h"
 
+#include "../testutil.h"
+
 #define JOBS 1000
-
-static int64_t
-now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static int64_t
-wall_ms(void *ctx)
-{
-	struct timespec ts;
-
-	(void) ctx;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void
-die(const char *what, const char *why)
-{
-	fprintf(stderr, "rbench: %s: %s\n", what, why);
-	exit(2);
-}
 
 /* The n-th call of client id: its job, slot and token. */
 static void
@@ -128,7 +104,7 @@ op_pg(void *state, const char *job, int64_t slot, const char *token)
 static void *
 setup(const char *mode, const char *target, op_fn *op)
 {
-	static an_host host = {.now_ms = wall_ms};
+	static an_host host = {.now_ms = host_now_ms};
 
 	an_settings_default(&settings);
 	settings.overlap_skip = 0;
@@ -222,8 +198,8 @@ main(int argc, char **argv)
 	if ((lat = fopen(argv[5], "w")) == NULL)
 		die("latency file", argv[5]);
 	state = setup(argv[1], argv[2], &op);
-	base = wall_ms(NULL);
-	start = now_us();
+	base = host_now_ms(NULL);
+	start = mono_us();
 	end = start + (int64_t) atoi(argv[3]) * 1000000;
 	for (t0 = start; t0 < end; n++)
 	{
@@ -235,7 +211,7 @@ main(int argc, char **argv)
 		nth(id, n, base, job, sizeof(job), &slot, token, sizeof(token));
 		if (op(state, job, slot, token) != 0)
 			die("operation", "failed");
-		t1 = now_us();
+		t1 = mono_us();
 		fprintf(lat, "%lld\n", (long long) (t1 - t0));
 		t0 = t1;
 	}

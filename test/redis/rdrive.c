@@ -18,7 +18,6 @@
  *   sleep MS                    -> ok
  * Timing of each call goes to stderr as "# MS ms" when RDRIVE_TIMES is set.
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,27 +27,9 @@
 #include "anarchon.h"
 #include "remote.h"
 #include "store.h"
+#include "../testutil.h"
 
 static int64_t cancel_at;        /* CLOCK_MONOTONIC ms; 0 = never */
-
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int64_t
-host_now(void *ctx)
-{
-	struct timespec ts;
-
-	(void) ctx;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int
 host_interrupted(void *ctx)
@@ -78,14 +59,8 @@ static void
 new_token(char out[AN_TOKEN_HEX + 1])
 {
 	unsigned char r[16];
-	int			fd = open("/dev/urandom", O_RDONLY);
 
-	if (fd < 0 || read(fd, r, sizeof(r)) != (ssize_t) sizeof(r))
-	{
-		perror("urandom");
-		exit(2);
-	}
-	close(fd);
+	urandom_bytes(r, sizeof(r));
 	an_token_hex(r, out);
 }
 
@@ -192,7 +167,7 @@ contend(an_store *st, an_settings *s, const char *job, int64_t first, long n)
 int
 main(int argc, char **argv)
 {
-	an_host		host = {.ctx = NULL,.now_ms = host_now,.interrupted = host_interrupted};
+	an_host		host = {.ctx = NULL,.now_ms = host_now_ms,.interrupted = host_interrupted};
 	an_settings s;
 	an_store	st;
 	const an_store_methods *m;
