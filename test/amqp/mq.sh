@@ -11,6 +11,12 @@
 #                                 hang" bound; its output goes to $MQ_OUT)
 #   sq URL SQL...                 the sqlite3 CLI with the extension loaded and
 #                                 `store` set to URL, one statement per argument
+#   mq_long KIND URL SLOT RESENT LAST  the longest job name and token
+#   mq_again URL JOB PROCS SLOTS  claim again the slots of an earlier contend
+#   mq_vg URL IN                  a session on IN under valgrind, then rc=N
+#   mq_sqlite_contend KIND URL    contention through the SQLite extension
+#   mq_cancel_session URL SLOT0 PAUSE SLOT, mq_freeze_new, mq_freeze_cancel,
+#   mq_one_winner                 the steps of a suite's frozen-server checks
 
 DRV=$REPO_ROOT/test/bin/mq-driver
 MQ_TMP=${MQ_TMP:-$(t_tmpdir)}
@@ -92,6 +98,98 @@ sq() {
 	sqlite3 "${args[@]}" 2>&1
 }
 
+# mq_long KIND URL SLOT RESENT LAST: the longest job name (128 bytes, dots
+#   included) and token (64 bytes) claim SLOT; then another token's claim,
+#   our own sent again (RESENT is what this store answers), heartbeat,
+#   finish, check (LAST).
+mq_long() {
+	local kind=$1 url=$2 S=$3 resent=$4 last=$5 lj lt
+	lj=$(printf 'a.%.0s' $(seq 1 63))b1
+	lt=$(printf 'T%.0s' $(seq 1 64))
+	printf '%s\n' "claim $lj $S $lt" "claim $lj $S other" "claim $lj $S $lt" "heartbeat $lj $S $lt" "finish $lj $S $lt" "check $lj $S" > "$MQ_TMP/long.in"
+	expect "$kind: a 128-byte job name and a 64-byte token" "won
+lost
+$resent
+true
+true
+$last" sh -c "'$DRV' '$url' session < '$MQ_TMP/long.in'"
+}
+
+# mq_again URL JOB PROCS SLOTS: PROCS new processes claim again the SLOTS
+#   slots an earlier `contend ... JOB` claimed; their answers are left in
+#   $MQ_TMP/again.JOB/*.out for the suite to count.
+mq_again() {
+	local url=$1 job=$2 procs=$3 slots=$4 d=$MQ_TMP/again.$2 s0 pids=() i
+	s0=$(head -n 1 "$MQ_TMP/contend.$job/1.out" | cut -d' ' -f1)
+	mkdir -p "$d"
+	for i in $(seq 1 "$procs"); do "$DRV" "$url" contend "$job" "$s0" "$slots" > "$d/$i.out" & pids+=($!); done
+	wait "${pids[@]}"
+}
+
+# mq_vg URL IN: a driver session on URL reading IN, under valgrind (its
+#   report appended to $MQ_TMP/vg.err), then "rc=" and its exit status.
+mq_vg() {
+	valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 "$DRV" "$1" session < "$2" 2>> "$MQ_TMP/vg.err"
+	echo "rc=$?"
+}
+
+# mq_sqlite_contend KIND URL: 16 sqlite3 processes claim the same 300 slots
+#   through the extension, each with its own token.
+mq_sqlite_contend() {
+	local kind=$1 url=$2 d=$MQ_TMP/sqlite-contend S pids=() i
+	mkdir -p "$d"
+	S=$(mq_now)
+	for i in $(seq 1 16); do
+		sq "$url" ".mode list" ".separator ' '" \
+			"WITH RECURSIVE s(x) AS (SELECT $S UNION ALL SELECT x + 1 FROM s WHERE x < $S + 299)
+			 SELECT x, anarchon_claim('sqrace', x, anarchon_token()) FROM s;" > "$d/$i.out" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	mq_count_winners "$kind/sqlite: contention through the SQLite extension" "$d" 16 300
+}
+
+# The frozen-server checks, in the order a suite runs them:
+# mq_cancel_session URL SLOT0 PAUSE SLOT: a second kept connection (no
+#   timeout to speak of) claims SLOT0 with t9, then after PAUSE seconds SLOT
+#   with t1, which is meant to wait on the frozen server; its answers go to
+#   $MQ_TMP/cancel.out, its pid to MQ_CPID.
+mq_cancel_session() {
+	local url=$1 slot0=$2 pause=$3 slot=$4
+	"$DRV" "$url?timeout_ms=60000" session > "$MQ_TMP/cancel.out" 2>&1 < <(echo "claim fz $slot0 t9"; sleep "$pause"; echo "claim fz $slot t1"; sleep 30) &
+	MQ_CPID=$!
+}
+
+# mq_freeze_new KIND URL SLOT: with the server frozen, a new connection
+#   (timeout_ms=1000) claiming SLOT returns within the bound, with a timeout.
+mq_freeze_new() {
+	within "$1: freeze: a new connection returns within timeout_ms (1 s) + 1.5 s" 2500 drv "$2?timeout_ms=1000" claim fz "$3" t2
+	expect_match "$1: freeze: ... with a timeout error" '^error timeout: ' echo "$MQ_OUT"
+}
+
+# mq_freeze_cancel KIND SERVER: SIGINT to the session of mq_cancel_session
+#   ends its wait on the frozen SERVER (the name its errors use) at once.
+mq_freeze_cancel() {
+	local kind=$1 server=$2 t0 t1
+	t0=$(mq_now)
+	kill -INT "$MQ_CPID"
+	for _ in $(seq 1 50); do [ "$(wc -l < "$MQ_TMP/cancel.out")" -ge 2 ] && break; sleep 0.1; done
+	t1=$(mq_now)
+	expect_match "$kind: freeze: a cancel (SIGINT) ends the wait at once" "^error canceled: canceled while waiting for $server" tail -n 1 "$MQ_TMP/cancel.out"
+	if [ $((t1 - t0)) -lt 3000 ]; then ok "$kind: freeze: ... within 3 s ($((t1 - t0)) ms)"; else not_ok "$kind: freeze: ... within 3 s" "took $((t1 - t0)) ms"; fi
+	kill "$MQ_CPID" 2>/dev/null
+}
+
+# mq_one_winner NAME URL SLOT TOK1 TOK2: once the server is thawed, of two
+#   claims of SLOT with TOK1 then TOK2 exactly one wins.
+mq_one_winner() {
+	local name=$1 url=$2 slot=$3 a b
+	a=$(drv "$url" claim fz "$slot" "$4")
+	b=$(drv "$url" claim fz "$slot" "$5")
+	if [ "$(printf '%s\n%s\n' "$a" "$b" | grep -c '^won$')" -eq 1 ]; then ok "$name ($a/$b)"
+	else not_ok "$name" "$4: $a, $5: $b"; fi
+}
+
 # mq_pg KIND URL USER PASSWORD SHORT_URL FREEZE_PID RESENT
 #   The store through PostgreSQL: a FOREIGN SERVER of the anarchon wrapper
 #   with URL (no credentials), a user mapping with USER/PASSWORD (skipped when
@@ -100,19 +198,8 @@ sq() {
 #   is what our own claim sent again answers on this store.
 mq_pg() {
 	local kind=$1 url=$2 user=$3 pass=$4 short=$5 fpid=$6 resent=$7 S d pids=() i t0 t1 out
-	if ! command -v pg_config > /dev/null || [ ! -f "$REPO_ROOT/pg/fdw.c" ]; then
-		not_ok "$kind/pg: PostgreSQL with the anarchon wrapper is not available"
-		return 0
-	fi
-	source "$TEST_ROOT/pg/server.sh"
-	if ! pg_install > "$MQ_TMP/pg-install.log" 2>&1; then
-		not_ok "$kind/pg: make install" "$(tail -n 20 "$MQ_TMP/pg-install.log")"
-		return 0
-	fi
-	if ! pg_start "fsync = off" > "$MQ_TMP/pg-start.log" 2>&1; then
-		not_ok "$kind/pg: start PostgreSQL" "$(tail -n 20 "$MQ_TMP/pg-start.log")"
-		return 0
-	fi
+	source "$TEST_ROOT/pg/host.sh"
+	pg_host_start "$kind/pg" "$MQ_TMP" || return 0
 	pq() { psql -X -A -t -q -v ON_ERROR_STOP=0 "$@" 2>&1; }
 	pq -c "CREATE EXTENSION anarchon" \
 		-c "CREATE SERVER mq FOREIGN DATA WRAPPER anarchon OPTIONS (url '$url')" \

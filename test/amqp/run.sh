@@ -42,16 +42,7 @@ expect "amqp: a publish no queue takes (returned, then acked) is not a win" "ack
 expect "amqp: prefix= chooses another queue name" won drv "$U?prefix=other" claim sync "$S" tokB
 expect_match "amqp: ... other.sync.slot.SLOT" "^other\.sync\.slot\.$S[[:space:]]" queues
 
-# The longest job name (128 bytes, dots included) and token (64 bytes).
-LJ=$(printf 'a.%.0s' $(seq 1 63))b1
-LT=$(printf 'T%.0s' $(seq 1 64))
-printf '%s\n' "claim $LJ $S $LT" "claim $LJ $S other" "claim $LJ $S $LT" "heartbeat $LJ $S $LT" "finish $LJ $S $LT" "check $LJ $S" > "$MQ_TMP/long.in"
-expect "amqp: a 128-byte job name and a 64-byte token" "won
-lost
-lost
-true
-true
-running" sh -c "'$DRV' '$U' session < '$MQ_TMP/long.in'"
+mq_long amqp "$U" "$S" lost running
 
 # ---------------------------------------------------------------- heartbeat, finish, check
 S=$((S + 10))
@@ -124,40 +115,25 @@ if rmq_restart; then ok "amqp: restart: the node restarted"; else not_ok "amqp: 
 expect "amqp: restart: the same store after it (reconnects): another token loses that slot" lost session claim rs "$R" t2
 expect "amqp: restart: ... a new slot wins" won session claim rs "$((R + 1))" t2
 expect "amqp: restart: a new connection: the slot is still taken" lost drv "$U" claim rs "$R" t3
-B0=$(head -n 1 "$MQ_TMP/contend.before/1.out" | cut -d' ' -f1)
-d=$MQ_TMP/after-restart
-mkdir -p "$d"
-pids=()
-for i in 1 2 3 4; do drv "$U" contend before "$B0" 50 > "$d/$i.out" & pids+=($!); done
-wait "${pids[@]}"
+mq_again "$U" before 4 50
+d=$MQ_TMP/again.before
 expect "amqp: restart: the 50 slots won before it are not won again by 4 new processes" "0 200" \
 	sh -c "echo \$(cat '$d'/*.out | grep -c ' won$') \$(cat '$d'/*.out | grep -c ' lost$')"
 
 # ---------------------------------------------------------------- a frozen broker
 F=$(mq_now)
 expect "amqp: freeze: a kept connection wins a slot first" won session claim fz "$F" t0
-"$DRV" "$U?timeout_ms=60000" session > "$MQ_TMP/cancel.out" 2>&1 < <(echo "claim fz $((F + 9)) t9"; sleep 2; echo "claim fz $((F + 2)) t1"; sleep 30) &
-cpid=$!
+mq_cancel_session "$U" "$((F + 9))" 2 "$((F + 2))"
 sleep 1
 kill -STOP "$RMQ_VM"
 within "amqp: freeze: a claim on a kept connection returns within timeout_ms (2 s) + 1.5 s" 3500 session claim fz "$((F + 1))" t1
 expect_match "amqp: freeze: ... with a timeout error (nothing was published) or lost" \
 	'^(error timeout: RabbitMQ at .* did not answer .* within timeout_ms \(2000 ms\)|lost)$' echo "$MQ_OUT"
-within "amqp: freeze: a new connection returns within timeout_ms (1 s) + 1.5 s" 2500 drv "$U?timeout_ms=1000" claim fz "$((F + 1))" t2
-expect_match "amqp: freeze: ... with a timeout error" '^error timeout: ' echo "$MQ_OUT"
-t0=$(mq_now)
-kill -INT "$cpid"
-for _ in $(seq 1 50); do [ "$(wc -l < "$MQ_TMP/cancel.out")" -ge 2 ] && break; sleep 0.1; done
-t1=$(mq_now)
-expect_match "amqp: freeze: a cancel (SIGINT) ends the wait at once" '^error canceled: canceled while waiting for RabbitMQ' tail -n 1 "$MQ_TMP/cancel.out"
-if [ $((t1 - t0)) -lt 3000 ]; then ok "amqp: freeze: ... within 3 s ($((t1 - t0)) ms)"; else not_ok "amqp: freeze: ... within 3 s" "took $((t1 - t0)) ms"; fi
-kill "$cpid" 2>/dev/null
+mq_freeze_new amqp "$U" "$((F + 1))"
+mq_freeze_cancel amqp RabbitMQ
 kill -CONT "$RMQ_VM"
 sleep 0.5
-a=$(drv "$U" claim fz "$((F + 1))" t3)
-b=$(drv "$U" claim fz "$((F + 1))" t4)
-if [ "$(printf '%s\n%s\n' "$a" "$b" | grep -c '^won$')" -eq 1 ]; then ok "amqp: freeze: after it, exactly one of two new tokens wins the frozen slot ($a/$b)"
-else not_ok "amqp: freeze: after it, exactly one of two new tokens wins the frozen slot" "t3: $a, t4: $b"; fi
+mq_one_winner "amqp: freeze: after it, exactly one of two new tokens wins the frozen slot" "$U" "$((F + 1))" t3 t4
 expect "amqp: freeze: the kept store works again (it reconnects)" won session claim fz "$((F + 3))" t1
 exec {SESSION[1]}>&-
 
@@ -166,6 +142,7 @@ S=$(mq_now)
 printf '%s\n' "claim vg $S t1" "claim vg $S t2" "heartbeat vg $S t1" "finish vg $S t1" "check vg $S" \
 	"check vg $((S + 1))" "claim vg $((S - 61000)) t1" > "$MQ_TMP/vg1.in"
 printf '%s\n' "claim vg $S t3" "claim vg $((S + 2)) t3" > "$MQ_TMP/vg2.in"
+amqp_vg() { mq_vg "$U" "$MQ_TMP/vg1.in"; mq_vg "$U?slot_ttl_ms=130000" "$MQ_TMP/vg2.in" | cut -d: -f1; }
 expect "amqp: valgrind: no memory errors or definite leaks (claims, checks, a 404 and a 406 channel error)" "won
 lost
 true
@@ -176,8 +153,7 @@ late
 rc=0
 error config
 won
-rc=0" sh -c "mq_vg() { valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 '$DRV' \"\$@\" 2>>'$MQ_TMP/vg.err'; echo rc=\$?; }
-	mq_vg '$U' session < '$MQ_TMP/vg1.in'; mq_vg '$U?slot_ttl_ms=130000' session < '$MQ_TMP/vg2.in' | cut -d: -f1"
+rc=0" amqp_vg
 
 # ---------------------------------------------------------------- through SQLite
 S=$(mq_now)
@@ -196,18 +172,7 @@ expect_match "amqp/sqlite: max_late_ms longer than slot_ttl_ms is refused" \
 	sq "$U" "SELECT anarchon_config('max_late_ms', '300000');" "SELECT anarchon_claim('sq', $S, 'tokA');"
 expect_match "amqp/sqlite: a wrong password is refused, without showing it" '^[^X]*wrong user name or password[^X]*$' \
 	sq "amqp://guest:XXsecretXX@127.0.0.1:$RMQ_PORT" "SELECT anarchon_claim('sq', $S, 'tokA');"
-d=$MQ_TMP/sqlite-contend
-mkdir -p "$d"
-S=$(mq_now)
-pids=()
-for i in $(seq 1 16); do
-	sq "$U" ".mode list" ".separator ' '" \
-		"WITH RECURSIVE s(x) AS (SELECT $S UNION ALL SELECT x + 1 FROM s WHERE x < $S + 299)
-		 SELECT x, anarchon_claim('sqrace', x, anarchon_token()) FROM s;" > "$d/$i.out" &
-	pids+=($!)
-done
-wait "${pids[@]}"
-mq_count_winners "amqp/sqlite: contention through the SQLite extension" "$d" 16 300
+mq_sqlite_contend amqp "$U"
 
 # ---------------------------------------------------------------- through PostgreSQL
 mq_pg amqp "amqp://127.0.0.1:$RMQ_PORT/app%2Fone?timeout_ms=20000" anarchon 'p@ss:w/rd' \

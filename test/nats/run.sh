@@ -43,16 +43,7 @@ expect "nats: prefix= and stream= choose other names" won drv "$U?prefix=other&s
 expect_match "nats: ... and the stream OTHER takes other.>" '"subjects":\["other.\\u003e"\]' \
 	nats_api main '$JS.API.STREAM.INFO.OTHER' ''
 
-# The longest job name (128 bytes, dots included) and token (64 bytes).
-LJ=$(printf 'a.%.0s' $(seq 1 63))b1
-LT=$(printf 'T%.0s' $(seq 1 64))
-printf '%s\n' "claim $LJ $S $LT" "claim $LJ $S other" "claim $LJ $S $LT" "heartbeat $LJ $S $LT" "finish $LJ $S $LT" "check $LJ $S" > "$MQ_TMP/long.in"
-expect "nats: a 128-byte job name and a 64-byte token" "won
-lost
-won
-true
-true
-succeeded" sh -c "'$DRV' '$U' session < '$MQ_TMP/long.in'"
+mq_long nats "$U" "$S" won succeeded
 
 # ---------------------------------------------------------------- heartbeat, finish, check
 S=$((S + 10))
@@ -147,13 +138,8 @@ expect "nats: restart: the same connection after it: another token loses that sl
 expect "nats: restart: ... our own claim sent again still wins" won session claim rs "$R" t1
 expect "nats: restart: ... a new slot wins" won session claim rs "$((R + 1))" t2
 expect "nats: restart: a new connection: the slot is still taken" lost drv "$U" claim rs "$R" t3
-d=$MQ_TMP/after-restart
-mkdir -p "$d"
-B0=$(head -n 1 "$MQ_TMP/contend.before/1.out" | cut -d' ' -f1)
-pids=()
-for i in 1 2 3 4; do drv "$U" contend before "$B0" 50 > "$d/$i.out" & pids+=($!); done
-wait "${pids[@]}"
-expect "nats: restart: the 50 slots won before it are not won again by 4 new processes" 0 sh -c "cat '$d'/*.out | grep -c ' won$'"
+mq_again "$U" before 4 50
+expect "nats: restart: the 50 slots won before it are not won again by 4 new processes" 0 sh -c "cat '$MQ_TMP/again.before'/*.out | grep -c ' won$'"
 contend "nats: SIGKILL: just before it" "$U" killed 2 30
 nats_restart main KILL
 expect "nats: SIGKILL and restart: the slot is still taken" lost drv "$U" claim rs "$R" t4
@@ -165,29 +151,18 @@ expect "nats: SIGKILL and restart: the 30 slots won just before it are not won a
 F=$(mq_now)
 expect "nats: freeze: a kept connection wins a slot first" won session claim fz "$F" t0
 # A second kept connection, told to claim once the server is frozen, then canceled.
-"$DRV" "$U?timeout_ms=60000" session > "$MQ_TMP/cancel.out" 2>&1 < <(echo "claim fz $F t9"; sleep 1.5; echo "claim fz $((F + 2)) t1"; sleep 30) &
-cpid=$!
+mq_cancel_session "$U" "$F" 1.5 "$((F + 2))"
 sleep 0.5
 kill -STOP "${NATS_PID[main]}"
 within "nats: freeze: a claim on a kept connection returns within timeout_ms (2 s) + 1.5 s" 3500 session claim fz "$((F + 1))" t1
 expect_match "nats: freeze: ... with a timeout error" '^error timeout: NATS at .* did not answer the claim within timeout_ms \(2000 ms\)' echo "$MQ_OUT"
-within "nats: freeze: a new connection returns within timeout_ms (1 s) + 1.5 s" 2500 drv "$U?timeout_ms=1000" claim fz "$((F + 1))" t2
-expect_match "nats: freeze: ... with a timeout error" '^error timeout: ' echo "$MQ_OUT"
-t0=$(mq_now)
-kill -INT "$cpid"
-for _ in $(seq 1 50); do [ "$(wc -l < "$MQ_TMP/cancel.out")" -ge 2 ] && break; sleep 0.1; done
-t1=$(mq_now)
-expect_match "nats: freeze: a cancel (SIGINT) ends the wait at once" '^error canceled: canceled while waiting for NATS' tail -n 1 "$MQ_TMP/cancel.out"
-if [ $((t1 - t0)) -lt 3000 ]; then ok "nats: freeze: ... within 3 s ($((t1 - t0)) ms)"; else not_ok "nats: freeze: ... within 3 s" "took $((t1 - t0)) ms"; fi
-kill "$cpid" 2>/dev/null
+mq_freeze_new nats "$U" "$((F + 1))"
+mq_freeze_cancel nats NATS
 kill -CONT "${NATS_PID[main]}"
 # The frozen claim of t1 may have been stored once the server woke up:
 # whichever it was, exactly one of t1 (resending) and t3 wins.
 sleep 0.5
-a=$(drv "$U" claim fz "$((F + 1))" t3)
-b=$(drv "$U" claim fz "$((F + 1))" t1)
-if [ "$(printf '%s\n%s\n' "$a" "$b" | grep -c '^won$')" -eq 1 ]; then ok "nats: freeze: after it, exactly one of two tokens wins the frozen slot ($a/$b)"
-else not_ok "nats: freeze: after it, exactly one of two tokens wins the frozen slot" "t3: $a, t1: $b"; fi
+mq_one_winner "nats: freeze: after it, exactly one of two tokens wins the frozen slot" "$U" "$((F + 1))" t3 t1
 expect "nats: freeze: the kept connection works again" won session claim fz "$((F + 3))" t1
 exec {SESSION[1]}>&-
 
@@ -203,7 +178,7 @@ true
 succeeded
 none
 late
-rc=0" sh -c "valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 '$DRV' '$U' session < '$MQ_TMP/vg.in' 2>'$MQ_TMP/vg.err'; echo rc=\$?"
+rc=0" mq_vg "$U" "$MQ_TMP/vg.in"
 
 # ---------------------------------------------------------------- through SQLite
 S=$(mq_now)
@@ -222,18 +197,7 @@ expect_match "nats/sqlite: max_late_ms longer than the duplicate window is refus
 	'anarchon_claim: the duplicate window of the NATS stream CRON \(120000 ms\) is shorter than max_late_ms \(300000 ms\)' \
 	sq "$U" "SELECT anarchon_config('max_late_ms', '300000');" "SELECT anarchon_claim('sq', $S, 'tokA');"
 expect_match "nats/sqlite: a bad URL is refused when set" 'is not known to nats stores' sq "$U?foo=1" "SELECT anarchon_claim('sq', $S, 'tokA');"
-d=$MQ_TMP/sqlite-contend
-mkdir -p "$d"
-S=$(mq_now)
-pids=()
-for i in $(seq 1 16); do
-	sq "$U" ".mode list" ".separator ' '" \
-		"WITH RECURSIVE s(x) AS (SELECT $S UNION ALL SELECT x + 1 FROM s WHERE x < $S + 299)
-		 SELECT x, anarchon_claim('sqrace', x, anarchon_token()) FROM s;" > "$d/$i.out" &
-	pids+=($!)
-done
-wait "${pids[@]}"
-mq_count_winners "nats/sqlite: contention through the SQLite extension" "$d" 16 300
+mq_sqlite_contend nats "$U"
 
 # ---------------------------------------------------------------- through PostgreSQL
 mq_pg nats "$U?timeout_ms=20000" "" "" "$U?stream=PGSHORT&duplicate_window_ms=5000" "${NATS_PID[main]}" won

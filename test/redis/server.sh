@@ -37,3 +37,19 @@ wait_file() { local i; for i in $(seq 1 300); do [ -e "$1" ] && return 0; sleep 
 
 # wait_lines F N: until F has at least N lines (a client answered), at most 15 s.
 wait_lines() { local i; for i in $(seq 1 300); do [ -f "$1" ] && [ "$(wc -l < "$1")" -ge "$2" ] && return 0; sleep 0.05; done; return 1; }
+
+# frozen_call CUE OUT MARK TRIES: once a client writing OUT has answered its
+#   first line, freeze the main Redis (SIGSTOP) and touch CUE, the client's
+#   cue to make its call; wait (TRIES x 50 ms at most) for a line of OUT
+#   starting with MARK, then thaw Redis.  FROZEN_MS: how long that took.
+frozen_call() {
+	local cue=$1 out=$2 mark=$3 tries=$4 t0 t1 i
+	wait_lines "$out" 1
+	kill -STOP "$(redis_pid main)"
+	t0=$(now_ms)
+	touch "$cue"
+	for i in $(seq 1 "$tries"); do grep -q "^$mark" "$out" && break; sleep 0.05; done
+	t1=$(now_ms)
+	kill -CONT "$(redis_pid main)"
+	FROZEN_MS=$((t1 - t0))
+}

@@ -2,19 +2,8 @@
 # strategy, anarchon.store naming it.  (sourced by test/redis/run.sh; skipped
 # with a "not ok" when PostgreSQL's server tools are missing)
 
-if ! command -v pg_config > /dev/null || [ ! -f pg/fdw.c ]; then
-	not_ok "redis via postgresql: PostgreSQL with the anarchon wrapper is not available"
-	return 0
-fi
-source "$TEST_ROOT/pg/server.sh"
-if ! pg_install > "$tmp/pg-install.log" 2>&1; then
-	not_ok "redis via postgresql: make install" "$(tail -n 20 "$tmp/pg-install.log")"
-	return 0
-fi
-if ! pg_start "fsync = off" > "$tmp/pg-start.log" 2>&1; then
-	not_ok "redis via postgresql: start PostgreSQL" "$(tail -n 20 "$tmp/pg-start.log")"
-	return 0
-fi
+source "$TEST_ROOT/pg/host.sh"
+pg_host_start "redis via postgresql" "$tmp" || return 0
 pq() { psql -X -A -t -q "$@" 2>&1; }
 pq -c "CREATE EXTENSION anarchon" > /dev/null
 for strat in lease stream-id script idmp; do
@@ -90,18 +79,12 @@ pq -c "CREATE SERVER r_slow FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://
 	echo "SELECT anarchon_claim('sync', $(( $(now_ms) + 1 ))::bigint, 'b');"
 } | PGOPTIONS="-c anarchon.store=r_slow -c anarchon.overlap=allow" psql -X -A -t -q > "$tmp/pg-frozen.out" 2>&1 &
 rd=$!
-wait_lines "$tmp/pg-frozen.out" 1
-kill -STOP "$(redis_pid main)"
-t0=$(now_ms)
-touch "$tmp/pg-frozen"
-for i in $(seq 1 200); do grep -q '^claimed' "$tmp/pg-frozen.out" && break; sleep 0.05; done
-t1=$(now_ms)
-kill -CONT "$(redis_pid main)"
+frozen_call "$tmp/pg-frozen" "$tmp/pg-frozen.out" claimed 200
 touch "$tmp/pg-thawed"
 wait "$rd"
-if grep -q 'canceling statement due to statement timeout' "$tmp/pg-frozen.out" && [ $((t1 - t0)) -lt 5000 ]; then
-	ok "redis via postgresql: statement_timeout cancels a call to a frozen Redis ($((t1 - t0)) ms for 1000)"
-else not_ok "redis via postgresql: statement_timeout cancels a call to a frozen Redis" "$(cat "$tmp/pg-frozen.out")" "$((t1 - t0)) ms"; fi
+if grep -q 'canceling statement due to statement timeout' "$tmp/pg-frozen.out" && [ "$FROZEN_MS" -lt 5000 ]; then
+	ok "redis via postgresql: statement_timeout cancels a call to a frozen Redis ($FROZEN_MS ms for 1000)"
+else not_ok "redis via postgresql: statement_timeout cancels a call to a frozen Redis" "$(cat "$tmp/pg-frozen.out")" "$FROZEN_MS ms"; fi
 if [ "$(tail -n 1 "$tmp/pg-frozen.out")" = won ]; then ok "redis via postgresql: after the cancel the session reconnects and claims"
 else not_ok "redis via postgresql: after the cancel the session reconnects and claims" "$(cat "$tmp/pg-frozen.out")"; fi
 

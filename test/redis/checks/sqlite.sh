@@ -79,17 +79,11 @@ else not_ok "redis via sqlite: idmp, unknown strategy and short memory are clear
 	echo ".print done"
 } | sqlite3 -batch "$tmp/sqf.db" > "$tmp/sqlite-frozen.out" 2>&1 &
 rd=$!
-wait_lines "$tmp/sqlite-frozen.out" 1
-kill -STOP "$(redis_pid main)"
-t0=$(now_ms)
-touch "$tmp/sq-frozen"
-for i in $(seq 1 100); do grep -q '^done' "$tmp/sqlite-frozen.out" && break; sleep 0.05; done
-t1=$(now_ms)
-kill -CONT "$(redis_pid main)"
+frozen_call "$tmp/sq-frozen" "$tmp/sqlite-frozen.out" done 100
 wait "$rd"
-if grep -q 'did not answer within 1000 ms' "$tmp/sqlite-frozen.out" && [ $((t1 - t0)) -lt 3000 ]; then
-	ok "redis via sqlite: a frozen Redis gives an error within timeout_ms ($((t1 - t0)) ms for 1000)"
-else not_ok "redis via sqlite: a frozen Redis gives an error within timeout_ms" "$(cat "$tmp/sqlite-frozen.out")" "$((t1 - t0)) ms"; fi
+if grep -q 'did not answer within 1000 ms' "$tmp/sqlite-frozen.out" && [ "$FROZEN_MS" -lt 3000 ]; then
+	ok "redis via sqlite: a frozen Redis gives an error within timeout_ms ($FROZEN_MS ms for 1000)"
+else not_ok "redis via sqlite: a frozen Redis gives an error within timeout_ms" "$(cat "$tmp/sqlite-frozen.out")" "$FROZEN_MS ms"; fi
 
 # lease through SQLite: takeover after the lease ran out, and the old token fenced.
 TK=$(now_ms)
