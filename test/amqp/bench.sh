@@ -1,6 +1,6 @@
 # bench.sh — the bench rows of one message-queue store, shared by
-# test/bench/amqp.sh and test/bench/nats.sh (sourced after test/lib.sh and
-# test/bench/lib.sh).
+# test/bench/amqp.sh and test/bench/nats.sh (sourced after test/lib.sh, from
+# the top of the repository).
 #
 #   mq_bench STORE KIND URL   rows for 1 and 8 clients (one process and one
 #                             connection each, every claim a new run):
@@ -13,21 +13,16 @@
 #   the better of the two is used, so a row is never flattered by a
 #   disturbed baseline.
 
+source test/bench/lib.sh
 MQB_DIR=${MQB_DIR:-$(t_tmpdir)}
+
+# mq_bench_build: the clients and the extension, before the server starts.
+mq_bench_build() { make -s sqlite test/bin/rbench test/bin/mq-base > /dev/null; }
 
 # mq_measure PROGRAM MODE TARGET CLIENTS: sets OPS (per second, all clients), P50, P99 (µs).
 mq_measure() {
-	local prog=$1 mode=$2 target=$3 clients=$4 pids=() i tag p
-	tag=$mode-$clients-$RANDOM
-	for i in $(seq 1 "$clients"); do
-		"$prog" "$mode" "$target" "$BENCH_SECONDS" "$i" "$MQB_DIR/lat-$tag-$i" > "$MQB_DIR/out-$tag-$i" 2> "$MQB_DIR/err-$tag-$i" &
-		pids+=($!)
-	done
-	for p in "${pids[@]}"; do
-		wait "$p" || { echo "$prog $mode failed: $(cat "$MQB_DIR"/err-"$tag"-* | head -n 3)" >&2; OPS=0; P50=0; P99=0; return 1; }
-	done
-	OPS=$(cat "$MQB_DIR"/out-"$tag"-* | awk '{ n += $1; if ($2 > us) us = $2 } END { printf "%.1f", n / (us / 1e6) }')
-	read -r P50 P99 < <(percentiles "$MQB_DIR"/lat-"$tag"-*)
+	local prog=$1 mode=$2 target=$3 clients=$4
+	bench_clients "$MQB_DIR" "$mode-$clients-$RANDOM" "$clients" "$prog" "$mode" "$target" "$BENCH_SECONDS"
 }
 
 mq_bench() {

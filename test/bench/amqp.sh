@@ -7,10 +7,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source test/lib.sh
-source test/bench/lib.sh
 source test/amqp/server.sh
 source test/amqp/bench.sh
 
-make -s sqlite test/bin/rbench test/bin/mq-base > /dev/null || exit 1
+mq_bench_build || exit 1
 rmq_start "$(t_tmpdir)/rmq" || { echo "RabbitMQ did not start" >&2; exit 1; }
 mq_bench rabbitmq amqp "amqp://127.0.0.1:$RMQ_PORT"

@@ -1,4 +1,4 @@
-# lib.sh — helpers for bench scripts: percentiles and JSON rows.
+# lib.sh — helpers for bench scripts: clients, percentiles and JSON rows.
 
 BENCH_SECONDS=${BENCH_SECONDS:-4}
 
@@ -9,6 +9,25 @@ percentiles() {
 		i50 = int(NR * 0.50); if (i50 < 1) i50 = 1
 		i99 = int(NR * 0.99); if (i99 < 1) i99 = 1
 		print v[i50], v[i99] }'
+}
+
+# bench_clients DIR TAG CLIENTS CMD...: CLIENTS processes of "CMD... I LATFILE"
+#   at once (I = 1..CLIENTS), each printing "COUNT ELAPSED_US" and writing its
+#   latencies (µs) to LATFILE under DIR; sets OPS (per second over all
+#   clients), P50 and P99.  When a client fails it says so with the start of
+#   its errors, sets all three to 0 and returns 1.
+bench_clients() {
+	local dir=$1 tag=$2 clients=$3 pids=() i p
+	shift 3
+	for i in $(seq 1 "$clients"); do
+		"$@" "$i" "$dir/lat-$tag-$i" > "$dir/out-$tag-$i" 2> "$dir/err-$tag-$i" &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do
+		wait "$p" || { echo "$* failed: $(cat "$dir"/err-"$tag"-* | head -n 3)" >&2; OPS=0; P50=0; P99=0; return 1; }
+	done
+	OPS=$(cat "$dir"/out-"$tag"-* | awk '{ n += $1; if ($2 > us) us = $2 } END { printf "%.1f", n / (us / 1e6) }')
+	read -r P50 P99 < <(percentiles "$dir"/lat-"$tag"-*)
 }
 
 # emit_row STORE SCENARIO CLIENTS OPS_PER_S BASELINE_OPS_PER_S P50 P99

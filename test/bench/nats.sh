@@ -6,10 +6,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source test/lib.sh
-source test/bench/lib.sh
 source test/nats/server.sh
 source test/amqp/bench.sh
 
-make -s sqlite test/bin/rbench test/bin/mq-base > /dev/null || exit 1
+mq_bench_build || exit 1
 nats_start bench || { echo "nats-server did not start" >&2; exit 1; }
 mq_bench nats nats "nats://127.0.0.1:${NATS_PORT[bench]}"

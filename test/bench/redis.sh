@@ -20,15 +20,7 @@ export RBENCH_EXT=$REPO_ROOT/sqlite/anarchon
 
 # measure MODE TARGET CLIENTS: sets OPS (per second, all clients), P50, P99 (µs).
 measure() {
-	local mode=$1 target=$2 clients=$3 pids=() i tag
-	tag=$mode-$clients-$RANDOM
-	for i in $(seq 1 "$clients"); do
-		test/bin/rbench "$mode" "$target" "$BENCH_SECONDS" "$i" "$dir/lat-$tag-$i" > "$dir/out-$tag-$i" &
-		pids+=($!)
-	done
-	for p in "${pids[@]}"; do wait "$p" || { echo "rbench $mode failed" >&2; OPS=0; P50=0; P99=0; return 1; }; done
-	OPS=$(cat "$dir"/out-"$tag"-* | awk '{ n += $1; if ($2 > us) us = $2 } END { printf "%.1f", n / (us / 1e6) }')
-	read -r P50 P99 < <(percentiles "$dir"/lat-"$tag"-*)
+	bench_clients "$dir" "$1-$3-$RANDOM" "$3" test/bin/rbench "$1" "$2" "$BENCH_SECONDS" || return 1
 	redis-cli -p "$PORT" FLUSHALL > /dev/null
 }
 

@@ -12,17 +12,25 @@ trap 'rm -rf "$dir"' EXIT
 
 # measure KIND CLIENTS: sets OPS (per second over all clients), P50, P99.
 measure() {
-	local kind=$1 clients=$2 db=$dir/$1-$2.db pids=() total=0 i
+	local kind=$1 db=$dir/$1-$2.db
 	cp "$dir/seed.db" "$db"
-	for i in $(seq 1 "$clients"); do
-		ANARCHON_OVERLAP=allow test/bin/claimer bench "$db" "$BENCH_SECONDS" "$i" "$kind" "$dir/lat-$kind-$clients-$i" \
-			> "$dir/out-$kind-$clients-$i" &
-		pids+=($!)
+	bench_clients "$dir" "$kind-$2" "$2" claimer_bench
+}
+
+# claimer_bench ID LATFILE: one client of measure (its db and kind).
+claimer_bench() {
+	ANARCHON_OVERLAP=allow test/bin/claimer bench "$db" "$BENCH_SECONDS" "$1" "$kind" "$2"
+}
+
+# compare KIND BASE: KIND against the primitive BASE at 1 and 8 processes.
+compare() {
+	local kind=$1 base_kind=$2 c base
+	for c in 1 8; do
+		measure "$base_kind" "$c"; base=$OPS
+		measure "$kind" "$c"
+		emit_row sqlite "$kind" "$c" "$OPS" "$base" "$P50" "$P99"
+		echo "sqlite $kind x$c: $OPS/s vs $base_kind $base/s" >&2
 	done
-	for p in "${pids[@]}"; do wait "$p"; done
-	total=$(cat "$dir"/out-"$kind"-"$clients"-* | awk '{ n += $1; if ($2 > us) us = $2 } END { printf "%.1f", n / (us / 1e6) }')
-	OPS=$total
-	read -r P50 P99 < <(percentiles "$dir"/lat-"$kind"-"$clients"-*)
 }
 
 # A database in WAL mode holding 1000 runs for the reads to find.
@@ -33,15 +41,5 @@ sqlite3 "$dir/seed.db" "PRAGMA journal_mode=wal;" ".load ./sqlite/anarchon" \
 sqlite3 "$dir/seed.db" "UPDATE anarchon_runs SET slot = slot - 100000000000, lease_until = lease_until + 3600000;" \
 	"PRAGMA wal_checkpoint(TRUNCATE);" > /dev/null
 
-for c in 1 8; do
-	measure insert "$c"; base=$OPS
-	measure claim "$c"
-	emit_row sqlite claim "$c" "$OPS" "$base" "$P50" "$P99"
-	echo "sqlite claim x$c: $OPS/s vs insert $base/s" >&2
-done
-for c in 1 8; do
-	measure select "$c"; base=$OPS
-	measure check "$c"
-	emit_row sqlite check "$c" "$OPS" "$base" "$P50" "$P99"
-	echo "sqlite check x$c: $OPS/s vs select $base/s" >&2
-done
+compare claim insert
+compare check select
