@@ -1,7 +1,7 @@
 /*
  * testutil.h — the small helpers the test programs share (claimer, rdrive,
- * rbench, mq-driver, mq-base): clocks, a sleep, random bytes and a fatal
- * error for a broken test setup.
+ * rbench, mq-driver, mq-base): clocks, a sleep, random bytes and tokens,
+ * and a fatal error for a broken test setup.
  *
  * Static inline, so that each program compiles only what it uses and the
  * programs stay single files with no library of their own.
@@ -84,5 +84,18 @@ urandom_bytes(unsigned char *out, size_t n)
 	}
 	fclose(f);
 }
+
+#ifdef AN_TOKEN_HEX
+/* A fresh token as anarchon_token() makes one (for programs that include
+ * anarchon.h before this header). */
+static inline void
+random_token(char out[AN_TOKEN_HEX + 1])
+{
+	unsigned char r[16];
+
+	urandom_bytes(r, sizeof(r));
+	an_token_hex(r, out);
+}
+#endif
 
 #endif

@@ -65,15 +65,6 @@ fail(const an_store *st)
 	return 3;
 }
 
-static void
-random_token(char out[AN_TOKEN_HEX + 1])
-{
-	unsigned char r[16];
-
-	urandom_bytes(r, sizeof(r));
-	an_token_hex(r, out);
-}
-
 static int
 cmp_i64(const void *a, const void *b)
 {

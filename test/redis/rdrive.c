@@ -55,15 +55,6 @@ report_error(const an_store *st)
 	printf("error %s: %s\n", error_name(st->err), st->errmsg);
 }
 
-static void
-new_token(char out[AN_TOKEN_HEX + 1])
-{
-	unsigned char r[16];
-
-	urandom_bytes(r, sizeof(r));
-	an_token_hex(r, out);
-}
-
 /* One command line: run it and print its answer. */
 static void
 run_line(an_store *st, an_settings *s, char *line)
@@ -152,7 +143,7 @@ contend(an_store *st, an_settings *s, const char *job, int64_t first, long n)
 		an_request	rq = {.job = job,.slot = first + i,.token = token,.settings = s};
 		an_claim_result res;
 
-		new_token(token);
+		random_token(token);
 		if (st->m->claim(st, &rq, &res) == AN_OK)
 			printf("%lld %s\n", (long long) rq.slot, an_outcome_name(res.outcome));
 		else
