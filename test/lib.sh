@@ -24,6 +24,12 @@ diff_ok() {
 	else not_ok "$1" "$(head -n 40 "$3.diff")"; fi
 }
 
+# vg_log_ok NAME LOG: ok when valgrind (run with --log-file=LOG) reported
+# nothing, else the start of its report.
+vg_log_ok() {
+	if [ -s "$2" ]; then not_ok "$1" "$(head -n 30 "$2")"; else ok "$1"; fi
+}
+
 # Cleanup handlers run in reverse order of registration, even on failure.
 # They are kept in a file, so that at_exit works from a subshell too, e.g.
 # inside tmp=$(t_tmpdir).

@@ -37,11 +37,7 @@ if make -s sqlite > "$tmp/build-sqlite.log" 2>&1; then
 		if command -v valgrind > /dev/null; then
 			valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 				--log-file="$tmp/vg-$name.log" sqlite3 "$tmp/vg-$name.db" < "$f" > /dev/null 2>&1
-			if [ -s "$tmp/vg-$name.log" ]; then
-				not_ok "sqlite schedule functions under valgrind: $name" "$(head -n 30 "$tmp/vg-$name.log")"
-			else
-				ok "sqlite schedule functions under valgrind: $name"
-			fi
+			vg_log_ok "sqlite schedule functions under valgrind: $name" "$tmp/vg-$name.log"
 		fi
 	done
 else

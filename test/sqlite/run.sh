@@ -31,11 +31,7 @@ if command -v valgrind > /dev/null; then
 		name=$(basename "$f" .sql)
 		run_script "$name" valgrind -q --error-exitcode=99 --leak-check=full \
 			--errors-for-leak-kinds=definite,indirect --log-file="$tmp/vg-$name.log" > /dev/null
-		if [ -s "$tmp/vg-$name.log" ]; then
-			not_ok "sqlite valgrind $name" "$(head -n 30 "$tmp/vg-$name.log")"
-		else
-			ok "sqlite valgrind $name"
-		fi
+		vg_log_ok "sqlite valgrind $name" "$tmp/vg-$name.log"
 	done
 else
 	not_ok "sqlite valgrind" "valgrind is not installed (test/deps.sh installs it)"
