@@ -1,0 +1,323 @@
+#!/usr/bin/env bash
+# platforms.sh — `make test-platforms`: every suite again, on other Debian
+# releases than the host's, each in a chroot.
+#
+#   bash test/platforms.sh [trixie] [sid]      (default: both)
+#
+# The host runs `make test` against its own PostgreSQL, SQLite, client
+# libraries and servers; newer releases ship other major versions of all of
+# them (PostgreSQL 17 and 18, RabbitMQ 4, Redis 8, Valkey 9, ...), and this is
+# where the project meets them.  For each release:
+#
+#   1. a `debootstrap --variant=minbase` chroot with the packages of
+#      `test/deps.sh all`, cached outside the clone in
+#      $ANARCHON_CHROOT_DIR/<release> (default /var/cache/anarchon/chroots)
+#      and reused while its ready-marker is there.  It is built in a sibling
+#      folder and renamed only once complete, so an interrupted bootstrap is
+#      never reused;
+#   2. the work tree's tracked files (with their uncommitted changes, without
+#      build products) copied fresh to /root/anarchon inside it;
+#   3. `make test` run there with a clean environment, its output streamed
+#      with the release's name in front of each line.
+#
+# Each release ends with "# platform NAME: N passed, N failed", the whole with
+# "N passed, N failed"; the exit status is non-zero when a check failed or a
+# release could not be set up.  Run as root (debootstrap, mount, chroot).
+#
+# The mirror is the host's own (the first Debian entry of its apt sources),
+# or $ANARCHON_MIRROR.  Whatever is mounted into a chroot is unmounted on exit,
+# and whatever this run started inside it is killed, also on failure or ^C.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+
+CHROOT_DIR=${ANARCHON_CHROOT_DIR:-/var/cache/anarchon/chroots}
+MARKER=.anarchon-ready
+INNER_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# Processes this run starts inside a chroot carry this in their environment,
+# so that cleanup kills them and nothing else that may be using the chroot.
+RUN_TAG=ANARCHON_PLATFORM_RUN=$$.$(date +%s%N)
+
+platforms=("$@")
+[ ${#platforms[@]} -gt 0 ] || platforms=(trixie sid)
+for p in "${platforms[@]}"; do
+	case $p in
+		trixie|sid) ;;
+		*) echo "usage: platforms.sh [trixie] [sid]" >&2; exit 2 ;;
+	esac
+done
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "platforms.sh needs root (debootstrap, mount, chroot)" >&2
+	exit 1
+fi
+bash test/deps.sh platforms || exit 1
+
+# ------------------------------------------------------------ mirror
+
+# The first entry of the host's apt sources for the host's own release (so not
+# its -security or -updates suite, nor a third-party repository).
+host_mirror() {
+	local codename f
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	if [ -f /etc/apt/sources.list ]; then
+		awk -v c="$codename" '$1 == "deb" {
+			i = 2; if ($i ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+			if ($(i + 1) == c) { print $i; exit } }' /etc/apt/sources.list | grep . && return 0
+	fi
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk -v c="$codename" '
+			function flush() { if (deb && uri != "" && (" " suites " ") ~ (" " c " ")) { print uri; found = 1; exit } }
+			/^[ \t]*$/ { flush(); deb = 0; uri = ""; suites = ""; next }
+			/^Types:/ { deb = ($0 ~ /[ \t]deb([ \t]|$)/) }
+			/^URIs:/ { uri = $2 }
+			/^Suites:/ { sub(/^Suites:[ \t]*/, ""); suites = $0 }
+			END { if (!found) flush() }' "$f" | grep . && return 0
+	done
+	return 1
+}
+
+MIRROR=${ANARCHON_MIRROR:-$(host_mirror | head -n 1)}
+if [ -z "$MIRROR" ]; then
+	echo "no Debian mirror in the host's apt sources; set ANARCHON_MIRROR" >&2
+	exit 1
+fi
+
+# ------------------------------------------------------------ mounts and processes
+
+MOUNTED=()	# mount points this run mounted, in order
+ROOTS=()	# chroots this run has used, for the cleanup of their processes
+
+do_mount() {	# do_mount TARGET MOUNT-ARGS...
+	local target=$1
+	shift
+	mount "$@" "$target" || return 1
+	MOUNTED+=("$target")
+}
+
+# enter_root ROOT: mount what package scripts and the suites need, and put
+# the files the chroot needs from the host (DNS, no service start-up) in place.
+enter_root() {
+	local r=$1
+	ROOTS+=("$r")
+	mkdir -p "$r/proc" "$r/dev/pts" "$r/dev/shm" "$r/sys" "$r/usr/sbin" "$r/etc"
+	do_mount "$r/proc" -t proc proc || return 1
+	do_mount "$r/dev/pts" --bind /dev/pts || return 1
+	# A fresh tmpfs rather than the host's: POSIX shared memory (Python
+	# multiprocessing, PostgreSQL, Erlang) stays private to the chroot.
+	do_mount "$r/dev/shm" -t tmpfs -o mode=1777,nosuid,nodev shm || return 1
+	do_mount "$r/sys" -t sysfs -o ro sysfs 2>/dev/null || true
+	cp /etc/resolv.conf "$r/etc/resolv.conf"
+	[ -s "$r/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' > "$r/etc/hosts"
+	printf '#!/bin/sh\n# Package scripts must not start services: the suites start their own.\nexit 101\n' > "$r/usr/sbin/policy-rc.d"
+	chmod 755 "$r/usr/sbin/policy-rc.d"
+	# Mirrors of testing and unstable have been seen serving Release files past
+	# their Valid-Until date.
+	mkdir -p "$r/etc/apt/apt.conf.d"
+	echo 'Acquire::Check-Valid-Until "false";' > "$r/etc/apt/apt.conf.d/99anarchon-valid-until"
+}
+
+# in_root ROOT CMD...: run CMD in the chroot with a clean environment.
+in_root() {
+	local r=$1
+	shift
+	chroot "$r" /usr/bin/env -i PATH="$INNER_PATH" HOME=/root LANG=C.UTF-8 "$RUN_TAG" "$@"
+}
+
+# root_pids ROOT: the processes whose root folder is ROOT or inside it.
+root_pids() {
+	local r=$1 p link
+	for p in /proc/[0-9]*; do
+		link=$(readlink "$p/root" 2>/dev/null) || continue
+		case $link in "$r"|"$r"/*) echo "${p#/proc/}" ;; esac
+	done
+}
+
+# run_pids ROOT: those of them that this run started.
+run_pids() {
+	local pid
+	for pid in $(root_pids "$1"); do
+		tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qxF "$RUN_TAG" && echo "$pid"
+	done
+}
+
+kill_inside() {
+	local r=$1 pids i
+	pids=$(run_pids "$r")
+	[ -n "$pids" ] || return 0
+	echo "# stopping what is left inside $r: $(echo $pids)" >&2
+	# shellcheck disable=SC2086
+	kill -TERM $pids 2>/dev/null
+	for i in $(seq 1 50); do
+		pids=$(run_pids "$r")
+		[ -n "$pids" ] || return 0
+		sleep 0.1
+	done
+	# shellcheck disable=SC2086
+	kill -KILL $pids 2>/dev/null
+	sleep 0.2
+}
+
+leave_roots() {
+	local r i
+	for r in "${ROOTS[@]}"; do kill_inside "$r"; done
+	for ((i = ${#MOUNTED[@]} - 1; i >= 0; i--)); do
+		umount "${MOUNTED[i]}" 2>/dev/null || umount -l "${MOUNTED[i]}" 2>/dev/null ||
+			echo "# could not unmount ${MOUNTED[i]}" >&2
+	done
+	MOUNTED=()
+	ROOTS=()
+}
+
+# umount_under DIR: whatever is still mounted below DIR (a bootstrap that was
+# killed outright), before DIR is removed.
+umount_under() {
+	local m
+	awk -v d="$1/" 'index($2 "/", d) == 1 { print $2 }' /proc/self/mounts | sort -r |
+		while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done
+}
+
+BOOT_PIDS=()
+BOOT_DIRS=()
+cleanup() {
+	local pid d
+	for pid in "${BOOT_PIDS[@]}"; do
+		kill -TERM -- "-$pid" 2>/dev/null
+	done
+	for pid in "${BOOT_PIDS[@]}"; do wait "$pid" 2>/dev/null; done
+	# An interrupted bootstrap leaves its staging folder (removed by the next
+	# one), but nothing running in it and nothing mounted on it.
+	for d in "${BOOT_DIRS[@]}"; do
+		[ ${#BOOT_PIDS[@]} -gt 0 ] || break
+		ROOTS+=("$d")
+		kill_inside "$d"
+		umount_under "$d"
+	done
+	leave_roots
+	rm -rf "${LOG_DIR:-}"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+LOG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/anarchon-platforms.XXXXXX")
+
+# ------------------------------------------------------------ chroots
+
+# bootstrap SUITE: build the chroot in a sibling folder, install the packages
+# with the release's own deps.sh, then mark and rename it.  Runs in its own
+# process group (set -m): the main cleanup stops all of it at once.
+bootstrap() {
+	local suite=$1 new=$CHROOT_DIR/.$1.new final=$CHROOT_DIR/$1
+	trap leave_roots EXIT
+	trap 'exit 130' INT TERM HUP
+	# Two runs must not build (or use) the same chroot at once.
+	exec 9> "$CHROOT_DIR/.$suite.lock"
+	flock 9
+	[ -f "$final/$MARKER" ] && return 0
+	umount_under "$new"
+	rm -rf --one-file-system "$new"
+	if ! debootstrap --variant=minbase "$suite" "$new" "$MIRROR" > "$LOG_DIR/$suite.bootstrap" 2>&1; then
+		echo "# $suite: debootstrap failed:" >&2
+		tail -n 20 "$LOG_DIR/$suite.bootstrap" | sed "s/^/[$suite] /" >&2
+		return 1
+	fi
+	enter_root "$new" || return 1
+	cp test/deps.sh "$new/root/deps.sh"
+	if ! in_root "$new" bash /root/deps.sh all > "$LOG_DIR/$suite.packages" 2>&1; then
+		echo "# $suite: installing the packages failed:" >&2
+		tail -n 20 "$LOG_DIR/$suite.packages" | sed "s/^/[$suite] /" >&2
+		return 1
+	fi
+	in_root "$new" apt-get clean
+	leave_roots
+	date -u +%FT%TZ > "$new/$MARKER"
+	umount_under "$final"
+	rm -rf --one-file-system "$final"
+	mv "$new" "$final"
+}
+
+mkdir -p "$CHROOT_DIR"
+declare -A BOOT_OK
+to_build=()
+for p in "${platforms[@]}"; do
+	if [ -f "$CHROOT_DIR/$p/$MARKER" ]; then BOOT_OK[$p]=1; else to_build+=("$p"); fi
+done
+if [ ${#to_build[@]} -gt 0 ]; then
+	# Bootstraps wait on the mirror more than on the CPU: run them side by side.
+	echo "# bootstrapping ${to_build[*]} from $MIRROR into $CHROOT_DIR"
+	t0=$(date +%s)
+	set -m
+	for p in "${to_build[@]}"; do
+		BOOT_DIRS+=("$CHROOT_DIR/.$p.new")
+		bootstrap "$p" &
+		BOOT_PIDS+=($!)
+	done
+	set +m
+	for i in "${!to_build[@]}"; do
+		if wait "${BOOT_PIDS[i]}"; then BOOT_OK[${to_build[i]}]=1; else BOOT_OK[${to_build[i]}]=0; fi
+	done
+	BOOT_PIDS=()
+	echo "# bootstrap took $(( $(date +%s) - t0 ))s"
+fi
+
+# ------------------------------------------------------------ the suites
+
+# copy_tree ROOT: the work tree's tracked files, as they are now, to
+# ROOT/root/anarchon (removed first: nothing of an earlier run survives).
+copy_tree() {
+	local dest=$1/root/anarchon
+	rm -rf --one-file-system "$dest"
+	mkdir -p "$dest"
+	git -C "$REPO" ls-files -z --cached |
+		while IFS= read -r -d '' f; do
+			[ -e "$f" ] || [ -L "$f" ] && printf '%s\0' "$f"
+		done |
+		tar -C "$REPO" --null -T - -cf - | tar -C "$dest" -xf -
+}
+
+total_p=0
+total_f=0
+for p in "${platforms[@]}"; do
+	r=$CHROOT_DIR/$p
+	if [ "${BOOT_OK[$p]:-0}" != 1 ]; then
+		echo "not ok - platform $p: the chroot could not be set up"
+		echo "# platform $p: 0 passed, 1 failed"
+		total_f=$((total_f + 1))
+		continue
+	fi
+	# Two runs must not share a chroot: each would stop the other's servers.
+	exec 9> "$CHROOT_DIR/.$p.lock"
+	flock -w 3600 9 || { echo "not ok - platform $p: chroot busy"; total_f=$((total_f + 1)); continue; }
+	echo "# platform $p: $(cat "/$r/etc/debian_version"), chroot $r"
+	t0=$(date +%s)
+	if ! copy_tree "$r" || ! enter_root "$r"; then
+		echo "not ok - platform $p: copying the work tree or mounting failed"
+		echo "# platform $p: 0 passed, 1 failed"
+		total_f=$((total_f + 1))
+		leave_roots
+		exec 9>&-
+		continue
+	fi
+	# In the background and waited for, so that a TERM to this script is
+	# handled at once (its cleanup stops the run inside the chroot).
+	in_root "$r" bash -c 'cd /root/anarchon && make test' 2>&1 | tee "$LOG_DIR/$p.out" | sed -u "s/^/[$p] /" &
+	wait $!
+	leave_roots
+	exec 9>&-
+	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$LOG_DIR/$p.out" | tail -n 1)
+	if [ -n "$last" ]; then
+		np=${last%% passed*}
+		nf=${last#*, }
+		nf=${nf%% failed*}
+	else
+		echo "not ok - platform $p: make test ended without its count"
+		np=0 nf=1
+	fi
+	echo "# platform $p: $np passed, $nf failed in $(( $(date +%s) - t0 ))s"
+	total_p=$((total_p + np))
+	total_f=$((total_f + nf))
+done
+
+echo "$total_p passed, $total_f failed"
+[ "$total_f" -eq 0 ]
