@@ -7,6 +7,7 @@
 #   make demo       several SQLite instances contend for one schedule
 #   make test       install what is missing, start the servers, run every suite
 #   make bench      throughput as ratios against each store's own primitive
+#   make test-platforms  every suite again in Debian 13 and sid chroots
 #
 # The PostgreSQL part is optional at build time: without pg_config the sqlite,
 # demo and bench targets still work.
@@ -14,24 +15,51 @@
 CC ?= cc
 WERROR = -Wall -Wextra -Werror
 PKG_CONFIG ?= pkg-config
+PG_CONFIG ?= pg_config
+
+# ---------------------------------------------------------------- configure
+#
+# build/config.mk and build/config.h say which client libraries were found
+# (see configure).  configure runs again when the package database changed
+# since its last run, or when CC, PKG_CONFIG or PG_CONFIG differ from what it
+# recorded; it rewrites a file only when its content changes, and every
+# object depends on build/config.h.
+-include build/config.mk
+
+AN_CONFIG_INPUTS = $(CC)|$(PKG_CONFIG)|$(PG_CONFIG)
+ifneq ($(AN_CONFIGURED_INPUTS),$(AN_CONFIG_INPUTS))
+AN_RECONFIGURE = reconfigure
+endif
+
+build/config.stamp: configure $(wildcard /var/lib/dpkg/status) $(AN_RECONFIGURE)
+	@CC='$(CC)' PKG_CONFIG='$(PKG_CONFIG)' PG_CONFIG='$(PG_CONFIG)' sh ./configure --quiet
+
+build/config.mk build/config.h: build/config.stamp ;
+
+.PHONY: reconfigure
+reconfigure:
 
 include core/core.mk
 include remote/remote.mk
 
+# Only the entry points leave the shared objects (pg/exports.map, sqlite/exports.map), and the
+# SQLite extension must resolve every symbol at link time (-z defs).
+AN_SO_LDFLAGS = -Wl,-z,defs -Wl,--version-script=sqlite/exports.map
+
 # ---------------------------------------------------------------- SQLite
 
 SQLITE_SRCS = $(wildcard sqlite/*.c)
-SQLITE_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -Icore -Iremote $(REMOTE_CFLAGS) \
-	$(shell $(PKG_CONFIG) --cflags sqlite3 2>/dev/null)
+SQLITE_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -Ibuild -Icore -Iremote $(REMOTE_CFLAGS) \
+	$(AN_SQLITE_CFLAGS)
 SQLITE_OBJS = $(patsubst %.c,build/sqlite/%.o,$(SQLITE_SRCS) $(CORE_SRCS) $(REMOTE_SRCS))
-SQLITE_HEADERS = $(wildcard core/*.h sqlite/*.h remote/*.h)
+SQLITE_HEADERS = $(wildcard core/*.h sqlite/*.h remote/*.h) build/config.h
 
-.PHONY: sqlite demo test bench
+.PHONY: sqlite demo test test-platforms bench
 
 sqlite: sqlite/anarchon.so
 
-sqlite/anarchon.so: $(SQLITE_OBJS)
-	$(CC) -shared -o $@ $^ $(REMOTE_LIBS) -lm
+sqlite/anarchon.so: $(SQLITE_OBJS) sqlite/exports.map
+	$(CC) -shared $(AN_SO_LDFLAGS) -o $@ $(SQLITE_OBJS) $(REMOTE_LIBS) -lm
 
 build/sqlite/%.o: %.c $(SQLITE_HEADERS) core/core.mk remote/remote.mk
 	@mkdir -p $(dir $@)
@@ -47,13 +75,15 @@ demo:
 test:
 	@bash test/run
 
+test-platforms:
+	@bash test/platforms.sh
+
 bench:
 	@bash test/bench/run
 
 # ---------------------------------------------------------------- PostgreSQL (PGXS)
 
-PG_CONFIG ?= pg_config
-PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
+PGXS := $(AN_PGXS)
 
 ifneq ($(wildcard pg/pg.mk),)
 include pg/pg.mk

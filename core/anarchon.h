@@ -14,6 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What configure found: which network stores are built, library versions. */
+#include "config.h"
+
 #define AN_VERSION "0.1.0"
 
 /* Limits of the words (DESIGN §2). */

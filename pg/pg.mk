@@ -11,9 +11,12 @@ AN_PG_VERSION := $(shell sed -n 's/^\#define AN_VERSION "\(.*\)"/\1/p' core/anar
 
 MODULE_big = anarchon
 OBJS = $(patsubst %.c,%.o,$(sort $(wildcard pg/*.c)) $(CORE_SRCS) $(REMOTE_SRCS))
-PG_CPPFLAGS = -Icore -Iremote -Ipg $(REMOTE_CFLAGS)
+PG_CPPFLAGS = -Ibuild -Icore -Iremote -Ipg $(REMOTE_CFLAGS)
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter
-SHLIB_LINK = $(REMOTE_LIBS) -lm
+# Only the entry points are exported.  -z defs cannot be used here: the
+# module's references to the server (palloc, SPI, ...) resolve only when the
+# postgres executable loads it; test/build checks them against it instead.
+SHLIB_LINK = $(REMOTE_LIBS) -lm -Wl,--version-script=pg/exports.map
 
 AN_PG_SCRIPT = pg/anarchon--$(AN_PG_VERSION).sql
 AN_PG_PIECES = $(sort $(wildcard pg/sql/*.sql))
@@ -39,4 +42,7 @@ $(AN_PG_SCRIPT): $(AN_PG_PIECES) core/anarchon.h pg/pg.mk
 	cat $(AN_PG_PIECES) > $@.tmp
 	mv $@.tmp $@
 
-$(patsubst %.c,%.o,$(sort $(wildcard pg/*.c))): $(wildcard pg/*.h core/*.h remote/*.h)
+# PGXS tracks no header dependencies: every object depends on every header
+# and on what configure found.
+$(OBJS): $(wildcard pg/*.h core/*.h remote/*.h) build/config.h
+anarchon.so: pg/exports.map

@@ -5,8 +5,6 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include <amqp_tcp_socket.h>
-
 #include "amqp_link.h"
 
 /* Channels are used in turn up to this number (RabbitMQ's default channel_max is 2047). */

@@ -4,7 +4,7 @@ MQ_DRIVER_OBJS = $(patsubst %.c,build/sqlite/%.o,$(CORE_SRCS) $(REMOTE_SRCS))
 
 test-programs: test/bin/mq-driver
 
-test/bin/mq-driver: test/amqp/mq_driver.c $(MQ_DRIVER_OBJS) test/testutil.h
+test/bin/mq-driver: test/amqp/mq_driver.c $(MQ_DRIVER_OBJS) test/testutil.h build/config.h
 	@mkdir -p test/bin
 	$(CC) $(TEST_CFLAGS) -Icore -Iremote $(REMOTE_CFLAGS) -o $@ $< $(MQ_DRIVER_OBJS) $(REMOTE_LIBS) -lm
 
@@ -15,6 +15,6 @@ ifeq ($(HAVE_AMQP)$(HAVE_NATS),yesyes)
 test-programs: test/bin/mq-base
 endif
 
-test/bin/mq-base: test/amqp/mq_base.c $(MQ_DRIVER_OBJS) test/testutil.h
+test/bin/mq-base: test/amqp/mq_base.c $(MQ_DRIVER_OBJS) test/testutil.h build/config.h
 	@mkdir -p test/bin
 	$(CC) $(TEST_CFLAGS) -Icore -Iremote $(REMOTE_CFLAGS) -o $@ $< $(MQ_DRIVER_OBJS) $(REMOTE_LIBS)

@@ -26,11 +26,9 @@
 #include <string.h>
 #include <time.h>
 
-#include <amqp.h>
-#include <amqp_tcp_socket.h>
 #include <nats/nats.h>
 
-#include "amqp_link.h"
+#include "amqp_link.h"				/* rabbitmq-c's headers, wherever this version keeps them */
 #include "url.h"
 #include "../testutil.h"
 

@@ -4,6 +4,6 @@ SCHEDULE_TEST_SRCS = test/schedule/schedule_test.c core/schedule.c core/schedule
 
 test-programs: test/bin/schedule_test
 
-test/bin/schedule_test: $(SCHEDULE_TEST_SRCS) core/schedule.h core/anarchon.h
+test/bin/schedule_test: $(SCHEDULE_TEST_SRCS) core/schedule.h core/anarchon.h build/config.h
 	@mkdir -p test/bin
 	$(CC) $(TEST_CFLAGS) -Icore -o $@ $(SCHEDULE_TEST_SRCS) -lm

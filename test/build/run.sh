@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The build suite: what configure and the link step promise.
+#
+# It builds a copy of the tree twice: first with no client library visible
+# (PKG_CONFIG=false, as on a machine where only `make demo`'s packages are
+# installed), then normally, as `make demo` followed by `make test` does.
+# The second build must contain every store without being asked to; a third
+# `make` with nothing changed must rebuild nothing.  Then the exports of both
+# shared objects, and the PostgreSQL module's undefined symbols against the
+# server that loads it (-z defs cannot be used for a server module).
+source "$(dirname "$0")/../lib.sh"
+cd "$REPO_ROOT" || exit 1
+tmp=$(t_tmpdir)
+src="$tmp/src"
+mkdir -p "$src"
+
+# The tree without build products: what a fresh clone holds.
+tar --exclude=./.git --exclude=./build --exclude=./test/bin --exclude='*.o' --exclude='*.so' \
+	--exclude='./pg/anarchon--*.sql' -cf - . | tar -xf - -C "$src"
+
+# store_probe SO URL: what a claim through URL says ("built without" when left out).
+store_probe() {
+	sqlite3 "$tmp/probe.db" ".load $1" "SELECT anarchon_config('store', '$2');" 2>&1 || true
+}
+
+urls="redis://127.0.0.1:1 amqp://u:p@127.0.0.1:1/ nats://127.0.0.1:1"
+
+# 1. Nothing visible: every network store left out, and configure says which package adds it.
+if make -s -C "$src" sqlite PKG_CONFIG=false > "$tmp/b1" 2>&1; then
+	ok "build: make sqlite with no client library visible"
+else
+	not_ok "build: make sqlite with no client library visible" "$(tail -n 20 "$tmp/b1")"
+fi
+for pkg in libhiredis-dev librabbitmq-dev libnats-dev; do
+	if grep -q "install $pkg" "$tmp/b1"; then ok "build: configure names $pkg for the store it leaves out"
+	else not_ok "build: configure names $pkg for the store it leaves out" "$(cat "$tmp/b1")"; fi
+done
+for u in $urls; do
+	out=$(store_probe "$src/sqlite/anarchon" "$u")
+	case "$out" in
+		*"built without"*) ok "build: without its library, ${u%%:*}:// says it was built without it" ;;
+		*) not_ok "build: without its library, ${u%%:*}:// says it was built without it" "$out" ;;
+	esac
+done
+
+# configure --require refuses a build that would lack a store, naming the package.
+if out=$(cd "$src" && PKG_CONFIG=false sh configure --require=all --quiet 2>&1); then
+	not_ok "build: configure --require=all fails when a library is missing" "$out"
+elif grep -q 'install libhiredis-dev' <<< "$out" && grep -q 'install libnats-dev' <<< "$out"; then
+	ok "build: configure --require=all fails when a library is missing, naming the package"
+else
+	not_ok "build: configure --require=all fails when a library is missing, naming the package" "$out"
+fi
+
+# 2. The same tree, plain make: configure runs again by itself and every store is in.
+if make -s -C "$src" sqlite > "$tmp/b2" 2>&1; then
+	ok "build: plain make sqlite after the library-less build"
+else
+	not_ok "build: plain make sqlite after the library-less build" "$(tail -n 20 "$tmp/b2")"
+fi
+for u in $urls; do
+	out=$(store_probe "$src/sqlite/anarchon" "$u")
+	case "$out" in
+		*"built without"*|*"unknown store"*) not_ok "build: the rebuilt extension has the ${u%%:*} store" "$out" ;;
+		*) ok "build: the rebuilt extension has the ${u%%:*} store" ;;
+	esac
+done
+
+# 3. Nothing changed: nothing is rebuilt, and the configuration is not rewritten.
+before=$(stat -c %Y "$src/build/config.h" "$src/sqlite/anarchon.so" | tr '\n' ' ')
+sleep 1
+make -s -C "$src" sqlite > "$tmp/b3" 2>&1
+after=$(stat -c %Y "$src/build/config.h" "$src/sqlite/anarchon.so" | tr '\n' ' ')
+if [ "$before" = "$after" ] && [ ! -s "$tmp/b3" ]; then ok "build: a second make with nothing changed rebuilds nothing"
+else not_ok "build: a second make with nothing changed rebuilds nothing" "before $before after $after" "$(cat "$tmp/b3")"; fi
+
+# 4. The SQLite extension exports its entry point and nothing else.
+exports=$(nm -D --defined-only "$src/sqlite/anarchon.so" | awk '{ print $3 }' | sort | tr '\n' ' ')
+if [ "$exports" = "sqlite3_anarchon_init " ]; then ok "build: sqlite/anarchon.so exports only sqlite3_anarchon_init"
+else not_ok "build: sqlite/anarchon.so exports only sqlite3_anarchon_init" "exports: $exports"; fi
+
+# 5. The PostgreSQL module: only entry points exported, and every symbol it
+#    needs is defined by the server or by a library it links.
+if ! command -v pg_config > /dev/null || ! make -s -C "$src" > "$tmp/b4" 2>&1; then
+	not_ok "build: the PostgreSQL module builds" "$(tail -n 20 "$tmp/b4" 2>/dev/null)"
+else
+	ok "build: the PostgreSQL module builds"
+	so="$src/anarchon.so"
+	bad=$(nm -D --defined-only "$so" | awk '{ print $3 }' |
+		grep -v -E '^(Pg_magic_func|_PG_init|pg_finfo_anarchon_.*|anarchon_.*)$' || true)
+	if [ -z "$bad" ]; then ok "build: the PostgreSQL module exports only its entry points"
+	else not_ok "build: the PostgreSQL module exports only its entry points" "also: $(echo $bad)"; fi
+
+	nm -D --defined-only "$(pg_config --bindir)/postgres" | awk '{ print $3 }' > "$tmp/defined"
+	ldd "$so" | awk '$3 ~ /^\// { print $3 }' | while read -r lib; do
+		nm -D --defined-only "$lib" | awk '{ print $3 }' | sed 's/@.*//'
+	done >> "$tmp/defined"
+	sort -u -o "$tmp/defined" "$tmp/defined"
+	nm -D --undefined-only "$so" | awk '$1 == "U" { print $2 }' | sed 's/@.*//' | sort -u > "$tmp/needed"
+	# Weak references (w) may stay unresolved by design; only strong ones count.
+	unresolved=$(comm -23 "$tmp/needed" "$tmp/defined")
+	if [ -z "$unresolved" ]; then ok "build: every symbol the PostgreSQL module needs is defined by postgres or its libraries"
+	else not_ok "build: every symbol the PostgreSQL module needs is defined by postgres or its libraries" "unresolved: $(echo $unresolved)"; fi
+fi
+
+suite_end
