@@ -4,6 +4,8 @@
 #   make            the PostgreSQL extension (PGXS; needs postgresql-server-dev)
 #   make install    install it into the PostgreSQL found by pg_config
 #   make sqlite     sqlite/anarchon.so, the SQLite loadable extension
+#   make install-sqlite  install it in $(PREFIX)/lib/sqlite3 (PREFIX=/usr/local)
+#   make deb        Debian packages in build/deb/ (postgresql-NN-anarchon, libsqlite3-mod-anarchon)
 #   make demo       several SQLite instances contend for one schedule
 #   make test       install what is missing, start the servers, run every suite
 #   make bench      throughput as ratios against each store's own primitive
@@ -54,12 +56,24 @@ SQLITE_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -Ibuild -Icore -Ir
 SQLITE_OBJS = $(patsubst %.c,build/sqlite/%.o,$(SQLITE_SRCS) $(CORE_SRCS) $(REMOTE_SRCS))
 SQLITE_HEADERS = $(wildcard core/*.h sqlite/*.h remote/*.h) build/config.h
 
-.PHONY: sqlite demo test test-platforms bench
+.PHONY: sqlite install-sqlite deb demo test test-platforms bench
 
 sqlite: sqlite/anarchon.so
 
 sqlite/anarchon.so: $(SQLITE_OBJS) sqlite/exports.map
 	$(CC) -shared $(AN_SO_LDFLAGS) -o $@ $(SQLITE_OBJS) $(REMOTE_LIBS) -lm
+
+# Where `.load` and load_extension() find it when given this folder's path.
+PREFIX ?= /usr/local
+SQLITE_EXTDIR ?= $(PREFIX)/lib/sqlite3
+
+install-sqlite: sqlite/anarchon.so
+	install -d $(DESTDIR)$(SQLITE_EXTDIR)
+	install -m 644 sqlite/anarchon.so $(DESTDIR)$(SQLITE_EXTDIR)/anarchon.so
+
+# postgresql-NN-anarchon for each installed PostgreSQL, and libsqlite3-mod-anarchon.
+deb:
+	@bash debian/build-debs.sh
 
 build/sqlite/%.o: %.c $(SQLITE_HEADERS) core/core.mk remote/remote.mk
 	@mkdir -p $(dir $@)
