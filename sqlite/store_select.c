@@ -54,6 +54,20 @@ host_now(void *ctx)
 	return an_sqlite_now(((an_sqlite_conn *) ctx)->db);
 }
 
+#if SQLITE_VERSION_NUMBER >= 3041000
+/*
+ * SQLite 3.41 lets a function see sqlite3_interrupt(), so a network wait ends
+ * as soon as the caller interrupts it.  The headers may be newer than the
+ * library loaded at run time, whose API table then has no such entry: ask
+ * only a library that has it.
+ */
+static int
+host_interrupted(void *ctx)
+{
+	return sqlite3_is_interrupted(((an_sqlite_conn *) ctx)->db);
+}
+#endif
+
 /* Open the store url names; NULL with a message in err on failure. */
 static an_store *
 open_store(an_sqlite_conn *conn, const char *url, char *err, size_t errlen)
@@ -64,7 +78,11 @@ open_store(an_sqlite_conn *conn, const char *url, char *err, size_t errlen)
 
 	conn->host.ctx = conn;
 	conn->host.now_ms = host_now;
+#if SQLITE_VERSION_NUMBER >= 3041000
+	conn->host.interrupted = sqlite3_libversion_number() >= 3041000 ? host_interrupted : NULL;
+#else
 	conn->host.interrupted = NULL;
+#endif
 
 	if (strcmp(url, "local") == 0)
 	{
