@@ -1,5 +1,6 @@
 /*
- * store.c — the small helpers every store implementation shares.
+ * store.c — the small helpers every store implementation shares: the error
+ * and hint recorded on a store, and the host's services.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,8 +24,31 @@ an_store_fail(an_store *st, an_error code, const char *fmt,...)
 	va_start(ap, fmt);
 	vsnprintf(st->errmsg, sizeof(st->errmsg), fmt, ap);
 	va_end(ap);
+	/* A hint belongs to one message: never leave an older one behind. */
+	st->errhint[0] = '\0';
 	st->err = code;
 	return code;
+}
+
+int
+an_store_hintf(an_store *st, const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(st->errhint, sizeof(st->errhint), fmt, ap);
+	va_end(ap);
+	return st->err;
+}
+
+const char *
+an_store_error_text(const an_store *st, char *out, size_t outlen)
+{
+	if (st->errhint[0] != '\0')
+		snprintf(out, outlen, "%s. %s", st->errmsg, st->errhint);
+	else
+		snprintf(out, outlen, "%s", st->errmsg);
+	return out;
 }
 
 void
@@ -32,6 +56,16 @@ an_store_clear(an_store *st)
 {
 	st->err = AN_OK;
 	st->errmsg[0] = '\0';
+	st->errhint[0] = '\0';
+}
+
+int
+an_store_check_url(an_store *st, const char *url)
+{
+	an_store_clear(st);
+	if (st->m->version < 2 || st->m->check_url == NULL)
+		return AN_OK;
+	return st->m->check_url(st, url);
 }
 
 int

@@ -7,19 +7,22 @@
  * through the table of methods below, modelled on SQLite's sqlite3_vfs: a
  * version first so that methods can be added later, a name, and methods that
  * report failure through the store object (a code plus a message, as hiredis
- * does) instead of through global state.
+ * does, and a hint) instead of through global state.
  *
  * Life of a store, as a host drives it:
  *
  *   an_store st;  an_store_init(&st, methods, &host);
- *   if (st.m->open(&st, url, arg) != AN_OK) ... report st.err / st.errmsg ...
+ *   if (st.m->open(&st, url, arg) != AN_OK) ... report st.err, st.errmsg, st.errhint ...
  *   st.m->claim(&st, &req, &result);  ... many calls, one connection ...
  *   st.m->close(&st);
  *
  * Duties of every method:
  *   - Return AN_OK, or an an_error code with st->err set to the same code and
- *     st->errmsg to a message fit for the end user: what went wrong and, where
- *     it helps, what to do.  Never put a password or token of a URL in it.
+ *     st->errmsg to a message fit for the end user saying what went wrong
+ *     (an_store_fail), and, where it helps, st->errhint to what to do about
+ *     it (an_store_hintf, after an_store_fail).  PostgreSQL shows the two as
+ *     its message and HINT; SQLite as one text, "message. Hint".  Never put a
+ *     password or token of a URL in either.
  *   - Leave the store usable after an error: a method that lost its connection
  *     reconnects on the next call (and a claim resent after a lost reply uses
  *     the same token, so the store recognises it as ours).
@@ -74,9 +77,18 @@ typedef struct an_check_result
 	int64_t		lease_until;
 } an_check_result;
 
+/*
+ * The version of the method table this header describes.  A host reads a
+ * method added after version 1 only from a table whose version says it has
+ * it, so a store built against an older store.h keeps working.
+ *   1  open .. close
+ *   2  check_url
+ */
+#define AN_STORE_VERSION 2
+
 typedef struct an_store_methods
 {
-	int			version;         /* 1 */
+	int			version;         /* the AN_STORE_VERSION the table was written for */
 	const char *name;            /* "local", "redis", "amqp", "nats", ... */
 
 	/*
@@ -118,6 +130,17 @@ typedef struct an_store_methods
 
 	/* close: release everything; safe after a failed open. */
 	void		(*close) (an_store *st);
+
+	/* ---- version 2 ---- */
+
+	/*
+	 * check_url (optional): refuse, without connecting, what open would refuse
+	 * in url: an unknown strategy or parameter, a value out of range.  Keeps
+	 * nothing: st->impl is NULL before and after.  PostgreSQL calls it when a
+	 * foreign server is created or altered, so a bad URL is an error then and
+	 * not at the first claim.
+	 */
+	int			(*check_url) (an_store *st, const char *url);
 } an_store_methods;
 
 struct an_store
@@ -126,18 +149,45 @@ struct an_store
 	const an_host *host;
 	void	   *impl;            /* the implementation's own data */
 	an_error	err;
-	char		errmsg[AN_ERRMAX];
+	char		errmsg[AN_ERRMAX];	/* what went wrong; "" when err is AN_OK */
+	char		errhint[AN_ERRMAX];	/* what to do about it, a sentence; or "" */
 };
 
 /* Zero the store and attach its methods and host. */
 void		an_store_init(an_store *st, const an_store_methods *m, const an_host *host);
 
-/* Record an error on the store; returns code so callers can `return an_store_fail(...)`. */
+/*
+ * Record an error on the store, with no hint yet; returns code so callers can
+ * `return an_store_fail(...)`.  The message is short and lower case, with no
+ * final period: "cannot connect to redis store redis://host:6379: Connection
+ * refused".
+ */
 int			an_store_fail(an_store *st, an_error code, const char *fmt,...)
 			__attribute__((format(printf, 3, 4)));
 
+/*
+ * Add a hint to the error just recorded: what the user can do, as a sentence
+ * ("Raise window_ms to at least max_late_ms.").  Returns st->err, so a store
+ * can `an_store_fail(...); return an_store_hintf(...);`.
+ */
+int			an_store_hintf(an_store *st, const char *fmt,...)
+			__attribute__((format(printf, 2, 3)));
+
+/*
+ * The error as one text for a host that has no separate hint: the message,
+ * then ". " and the hint when there is one.  Returns out.
+ */
+const char *an_store_error_text(const an_store *st, char *out, size_t outlen);
+
 /* Clear the error state before a call. */
 void		an_store_clear(an_store *st);
+
+/*
+ * Check url with the store's check_url, when its table has one (version 2 or
+ * later, not NULL); AN_OK otherwise: nothing more can be known without
+ * connecting.
+ */
+int			an_store_check_url(an_store *st, const char *url);
 
 /* Ask the host whether to give up the current call. */
 int			an_store_interrupted(const an_store *st);

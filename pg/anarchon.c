@@ -4,11 +4,12 @@
  * Loading the library (on the first call of any anarchon function in a
  * backend, or through session_preload_libraries) defines the anarchon.*
  * GUCs and reserves their prefix, so a misspelt anarchon.lese_ms is an
- * error instead of a silently ignored placeholder.
+ * error instead of a silently ignored placeholder.  From PostgreSQL 18 on
+ * the magic block also carries the module's name and version (compat.h).
  */
 #include "anarchon_pg.h"
 
-PG_MODULE_MAGIC;
+AN_PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 

@@ -16,6 +16,7 @@
 #include "fmgr.h"
 #include "utils/timestamp.h"
 
+#include "compat.h"
 #include "store.h"
 
 /* Milliseconds between the Unix epoch and PostgreSQL's (2000-01-01). */
@@ -80,6 +81,7 @@ typedef struct an_pg_owner_state
 {
 	Oid			userid;
 	int			sec_context;
+	int			guc_nest_level;	/* PostgreSQL 17+: the level that pins search_path */
 } an_pg_owner_state;
 
 void		an_pg_owner_enter(an_pg_owner_state *s);
@@ -89,9 +91,16 @@ void		an_pg_owner_leave(const an_pg_owner_state *s);
 struct an_run;
 void		an_pg_lookup_run(const char *job, int64 slot_ms, struct an_run *run);
 
-/* errors.c: raise the error recorded on st as an ereport. */
-void		an_pg_raise(an_store *st) pg_attribute_noreturn();
+/* errors.c: raise the error recorded on st as an ereport (its hint as HINT). */
+pg_noreturn void an_pg_raise(an_store *st);
+/*
+ * Raise a message of core's validators ("<what was wrong>: <the rule>") with
+ * sqlstate: the first part as the message, the rule as DETAIL.
+ */
+pg_noreturn void an_pg_raise_rule(int sqlstate, const char *err);
 /* The SQLSTATE for an an_error code. */
 int			an_pg_sqlstate(an_error code);
+/* text as a DETAIL or HINT sentence: capital first letter, final period. */
+const char *an_pg_sentence(const char *text, char *out, size_t outlen);
 
 #endif							/* ANARCHON_PG_H */

@@ -23,13 +23,12 @@ reject_null(FunctionCallInfo fcinfo, int argno, const char *what)
 				 errmsg("anarchon: %s must not be NULL", what)));
 }
 
+/* Core's "<what was wrong>: <the rule>" as a message and its DETAIL. */
 static void
 reject_input(an_error rc, const char *err)
 {
 	if (rc != AN_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("anarchon: %s", err)));
+		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
 }
 
 /* Copy text argument argno into out after validate accepted it. */

@@ -13,14 +13,27 @@
  *     CREATE EXTENSION, which owns the tables), exactly as SECURITY DEFINER
  *     would switch to the functions' owner, with SECURITY_LOCAL_USERID_CHANGE
  *     so that nothing inside can SET ROLE;
- *   - the search path is pushed as an override of pg_catalog alone, without
- *     the temporary schema: no caller's search_path, temporary table,
- *     function or operator can change what a query means.  Plans are kept
- *     with this path and re-planned with it (plancache.c), never with the
- *     caller's.
+ *   - the search path is pinned to pg_catalog: no caller's search_path,
+ *     temporary table, function or operator can change what a query means.
+ *     Plans are kept with this path and re-planned with it (plancache.c),
+ *     never with the caller's.
+ *
+ * How the path is pinned depends on the server (compat.h):
+ *
+ *   15, 16  an override search path of pg_catalog alone, without even the
+ *           temporary schema, pushed and popped around the queries.  No GUC
+ *           is touched.
+ *   17+     override search paths were removed; as PostgreSQL's own VACUUM
+ *           and index builds do, a GUC nest level is opened and search_path
+ *           set to "pg_catalog, pg_temp" (RestrictSearchPath), then the level
+ *           is closed, which restores the caller's search_path.  The
+ *           temporary schema is searched last and for relations and types
+ *           only (never for functions or operators), and every relation the
+ *           queries name is schema-qualified, so the guarantee is the same.
  *
  * An error between enter and leave needs no cleanup here: the (sub)
- * transaction's abort restores the user and pops the override path.
+ * transaction's abort restores the user and pops the override path or the
+ * GUC nest level.
  */
 #include "anarchon_pg.h"
 
@@ -29,11 +42,11 @@
 #include "catalog/pg_namespace.h"
 #include "miscadmin.h"
 #include "nodes/pg_list.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 
-/* The pinned path: pg_catalog only (built once, copied by each push). */
-static OverrideSearchPath *pinned;
+#include "compat.h"
 
 /* The owner of schema anarchon: the role the tables belong to. */
 static Oid
@@ -52,11 +65,14 @@ owner(void)
 	return role;
 }
 
-void
-an_pg_owner_enter(an_pg_owner_state *s)
-{
-	Oid			role = owner();
+#ifdef AN_PG_OVERRIDE_SEARCH_PATH
 
+/* The pinned path: pg_catalog only (built once, copied by each push). */
+static OverrideSearchPath *pinned;
+
+static void
+pin_search_path(an_pg_owner_state *s)
+{
 	if (pinned == NULL)
 	{
 		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
@@ -68,14 +84,46 @@ an_pg_owner_enter(an_pg_owner_state *s)
 		MemoryContextSwitchTo(old);
 		pinned = p;
 	}
+	PushOverrideSearchPath(pinned);
+}
+
+static void
+unpin_search_path(const an_pg_owner_state *s)
+{
+	PopOverrideSearchPath();
+}
+
+#else
+
+static void
+pin_search_path(an_pg_owner_state *s)
+{
+	s->guc_nest_level = NewGUCNestLevel();
+	RestrictSearchPath();
+}
+
+static void
+unpin_search_path(const an_pg_owner_state *s)
+{
+	/* false: also undo any setting the queries might have made. */
+	AtEOXact_GUC(false, s->guc_nest_level);
+}
+
+#endif							/* AN_PG_OVERRIDE_SEARCH_PATH */
+
+void
+an_pg_owner_enter(an_pg_owner_state *s)
+{
+	Oid			role = owner();
+
 	GetUserIdAndSecContext(&s->userid, &s->sec_context);
 	SetUserIdAndSecContext(role, s->sec_context | SECURITY_LOCAL_USERID_CHANGE);
-	PushOverrideSearchPath(pinned);
+	pin_search_path(s);
 }
 
 void
 an_pg_owner_leave(const an_pg_owner_state *s)
 {
-	PopOverrideSearchPath();
+	unpin_search_path(s);
 	SetUserIdAndSecContext(s->userid, s->sec_context);
 }

@@ -1,10 +1,17 @@
 /*
- * errors.c — a store's error as a PostgreSQL error.
+ * errors.c — errors of stores and of core's validators as PostgreSQL errors.
  *
- * Stores report failure as an an_error code plus a message (store.h); the
- * host turns that into an ereport with the SQLSTATE a client can act on:
- * retry on lock_not_available or connection_failure, fix its input on
- * invalid_parameter_value, and so on.
+ * Stores report failure as an an_error code, a message and, where they can
+ * say what to do, a hint (store.h); the host turns that into an ereport with
+ * the SQLSTATE a client can act on (retry on lock_not_available or
+ * connection_failure, fix its input on invalid_parameter_value, and so on)
+ * and the hint as HINT.
+ *
+ * Core's validators (job, slot, token, settings) write one text, "<what was
+ * wrong>: <the rule>", which SQLite shows as it is.  PostgreSQL's style keeps
+ * the primary message short, so here the rule becomes the DETAIL, as a
+ * sentence: "job name has ' ' at position 2" with "A job name is 1 to 128
+ * bytes of ...".
  */
 #include "anarchon_pg.h"
 
@@ -47,8 +54,11 @@ an_pg_raise(an_store *st)
 {
 	an_error	code = st->err != AN_OK ? st->err : AN_E_INTERNAL;
 	char		msg[AN_ERRMAX];
+	char		hint[AN_ERRMAX];
 
+	/* Copied out: the store is cleared for its next call before the longjmp. */
 	memcpy(msg, st->errmsg, sizeof(msg));
+	memcpy(hint, st->errhint, sizeof(hint));
 	if (msg[0] == '\0')
 		snprintf(msg, sizeof(msg), "store \"%s\" failed without saying why",
 				 st->m ? st->m->name : "?");
@@ -60,5 +70,54 @@ an_pg_raise(an_store *st)
 
 	ereport(ERROR,
 			(errcode(an_pg_sqlstate(code)),
-			 errmsg("anarchon: %s", msg)));
+			 errmsg("anarchon: %s", msg),
+			 hint[0] != '\0' ? errhint("%s", hint) : 0));
+}
+
+const char *
+an_pg_sentence(const char *text, char *out, size_t outlen)
+{
+	size_t		len = strlen(text);
+
+	if (len == 0)
+		out[0] = '\0';
+	else
+		snprintf(out, outlen, "%c%s%s", pg_toupper((unsigned char) text[0]), text + 1,
+				 text[len - 1] == '.' ? "" : ".");
+	return out;
+}
+
+/*
+ * Split err at its first ": " into the message and the rest, the rest as a
+ * sentence into detail ("" when err has no ": ").
+ */
+static void
+split_rule(const char *err, char *message, size_t msglen, char *detail, size_t detlen)
+{
+	const char *sep = strstr(err, ": ");
+	size_t		n;
+
+	detail[0] = '\0';
+	if (sep == NULL || sep[2] == '\0')
+	{
+		strlcpy(message, err, msglen);
+		return;
+	}
+	n = Min((size_t) (sep - err), msglen - 1);
+	memcpy(message, err, n);
+	message[n] = '\0';
+	an_pg_sentence(sep + 2, detail, detlen);
+}
+
+void
+an_pg_raise_rule(int sqlstate, const char *err)
+{
+	char		message[AN_ERRMAX];
+	char		detail[AN_ERRMAX];
+
+	split_rule(err, message, sizeof(message), detail, sizeof(detail));
+	ereport(ERROR,
+			(errcode(sqlstate),
+			 errmsg("anarchon: %s", message),
+			 detail[0] != '\0' ? errdetail("%s", detail) : 0));
 }

@@ -2,11 +2,16 @@
  * fdw.c — the foreign-data wrapper anarchon: store addresses and credentials
  * in PostgreSQL's catalogs.
  *
- * A server of the wrapper holds one option, url (a store URL of DESIGN §6,
- * without credentials); a user mapping holds user and password.  The
- * validator refuses anything else with a message that lists what is
- * allowed, and never repeats a password.  an_pg_server_url composes the URL
- * a remote store opens from the two, for the role that calls.
+ * A server of the wrapper holds one option, url (a store URL without
+ * credentials); a user mapping holds user and password.  The validator runs
+ * at CREATE and ALTER of the wrapper, a server or a mapping, and refuses
+ * there what would otherwise fail only at the first claim: an unknown
+ * option, a missing url, a url with credentials, one that does not parse, a
+ * store this build does not have (naming the package to install), and what
+ * the store itself would refuse in its url (strategy, parameters and their
+ * ranges: the store's check_url method, which does not connect).  It never
+ * repeats a password.  an_pg_server_url composes the URL a remote store
+ * opens from the server and the calling role's mapping.
  */
 #include "anarchon_pg.h"
 
@@ -24,32 +29,91 @@
 
 PG_FUNCTION_INFO_V1(anarchon_fdw_validator);
 
-#define ALLOWED "The anarchon wrapper takes url on a server, user and password on a user mapping, and nothing on the wrapper itself"
+#define URL_EXAMPLES "A store url looks like redis://host:6379/0?strategy=lease, amqp://host:5672/vhost or nats://host:4222."
 
-/* Check a server's url: parseable, a known store, no credentials in it. */
+/* The url option refused: why (a store's or the parser's words), and what to do. */
+static void
+bad_url(const char *why, const char *hint)
+{
+	char		detail[AN_ERRMAX];
+
+	ereport(ERROR,
+			(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+			 errmsg("anarchon: invalid value for option \"url\""),
+			 errdetail("%s", an_pg_sentence(why, detail, sizeof(detail))),
+			 hint != NULL && hint[0] != '\0' ? errhint("%s", hint) : 0));
+}
+
+/*
+ * Check a server's url as the store would when it opens it, without
+ * connecting: parseable, no credentials, a store of this build, and accepted
+ * by the store's own check.
+ */
 static void
 validate_url(const char *url)
 {
 	an_url		u;
 	char		err[AN_ERRMAX];
+	const an_store_methods *m;
+	an_store	st;
+	bool		credentials;
 
+	if (strcmp(url, "local") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+				 errmsg("anarchon: the url of a server must name a network store, not 'local'"),
+				 errhint("The local store needs no server: SET anarchon.store = 'local'.")));
 	if (an_url_parse(url, &u, err, sizeof(err)) != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
-				 errmsg("anarchon: invalid url: %s", err)));
-	if (u.user != NULL || u.password != NULL)
-	{
-		an_url_free(&u);
-		ereport(ERROR,
-				(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
-				 errmsg("anarchon: the server url must not contain a user or password"),
-				 errhint("Every role can read a server's options: put credentials in a user mapping, OPTIONS (user '...', password '...').")));
-	}
+		bad_url(err, URL_EXAMPLES);
+	credentials = u.user != NULL || u.password != NULL;
 	an_url_free(&u);
-	if (an_remote_find(url, err, sizeof(err)) == NULL)
+	if (credentials)
 		ereport(ERROR,
-				(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
-				 errmsg("anarchon: invalid url: %s", err)));
+				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+				 errmsg("anarchon: the url of a server must not contain a user or password"),
+				 errdetail("Every role can read the options of a server."),
+				 errhint("Put the credentials in a user mapping: CREATE USER MAPPING FOR PUBLIC SERVER ... OPTIONS (user '...', password '...').")));
+	if ((m = an_remote_find(url, err, sizeof(err))) == NULL)
+		bad_url(err, NULL);
+	an_store_init(&st, m, NULL);
+	if (an_store_check_url(&st, url) != AN_OK)
+		bad_url(st.errmsg, st.errhint);
+}
+
+/* The options of the wrapper, by the catalog of the object that takes them. */
+static const struct
+{
+	const char *name;
+	Oid			catalog;
+}			wrapper_options[] = {
+	{"url", ForeignServerRelationId},
+	{"user", UserMappingRelationId},
+	{"password", UserMappingRelationId},
+};
+
+/* Is name an option of catalog's objects? */
+static bool
+valid_option(Oid catalog, const char *name)
+{
+	for (int i = 0; i < (int) lengthof(wrapper_options); i++)
+		if (wrapper_options[i].catalog == catalog && strcmp(wrapper_options[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* The hint for an invalid option: the options catalog's objects take. */
+static int
+valid_options_hint(Oid catalog)
+{
+	StringInfoData names;
+
+	initStringInfo(&names);
+	for (int i = 0; i < (int) lengthof(wrapper_options); i++)
+		if (wrapper_options[i].catalog == catalog)
+			appendStringInfo(&names, "%s%s", names.len > 0 ? ", " : "", wrapper_options[i].name);
+	if (names.len == 0)
+		return errhint("There are no valid options in this context.");
+	return errhint("Valid options in this context are: %s.", names.data);
 }
 
 /*
@@ -67,19 +131,12 @@ anarchon_fdw_validator(PG_FUNCTION_ARGS)
 	foreach(cell, options)
 	{
 		DefElem    *def = (DefElem *) lfirst(cell);
-		bool		fits;
 
-		if (catalog == ForeignServerRelationId)
-			fits = strcmp(def->defname, "url") == 0;
-		else if (catalog == UserMappingRelationId)
-			fits = strcmp(def->defname, "user") == 0 || strcmp(def->defname, "password") == 0;
-		else
-			fits = false;
-		if (!fits)
+		if (!valid_option(catalog, def->defname))
 			ereport(ERROR,
 					(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
 					 errmsg("anarchon: invalid option \"%s\"", def->defname),
-					 errhint("%s.", ALLOWED)));
+					 valid_options_hint(catalog)));
 		if (strcmp(def->defname, "url") == 0)
 		{
 			validate_url(defGetString(def));
@@ -87,7 +144,7 @@ anarchon_fdw_validator(PG_FUNCTION_ARGS)
 		}
 		else if (strlen(defGetString(def)) == 0)
 			ereport(ERROR,
-					(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+					(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
 					 errmsg("anarchon: option \"%s\" must not be empty", def->defname)));
 	}
 	if (catalog == ForeignServerRelationId && !has_url)
@@ -139,7 +196,7 @@ an_pg_server_url(ForeignServer *server, UserMapping *mapping)
 	if (url == NULL || (sep = strstr(url, "://")) == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_OPTION_NAME_NOT_FOUND),
-				 errmsg("anarchon: server \"%s\" has no store url", server->servername)));
+				 errmsg("anarchon: foreign server \"%s\" has no url option", server->servername)));
 	initStringInfo(&buf);
 	appendBinaryStringInfo(&buf, url, (int) (sep - url) + 3);
 	/*

@@ -2,7 +2,7 @@
  * run_lookup.c — read one run of anarchon.runs by its primary key, without
  * SPI: the whole of anarchon_check with the local store.
  *
- * A check is the design page's shortcut: one plain read, no row lock, no
+ * A check is the backup's cheap read: one plain read, no row lock, no
  * write.  Through SPI it paid for a connection, a plan-cache lookup and an
  * executor start and end around a single index probe; here it is that probe:
  * an index scan of runs_pkey under the same snapshot SPI would take (the
@@ -31,6 +31,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "compat.h"
 #include "lease.h"
 
 /* The attribute number of column name, which the table must have. */
@@ -89,7 +90,7 @@ an_pg_lookup_run(const char *job, int64 slot_ms, an_run *run)
 		elog(ERROR, "anarchon: table anarchon.runs does not exist");
 
 	rel = table_open(relid, AccessShareLock);
-	idxid = RelationGetPrimaryKeyIndex(rel);
+	idxid = an_pg_primary_key_index(rel);
 	if (!OidIsValid(idxid))
 		elog(ERROR, "anarchon: anarchon.runs has no primary key");
 	idx = index_open(idxid, AccessShareLock);
@@ -107,7 +108,7 @@ an_pg_lookup_run(const char *job, int64 slot_ms, an_run *run)
 	snap = RegisterSnapshot(GetTransactionSnapshot());
 
 	slot = table_slot_create(rel, NULL);
-	scan = index_beginscan(rel, idx, snap, 2, 0);
+	scan = an_pg_index_beginscan(rel, idx, snap, 2, 0);
 	index_rescan(scan, key, 2, NULL, 0);
 	if (index_getnext_slot(scan, ForwardScanDirection, slot))
 		read_row(rel, slot, run);

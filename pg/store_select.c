@@ -20,11 +20,13 @@
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "utils/acl.h"
+#include "utils/builtins.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 
 #include "remote.h"
+#include "url.h"
 
 static int64_t
 host_now(void *ctx)
@@ -132,23 +134,71 @@ find_mapping(Oid userid, Oid serverid)
 	return GetUserMapping(userid, serverid);
 }
 
+/*
+ * anarchon.store holds a store URL instead of a server's name: refused with
+ * the commands that do what was meant.  The URL is repeated in the hint only
+ * when it carries no credentials: they belong in a user mapping, not in a
+ * setting any role can SHOW, nor in an error message.
+ */
+static void
+refuse_url(const char *value)
+{
+	an_url		u;
+	char		err[AN_ERRMAX];
+	char		shown[256] = "...";
+	char		server[NAMEDATALEN] = "my_store";
+	char		mapping[NAMEDATALEN + 96] = "";
+
+	if (an_url_parse(value, &u, err, sizeof(err)) == 0)
+	{
+		snprintf(server, sizeof(server), "my_%s", u.scheme);
+		if (u.user == NULL && u.password == NULL)
+			strlcpy(shown, value, sizeof(shown));
+		else
+		{
+			an_url_redacted(&u, shown, sizeof(shown));
+			if (u.nparams > 0)
+				strlcat(shown, "?...", sizeof(shown));
+			/* A NATS token is a mapping's lone password (fdw.c). */
+			snprintf(mapping, sizeof(mapping),
+					 "CREATE USER MAPPING FOR PUBLIC SERVER %s OPTIONS (%s); ", server,
+					 strcmp(u.scheme, "nats") == 0 ? "password '...'" : "user '...', password '...'");
+		}
+		an_url_free(&u);
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("anarchon: anarchon.store names a foreign server, not a store url"),
+			 errdetail("A remote store is a foreign server of the anarchon wrapper, and its url is an option of that server."),
+			 errhint("Create a server with this url, then name it: CREATE SERVER %s FOREIGN DATA WRAPPER anarchon OPTIONS (url %s); %sSET anarchon.store = '%s';",
+					 server, quote_literal_cstr(shown), mapping, server)));
+}
+
 /* The server anarchon.store names, checked: exists, ours, usable by the caller. */
 static ForeignServer *
 named_server(const char *name, Oid userid)
 {
-	ForeignServer *server = GetForeignServerByName(name, true);
+	ForeignServer *server;
+	const char *fdwname;
 	AclResult	aclresult;
 
+	if (strstr(name, "://") != NULL)
+		refuse_url(name);
+	server = GetForeignServerByName(name, true);
 	if (server == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("anarchon: anarchon.store is \"%s\", but there is no such foreign server", name),
-				 errhint("Set anarchon.store to 'local', or create the server: CREATE SERVER %s FOREIGN DATA WRAPPER anarchon OPTIONS (url '...').", name)));
-	if (strcmp(GetForeignDataWrapper(server->fdwid)->fdwname, "anarchon") != 0)
+				 errmsg("anarchon: foreign server \"%s\" does not exist", name),
+				 errdetail("The setting anarchon.store names the foreign server that decides claims, or is 'local'."),
+				 errhint("Create the server with CREATE SERVER %s FOREIGN DATA WRAPPER anarchon OPTIONS (url '...'), or set anarchon.store to 'local'.",
+						 quote_identifier(name))));
+	fdwname = GetForeignDataWrapper(server->fdwid)->fdwname;
+	if (strcmp(fdwname, "anarchon") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("anarchon: foreign server \"%s\" does not belong to the anarchon wrapper", name)));
-	aclresult = pg_foreign_server_aclcheck(server->serverid, userid, ACL_USAGE);
+				 errmsg("anarchon: foreign server \"%s\" is not a server of the anarchon wrapper", name),
+				 errdetail("It belongs to the foreign-data wrapper \"%s\".", fdwname)));
+	aclresult = an_pg_server_aclcheck(server->serverid, userid, ACL_USAGE);
 	if (aclresult != ACLCHECK_OK)
 		aclcheck_error(aclresult, OBJECT_FOREIGN_SERVER, server->servername);
 	return server;
@@ -167,10 +217,13 @@ open_remote(ForeignServer *server, Oid userid)
 
 	if (m == NULL)
 	{
+		char		detail[AN_ERRMAX];
+
 		explicit_bzero(url, strlen(url));
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("anarchon: server \"%s\": %s", server->servername, err)));
+				 errmsg("anarchon: cannot open the store of foreign server \"%s\"", server->servername),
+				 errdetail("%s", an_pg_sentence(err, detail, sizeof(detail)))));
 	}
 	e = MemoryContextAllocZero(TopMemoryContext, sizeof(remote_entry));
 	e->serverid = server->serverid;

@@ -24,6 +24,7 @@
 
 #include "amqp_link.h"
 #include "noclock.h"
+#include "remote.h"
 #include "url.h"
 
 #define AMQP_DEFAULT_PORT 5672
@@ -156,6 +157,18 @@ declare_gate(an_store *st, amqp_store *a, const an_deadline *d, const char *gate
 	return st->err;
 }
 
+/* The part of open that needs no server: allocate the store and read its URL. */
+static int
+prepare(an_store *st, const char *url)
+{
+	amqp_store *a = calloc(1, sizeof(*a));
+
+	if (a == NULL)
+		return an_store_fail(st, AN_E_NOMEM, "out of memory");
+	st->impl = a;
+	return parse_url(st, a, url);
+}
+
 static int
 amqp_open(an_store *st, const char *url, void *arg)
 {
@@ -163,12 +176,9 @@ amqp_open(an_store *st, const char *url, void *arg)
 	an_deadline d;
 
 	(void) arg;
-	a = calloc(1, sizeof(*a));
-	if (a == NULL)
-		return an_store_fail(st, AN_E_NOMEM, "out of memory");
-	st->impl = a;
-	if (parse_url(st, a, url) != AN_OK)
+	if (prepare(st, url) != AN_OK)
 		return st->err;
+	a = st->impl;
 	an_deadline_start(&d, a->timeout_ms);
 	return ready(st, a, &d);
 }
@@ -323,8 +333,18 @@ amqp_close(an_store *st)
 	st->impl = NULL;
 }
 
+/* check_url: what open would refuse in the URL, without connecting. */
+static int
+amqp_check_url(an_store *st, const char *url)
+{
+	int			rc = prepare(st, url);
+
+	amqp_close(st);
+	return rc;
+}
+
 const an_store_methods an_amqp_methods = {
-	.version = 1,
+	.version = 2,
 	.name = "amqp",
 	.open = amqp_open,
 	.claim = amqp_claim,
@@ -334,4 +354,5 @@ const an_store_methods an_amqp_methods = {
 	.prune = NULL,
 	.validate = amqp_validate,
 	.close = amqp_close,
+	.check_url = amqp_check_url,
 };

@@ -25,12 +25,13 @@
 #include "nats_json.h"
 #include "nats_link.h"
 #include "noclock.h"
+#include "remote.h"
 #include "url.h"
 
 #define NATS_DEFAULT_PORT 4222
 #define NATS_WINDOW_DEFAULT_MS 120000
 #define NATS_TIMEOUT_DEFAULT_MS 2000
-#define NATS_KNOWN "stream, prefix, duplicate_window_ms, timeout_ms"
+#define NATS_KNOWN "stream, prefix, duplicate_window_ms, timeout_ms, durability"
 /* Stream history is kept this long, or the duplicate window if longer. */
 #define NATS_MAX_AGE_MS INT64_C(604800000)
 
@@ -46,7 +47,9 @@ typedef struct nats_store
 	char		stream[65];
 	int64_t		window_ms;       /* from the URL: used when creating the stream */
 	int64_t		timeout_ms;
-	int			have_stream;     /* the stream was found or created on this link */
+	int			accept_loss;     /* durability=accept-loss: a memory stream is allowed */
+	int			have_stream;     /* the stream was found or created on this connection */
+	int			stream_generation;	/* the link's generation have_stream belongs to */
 	int64_t		stream_window_ms;	/* the stream's actual duplicate window */
 	nats_link	link;
 	an_claims	claims;
@@ -77,6 +80,7 @@ parse_url(an_store *st, nats_store *n, const char *url)
 	char		err[AN_ERRMAX];
 	int			rc = AN_OK;
 
+	nats_link_init(&n->link);
 	if (an_url_parse(url, &u, err, sizeof(err)) < 0)
 		return an_store_fail(st, AN_E_CONFIG, "%s", err);
 	an_url_redacted(&u, redacted, sizeof(redacted));
@@ -90,6 +94,7 @@ parse_url(an_store *st, nats_store *n, const char *url)
 						INT64_C(31536000000), &n->window_ms, err, sizeof(err)) < 0 ||
 			 an_url_int(&u, "timeout_ms", NATS_TIMEOUT_DEFAULT_MS, 1, 600000,
 						&n->timeout_ms, err, sizeof(err)) < 0 ||
+			 an_url_durability(&u, &n->accept_loss, err, sizeof(err)) < 0 ||
 			 an_url_no_unknown(&u, NATS_KNOWN, err, sizeof(err)) < 0)
 		rc = an_store_fail(st, AN_E_CONFIG, "%s", err);
 	else if (stream && !valid_stream(stream))
@@ -98,12 +103,15 @@ parse_url(an_store *st, nats_store *n, const char *url)
 	{
 		snprintf(n->prefix, sizeof(n->prefix), "%s", prefix);
 		snprintf(n->stream, sizeof(n->stream), "%s", stream ? stream : "CRON");
-		snprintf(n->link.who, sizeof(n->link.who), "NATS at %s", redacted);
 		n->port = u.port ? u.port : NATS_DEFAULT_PORT;
 		n->host = strdup(u.host);
 		n->token = u.user ? strdup(u.user) : NULL;
 		if (n->host == NULL || (u.user && n->token == NULL))
 			rc = an_store_fail(st, AN_E_NOMEM, "out of memory");
+		n->link.host = n->host;
+		n->link.port = n->port;
+		n->link.token = n->token;
+		snprintf(n->link.who, sizeof(n->link.who), "NATS at %s", redacted);
 	}
 	an_url_free(&u);
 	return rc;
@@ -181,12 +189,17 @@ api(an_store *st, nats_store *n, const an_deadline *d, const char *what,
 	return nats_link_request(st, &n->link, d, what, subj, NULL, body, no_js, reply);
 }
 
-/* Read the stream's subjects and duplicate window from an INFO/CREATE answer. */
+/*
+ * Read the stream's subjects, storage and duplicate window from an
+ * INFO/CREATE answer.  A stream in memory forgets every claim when the
+ * server stops or crashes: refused unless the URL accepts that.
+ */
 static int
 check_stream(an_store *st, nats_store *n, const char *reply)
 {
 	char		want[80];
 	char		want_escaped[80];
+	char		storage[16] = "";
 	int64_t		window_ns;
 
 	/* The server's JSON encoder may write '>' as \u003e. */
@@ -199,8 +212,17 @@ check_stream(an_store *st, nats_store *n, const char *reply)
 	if (nj_int(reply, "duplicate_window", &window_ns) < 0)
 		return an_store_fail(st, AN_E_STORE, "%s sent stream information for %s without a duplicate window",
 							 n->link.who, n->stream);
+	nj_str(reply, "storage", storage, sizeof(storage));
+	if (strcmp(storage, "memory") == 0 && !n->accept_loss)
+	{
+		an_store_fail(st, AN_E_CONFIG,
+					  "NATS stream %s keeps its messages in memory (storage memory): a restart or crash of the server forgets every claim, and a forgotten slot can be won a second time",
+					  n->stream);
+		return an_store_hintf(st, "Use a stream with file storage (anarchon creates one when the stream does not exist), or add durability=accept-loss to the store URL to take the risk.");
+	}
 	n->stream_window_ms = window_ns / 1000000;
 	n->have_stream = 1;
+	n->stream_generation = n->link.generation;
 	return AN_OK;
 }
 
@@ -231,8 +253,10 @@ ensure_stream(an_store *st, nats_store *n, const an_deadline *d, const an_settin
 	int64_t		code;
 	int			rc;
 
-	if (n->have_stream)
+	/* A new connection may be to a new server: look again. */
+	if (n->have_stream && n->stream_generation == n->link.generation)
 		return AN_OK;
+	n->have_stream = 0;
 	if (s == NULL)
 	{
 		an_settings_default(&def);
@@ -263,22 +287,25 @@ ensure_stream(an_store *st, nats_store *n, const an_deadline *d, const an_settin
 	return rc;
 }
 
-static int
-connect_link(an_store *st, nats_store *n, const an_deadline *d)
-{
-	if (n->link.nc != NULL)
-		return AN_OK;
-	n->have_stream = 0;
-	return nats_link_open(st, &n->link, n->host, n->port, n->token, d);
-}
-
 /* Connected, with the stream known: the start of every call. */
 static int
 ready(an_store *st, nats_store *n, const an_deadline *d, const an_settings *s)
 {
-	if (connect_link(st, n, d) != AN_OK)
+	if (nats_link_connect(st, &n->link, d) != AN_OK)
 		return st->err;
 	return ensure_stream(st, n, d, s);
+}
+
+/* The part of open that needs no server: allocate the store and read its URL. */
+static int
+prepare(an_store *st, const char *url)
+{
+	nats_store *n = calloc(1, sizeof(*n));
+
+	if (n == NULL)
+		return an_store_fail(st, AN_E_NOMEM, "out of memory");
+	st->impl = n;
+	return parse_url(st, n, url);
 }
 
 static int
@@ -288,15 +315,12 @@ nats_open(an_store *st, const char *url, void *arg)
 	an_deadline d;
 
 	(void) arg;
-	n = calloc(1, sizeof(*n));
-	if (n == NULL)
-		return an_store_fail(st, AN_E_NOMEM, "out of memory");
-	st->impl = n;
-	if (parse_url(st, n, url) != AN_OK)
+	if (prepare(st, url) != AN_OK)
 		return st->err;
+	n = st->impl;
 	/* The stream is looked for at the first call, which knows max_late_ms. */
 	an_deadline_start(&d, n->timeout_ms);
-	return connect_link(st, n, &d);
+	return nats_link_connect(st, &n->link, &d);
 }
 
 static int
@@ -601,8 +625,18 @@ nats_close(an_store *st)
 	st->impl = NULL;
 }
 
+/* check_url: what open would refuse in the URL, without connecting. */
+static int
+nats_check_url(an_store *st, const char *url)
+{
+	int			rc = prepare(st, url);
+
+	nats_close(st);
+	return rc;
+}
+
 const an_store_methods an_nats_methods = {
-	.version = 1,
+	.version = 2,
 	.name = "nats",
 	.open = nats_open,
 	.claim = nats_claim,
@@ -612,4 +646,5 @@ const an_store_methods an_nats_methods = {
 	.prune = NULL,
 	.validate = nats_validate,
 	.close = nats_close,
+	.check_url = nats_check_url,
 };

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "redis.h"
+#include "remote.h"
 #include "url.h"
 
 static const rds_strategy *const strategies[] = {
@@ -166,20 +167,32 @@ redis_close(an_store *st)
 	st->impl = NULL;
 }
 
+/* The part of open that needs no server: allocate the store and read its URL. */
 static int
-redis_open(an_store *st, const char *url, void *arg)
+prepare(an_store *st, const char *url)
 {
 	rds_store  *rs;
 	char		err[AN_ERRMAX];
-	int			rc;
 
-	(void) arg;
 	an_store_clear(st);
 	if ((rs = calloc(1, sizeof(*rs))) == NULL)
 		return an_store_fail(st, AN_E_NOMEM, "out of memory");
 	st->impl = rs;
 	if (parse_url(rs, url, err, sizeof(err)) < 0)
 		return an_store_fail(st, AN_E_CONFIG, "%s", err);
+	return AN_OK;
+}
+
+static int
+redis_open(an_store *st, const char *url, void *arg)
+{
+	rds_store  *rs;
+	int			rc;
+
+	(void) arg;
+	if ((rc = prepare(st, url)) != AN_OK)
+		return rc;
+	rs = st->impl;
 	rs->deadline = an_mono_ms() + rs->conn.timeout_ms;
 	if ((rc = rds_conn_ensure(st, &rs->conn, rs->deadline)) != AN_OK)
 		return rc;
@@ -187,6 +200,16 @@ redis_open(an_store *st, const char *url, void *arg)
 		RDS_LACKS_IDMP(&rs->conn))
 		return rds_idmp_unsupported(st, rs);
 	return AN_OK;
+}
+
+/* check_url: what open would refuse in the URL, without connecting. */
+static int
+redis_check_url(an_store *st, const char *url)
+{
+	int			rc = prepare(st, url);
+
+	redis_close(st);
+	return rc;
 }
 
 static int
@@ -277,7 +300,7 @@ redis_check(an_store *st, const an_request *rq, an_check_result *res)
 }
 
 const an_store_methods an_redis_methods = {
-	.version = 1,
+	.version = 2,
 	.name = "redis",
 	.open = redis_open,
 	.claim = redis_claim,
@@ -287,4 +310,5 @@ const an_store_methods an_redis_methods = {
 	.prune = NULL,               /* runs expire by themselves (doc/stores.md) */
 	.validate = redis_validate,
 	.close = redis_close,
+	.check_url = redis_check_url,
 };

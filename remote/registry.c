@@ -17,16 +17,6 @@ typedef struct remote_entry
 	const char *package;         /* what to install when it is missing */
 } remote_entry;
 
-#ifdef AN_WITH_REDIS
-extern const an_store_methods an_redis_methods;
-#endif
-#ifdef AN_WITH_AMQP
-extern const an_store_methods an_amqp_methods;
-#endif
-#ifdef AN_WITH_NATS
-extern const an_store_methods an_nats_methods;
-#endif
-
 static const remote_entry entries[] = {
 #ifdef AN_WITH_REDIS
 	{"redis", &an_redis_methods, "libhiredis-dev"},

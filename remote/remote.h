@@ -17,4 +17,12 @@
  */
 const an_store_methods *an_remote_find(const char *url, char *err, size_t errlen);
 
+/*
+ * The method tables of the network stores, each defined in its store's file
+ * and compiled in when its client library was found (registry.c lists them).
+ */
+extern const an_store_methods an_redis_methods;
+extern const an_store_methods an_amqp_methods;
+extern const an_store_methods an_nats_methods;
+
 #endif							/* ANARCHON_REMOTE_H */

@@ -10,10 +10,29 @@ CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon OPTIONS (url 'not a url');
 CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://127.0.0.1:99999');
 CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon OPTIONS (url '');
 ALTER FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://127.0.0.1:1');
+CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon OPTIONS (url 'local');
+-- What the store itself would refuse in its url is refused here too, without
+-- connecting: strategy, parameters, ranges, the path.
+CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://127.0.0.1:6379/0?strategy=leases');
+CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://127.0.0.1:6379/0?strategy=lease&window_ms=1000');
+CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://127.0.0.1:6379/0?strategy=script&window_ms=0');
+CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://127.0.0.1:6379/0?prefx=jobs');
+CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://127.0.0.1:6379/zero');
+CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon OPTIONS (url 'amqp://127.0.0.1/?slot_ttl_ms=5');
+CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon OPTIONS (url 'nats://127.0.0.1:4222/jobs');
+CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon OPTIONS (url 'nats://127.0.0.1:4222?stream=a.b');
+-- Good ones of every store are accepted (nothing connects).
+CREATE SERVER st_ok1 FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://127.0.0.1:6379/2?strategy=script&window_ms=600000&prefix=jobs');
+CREATE SERVER st_ok2 FOREIGN DATA WRAPPER anarchon OPTIONS (url 'amqp://127.0.0.1:5672/%2F?slot_ttl_ms=120000');
+CREATE SERVER st_ok3 FOREIGN DATA WRAPPER anarchon OPTIONS (url 'nats://127.0.0.1:4222?stream=CRON&duplicate_window_ms=120000');
+DROP SERVER st_ok1, st_ok2, st_ok3;
 -- A good one: nothing listens on port 1 of the loopback.
 CREATE SERVER st_down FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://127.0.0.1:1/0?strategy=lease');
 ALTER SERVER st_down OPTIONS (DROP url);
 ALTER SERVER st_down OPTIONS (SET url 'redis://127.0.0.1:1/0?strategy=stream-id');
+-- A refused ALTER leaves the server as it was.
+ALTER SERVER st_down OPTIONS (SET url 'redis://127.0.0.1:1/0?strategy=streamid');
+SELECT srvoptions FROM pg_foreign_server WHERE srvname = 'st_down';
 -- User mappings take user and password only.
 CREATE USER MAPPING FOR PUBLIC SERVER st_down OPTIONS (url 'x');
 CREATE USER MAPPING FOR PUBLIC SERVER st_down OPTIONS (user '');
@@ -21,6 +40,16 @@ CREATE USER MAPPING FOR PUBLIC SERVER st_down OPTIONS (user 'app', password 's3c
 -- anarchon.store names a server; one that does not exist is a clear error.
 SET anarchon.store = 'st_missing';
 SELECT anarchon_claim('r', 4102444800000, 'tok');
+SELECT anarchon_check('r', 4102444800000);
+SET anarchon.store = 'Jobs Store';
+SELECT anarchon_claim('r', 4102444800000, 'tok');
+-- A url where a server's name belongs: the hint shows the commands meant,
+-- and never a password.
+SET anarchon.store = 'redis://127.0.0.1:6379/0?strategy=lease';
+SELECT anarchon_claim('r', 4102444800000, 'tok');
+SET anarchon.store = 'nats://s3cr3t-token@127.0.0.1:4222';
+SELECT anarchon_claim('r', 4102444800000, 'tok');
+SET anarchon.store = 'amqp://app:s3cret@127.0.0.1/jobs?slot_ttl_ms=120000';
 SELECT anarchon_check('r', 4102444800000);
 -- A server of another wrapper is refused.
 CREATE FOREIGN DATA WRAPPER st_other_wrapper;

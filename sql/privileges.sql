@@ -62,6 +62,21 @@ RESET search_path;
 RESET ROLE;
 SELECT job, attempt, token, state FROM anarchon.runs WHERE job LIKE 'p_' ORDER BY job;
 SELECT count(*) FROM anarchon.runs_jobs WHERE last_claim_at < '2000-01-01';
+-- After a call the caller has its own role and search_path again, also one
+-- set for its transaction only (on PostgreSQL 17 and later the path is
+-- pinned through a nested setting level, which must end where it began).
+SET ROLE regress_anarchon_app;
+SET search_path = regress_evil, pg_catalog, public;
+SELECT anarchon_claim('q1', :now_ms, 'tok-1');
+SELECT current_user, current_setting('search_path');
+BEGIN;
+SET LOCAL search_path = pg_temp, public;
+SELECT anarchon_heartbeat('q1', :now_ms, 'tok-1'), anarchon_check('q1', :now_ms);
+SELECT current_user, current_setting('search_path');
+COMMIT;
+SELECT current_user, current_setting('search_path');
+RESET search_path;
+RESET ROLE;
 SET client_min_messages = warning;
 DROP SCHEMA regress_evil CASCADE;
 RESET client_min_messages;

@@ -22,22 +22,26 @@
 
 SQLITE_EXTENSION_INIT3
 
+/* The store's error as the result: its message, then its hint if it gave one. */
 static void
 result_store_error(sqlite3_context *ctx, const char *fn, const an_store *st)
 {
+	char		text[2 * AN_ERRMAX];
+
+	an_store_error_text(st, text, sizeof(text));
 	switch (st->err)
 	{
 		case AN_E_NOMEM:
 			sqlite3_result_error_nomem(ctx);
 			return;
 		case AN_E_BUSY:
-			an_sqlite_error(ctx, SQLITE_BUSY, fn, st->errmsg);
+			an_sqlite_error(ctx, SQLITE_BUSY, fn, text);
 			return;
 		case AN_E_CANCELED:
-			an_sqlite_error(ctx, SQLITE_INTERRUPT, fn, st->errmsg);
+			an_sqlite_error(ctx, SQLITE_INTERRUPT, fn, text);
 			return;
 		default:
-			an_sqlite_error(ctx, SQLITE_ERROR, fn, st->errmsg[0] ? st->errmsg : "the store failed");
+			an_sqlite_error(ctx, SQLITE_ERROR, fn, text[0] ? text : "the store failed");
 	}
 }
 

@@ -100,7 +100,7 @@ open_store(an_sqlite_conn *conn, const char *url, char *err, size_t errlen)
 	an_store_init(st, m, &conn->host);
 	if (m->open(st, url, arg) != AN_OK)
 	{
-		an_errf(err, errlen, "%s", st->errmsg);
+		an_store_error_text(st, err, errlen);
 		m->close(st);
 		sqlite3_free(st);
 		return NULL;

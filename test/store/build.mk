@@ -1,0 +1,9 @@
+# build.mk — the store suite's program: core/store.c's helpers and every
+# network store's check_url, linked without any database.
+STORECHECK_SRCS = test/store/storecheck.c $(CORE_SRCS) $(REMOTE_SRCS)
+
+test-programs: test/bin/storecheck
+
+test/bin/storecheck: $(STORECHECK_SRCS) $(wildcard core/*.h remote/*.h) build/config.h
+	@mkdir -p test/bin
+	$(CC) $(TEST_CFLAGS) -Icore -Iremote $(REMOTE_CFLAGS) -o $@ $(STORECHECK_SRCS) $(REMOTE_LIBS) -lm

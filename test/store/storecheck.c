@@ -1,0 +1,108 @@
+/*
+ * storecheck.c — the store interface's shared parts without any server: the
+ * error a store records (message, hint, and the one text SQLite shows) and
+ * the check_url method, which refuses a bad store URL before anything
+ * connects.  The store suite compares what this prints with a table.
+ *
+ * First a fixed sequence of the helpers of core/store.c, then one line of
+ * stdin per URL: what an_remote_find and the store's check_url make of it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "remote.h"
+#include "store.h"
+
+static const char *const codes[] = {
+	"OK", "INPUT", "CONFIG", "BUSY", "TIMEOUT", "CONNECT", "AUTH", "CANCELED",
+	"UNSUPPORTED", "STORE", "STATE", "NOMEM", "INTERNAL"
+};
+
+static int	fake_calls;
+
+static int
+fake_check_url(an_store *st, const char *url)
+{
+	fake_calls++;
+	an_store_fail(st, AN_E_CONFIG, "fake store refuses %s", url);
+	return an_store_hintf(st, "Use %s instead.", "fake://ok");
+}
+
+/* A version 1 table cannot have check_url: a host must not read it. */
+static const an_store_methods fake_v1 = {.version = 1, .name = "fake", .check_url = fake_check_url};
+static const an_store_methods fake_v2 = {.version = 2, .name = "fake", .check_url = fake_check_url};
+static const an_store_methods fake_v2_none = {.version = 2, .name = "fake"};
+
+static void
+show(const char *what, const an_store *st)
+{
+	char		text[2 * AN_ERRMAX];
+
+	printf("%s: err=%s msg=\"%s\" hint=\"%s\" text=\"%s\"\n", what, codes[st->err],
+		   st->errmsg, st->errhint, an_store_error_text(st, text, sizeof(text)));
+}
+
+static void
+helpers(void)
+{
+	an_store	st;
+	int			rc;
+
+	an_store_init(&st, &fake_v2, NULL);
+	show("init", &st);
+	an_store_fail(&st, AN_E_CONFIG, "window_ms (%d ms) is shorter than max_late_ms", 1000);
+	show("fail", &st);
+	rc = an_store_hintf(&st, "Raise window_ms to at least max_late_ms (%d ms).", 60000);
+	printf("hintf returns %s\n", codes[rc]);
+	show("hint", &st);
+	an_store_fail(&st, AN_E_CONNECT, "cannot connect");
+	show("a new error drops the old hint", &st);
+	an_store_clear(&st);
+	show("clear", &st);
+
+	an_store_init(&st, &fake_v1, NULL);
+	rc = an_store_check_url(&st, "fake://x");
+	printf("check_url of a version 1 table: %s, called %d times\n", codes[rc], fake_calls);
+	an_store_init(&st, &fake_v2_none, NULL);
+	rc = an_store_check_url(&st, "fake://x");
+	printf("check_url of a version 2 table without one: %s\n", codes[rc]);
+	an_store_init(&st, &fake_v2, NULL);
+	rc = an_store_check_url(&st, "fake://x");
+	printf("check_url of a version 2 table: %s, called %d times\n", codes[rc], fake_calls);
+	show("its error", &st);
+}
+
+int
+main(void)
+{
+	char		line[8192];
+
+	helpers();
+	while (fgets(line, sizeof(line), stdin))
+	{
+		char		err[AN_ERRMAX];
+		char		text[2 * AN_ERRMAX];
+		const an_store_methods *m;
+		an_store	st;
+		int			rc;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '#' || line[0] == '\0')
+			continue;
+		if ((m = an_remote_find(line, err, sizeof(err))) == NULL)
+		{
+			printf("%s -> no store: %s\n", line, err);
+			continue;
+		}
+		an_store_init(&st, m, NULL);
+		rc = an_store_check_url(&st, line);
+		if (rc == AN_OK)
+			printf("%s -> %s ok", line, m->name);
+		else
+			printf("%s -> %s error %s: %s", line, m->name, codes[rc],
+				   an_store_error_text(&st, text, sizeof(text)));
+		/* check_url keeps nothing: close is never needed after it. */
+		printf("%s\n", st.impl == NULL ? "" : " (impl left behind)");
+	}
+	return 0;
+}
