@@ -31,7 +31,7 @@
 #define NATS_DEFAULT_PORT 4222
 #define NATS_WINDOW_DEFAULT_MS 120000
 #define NATS_TIMEOUT_DEFAULT_MS 2000
-#define NATS_KNOWN "stream, prefix, duplicate_window_ms, timeout_ms, durability"
+#define NATS_KNOWN "stream, prefix, duplicate_window_ms, timeout_ms"
 /* Stream history is kept this long, or the duplicate window if longer. */
 #define NATS_MAX_AGE_MS INT64_C(604800000)
 
@@ -47,9 +47,7 @@ typedef struct nats_store
 	char		stream[65];
 	int64_t		window_ms;       /* from the URL: used when creating the stream */
 	int64_t		timeout_ms;
-	int			accept_loss;     /* durability=accept-loss: a memory stream is allowed */
-	int			have_stream;     /* the stream was found or created on this connection */
-	int			stream_generation;	/* the link's generation have_stream belongs to */
+	int			have_stream;     /* the stream was found or created on this link */
 	int64_t		stream_window_ms;	/* the stream's actual duplicate window */
 	nats_link	link;
 	an_claims	claims;
@@ -80,7 +78,6 @@ parse_url(an_store *st, nats_store *n, const char *url)
 	char		err[AN_ERRMAX];
 	int			rc = AN_OK;
 
-	nats_link_init(&n->link);
 	if (an_url_parse(url, &u, err, sizeof(err)) < 0)
 		return an_store_fail(st, AN_E_CONFIG, "%s", err);
 	an_url_redacted(&u, redacted, sizeof(redacted));
@@ -94,7 +91,6 @@ parse_url(an_store *st, nats_store *n, const char *url)
 						INT64_C(31536000000), &n->window_ms, err, sizeof(err)) < 0 ||
 			 an_url_int(&u, "timeout_ms", NATS_TIMEOUT_DEFAULT_MS, 1, 600000,
 						&n->timeout_ms, err, sizeof(err)) < 0 ||
-			 an_url_durability(&u, &n->accept_loss, err, sizeof(err)) < 0 ||
 			 an_url_no_unknown(&u, NATS_KNOWN, err, sizeof(err)) < 0)
 		rc = an_store_fail(st, AN_E_CONFIG, "%s", err);
 	else if (stream && !valid_stream(stream))
@@ -103,15 +99,12 @@ parse_url(an_store *st, nats_store *n, const char *url)
 	{
 		snprintf(n->prefix, sizeof(n->prefix), "%s", prefix);
 		snprintf(n->stream, sizeof(n->stream), "%s", stream ? stream : "CRON");
+		snprintf(n->link.who, sizeof(n->link.who), "NATS at %s", redacted);
 		n->port = u.port ? u.port : NATS_DEFAULT_PORT;
 		n->host = strdup(u.host);
 		n->token = u.user ? strdup(u.user) : NULL;
 		if (n->host == NULL || (u.user && n->token == NULL))
 			rc = an_store_fail(st, AN_E_NOMEM, "out of memory");
-		n->link.host = n->host;
-		n->link.port = n->port;
-		n->link.token = n->token;
-		snprintf(n->link.who, sizeof(n->link.who), "NATS at %s", redacted);
 	}
 	an_url_free(&u);
 	return rc;
@@ -189,17 +182,12 @@ api(an_store *st, nats_store *n, const an_deadline *d, const char *what,
 	return nats_link_request(st, &n->link, d, what, subj, NULL, body, no_js, reply);
 }
 
-/*
- * Read the stream's subjects, storage and duplicate window from an
- * INFO/CREATE answer.  A stream in memory forgets every claim when the
- * server stops or crashes: refused unless the URL accepts that.
- */
+/* Read the stream's subjects and duplicate window from an INFO/CREATE answer. */
 static int
 check_stream(an_store *st, nats_store *n, const char *reply)
 {
 	char		want[80];
 	char		want_escaped[80];
-	char		storage[16] = "";
 	int64_t		window_ns;
 
 	/* The server's JSON encoder may write '>' as \u003e. */
@@ -212,17 +200,8 @@ check_stream(an_store *st, nats_store *n, const char *reply)
 	if (nj_int(reply, "duplicate_window", &window_ns) < 0)
 		return an_store_fail(st, AN_E_STORE, "%s sent stream information for %s without a duplicate window",
 							 n->link.who, n->stream);
-	nj_str(reply, "storage", storage, sizeof(storage));
-	if (strcmp(storage, "memory") == 0 && !n->accept_loss)
-	{
-		an_store_fail(st, AN_E_CONFIG,
-					  "NATS stream %s keeps its messages in memory (storage memory): a restart or crash of the server forgets every claim, and a forgotten slot can be won a second time",
-					  n->stream);
-		return an_store_hintf(st, "Use a stream with file storage (anarchon creates one when the stream does not exist), or add durability=accept-loss to the store URL to take the risk.");
-	}
 	n->stream_window_ms = window_ns / 1000000;
 	n->have_stream = 1;
-	n->stream_generation = n->link.generation;
 	return AN_OK;
 }
 
@@ -253,10 +232,8 @@ ensure_stream(an_store *st, nats_store *n, const an_deadline *d, const an_settin
 	int64_t		code;
 	int			rc;
 
-	/* A new connection may be to a new server: look again. */
-	if (n->have_stream && n->stream_generation == n->link.generation)
+	if (n->have_stream)
 		return AN_OK;
-	n->have_stream = 0;
 	if (s == NULL)
 	{
 		an_settings_default(&def);
@@ -287,11 +264,20 @@ ensure_stream(an_store *st, nats_store *n, const an_deadline *d, const an_settin
 	return rc;
 }
 
+static int
+connect_link(an_store *st, nats_store *n, const an_deadline *d)
+{
+	if (n->link.nc != NULL)
+		return AN_OK;
+	n->have_stream = 0;
+	return nats_link_open(st, &n->link, n->host, n->port, n->token, d);
+}
+
 /* Connected, with the stream known: the start of every call. */
 static int
 ready(an_store *st, nats_store *n, const an_deadline *d, const an_settings *s)
 {
-	if (nats_link_connect(st, &n->link, d) != AN_OK)
+	if (connect_link(st, n, d) != AN_OK)
 		return st->err;
 	return ensure_stream(st, n, d, s);
 }
@@ -320,7 +306,7 @@ nats_open(an_store *st, const char *url, void *arg)
 	n = st->impl;
 	/* The stream is looked for at the first call, which knows max_late_ms. */
 	an_deadline_start(&d, n->timeout_ms);
-	return nats_link_connect(st, &n->link, &d);
+	return connect_link(st, n, &d);
 }
 
 static int
