@@ -23,6 +23,7 @@
 #define AN_JOB_MAX    128
 #define AN_TOKEN_MAX  64
 #define AN_TOKEN_HEX  32                          /* anarchon_token() length */
+#define AN_SLOT_MIN   INT64_C(100000000000)       /* 1973-03-03 09:46:40 UTC: 10^11 ms */
 #define AN_SLOT_MAX   INT64_C(253402300799999)    /* 9999-12-31 23:59:59.999 UTC */
 #define AN_ERRMAX     512                         /* room for one error message */
 
@@ -135,15 +136,45 @@ an_error	an_settings_get(const an_settings *s, const char *name,
 int64_t		an_settings_retention_ms(const an_settings *s);
 
 /*
+ * The retention asked of anarchon_prune(keep_ms): AN_OK when keep_ms is at
+ * least an_settings_retention_ms; else AN_E_INPUT with a message (negative,
+ * or too short) that says what is allowed.
+ */
+an_error	an_settings_check_keep(const an_settings *s, int64_t keep_ms,
+								   char *err, size_t errlen);
+
+/*
+ * The slot before which runs may be pruned: now - keep_ms (keep_ms >= 0), or
+ * INT64_MIN when that is not a number of milliseconds.  A host whose times
+ * cannot reach back to the cutoff deletes nothing: "keep everything".
+ */
+int64_t		an_retention_cutoff(int64_t now, int64_t keep_ms);
+
+/*
  * Validation.  Each returns AN_OK or AN_E_INPUT with a message that says what
  * was wrong and what is allowed.  A value too long to echo is described by its
  * length instead, so a megabyte of garbage never lands in an error message.
  */
 an_error	an_validate_job(const char *job, size_t len, char *err, size_t errlen);
 an_error	an_validate_token(const char *token, size_t len, char *err, size_t errlen);
+/* The slot rule in words, and what to do about a slot read from a clock. */
+#define AN_SLOT_RULE "a slot is a scheduled time in milliseconds since 1970-01-01 UTC," \
+	" a whole second from 100000000000 (1973-03-03) to 253402300799000 (9999-12-31 23:59:59)"
+#define AN_SLOT_FROM_CLOCK "take it from the schedule, anarchon_slot('* * * * *')," \
+	" or cut the clock reading to the second, e.g. (ms / 1000) * 1000 or date_trunc('second', ...)"
+
+/*
+ * A slot is a scheduled time: a whole second (slot % 1000 == 0) from
+ * AN_SLOT_MIN to AN_SLOT_MAX.  A reading of a clock is refused with a hint to
+ * take the slot from the schedule; a slot below AN_SLOT_MIN with a hint that
+ * it looks like seconds.
+ */
 an_error	an_validate_slot(int64_t slot, char *err, size_t errlen);
-/* A slot given as a floating-point number (SQLite REAL): must be integral. */
+/* A slot given as a floating-point number (SQLite REAL): integral, then the rule. */
 an_error	an_validate_slot_double(double v, int64_t *slot, char *err, size_t errlen);
+/* An instant (not a slot): any millisecond from 0 to AN_SLOT_MAX. */
+an_error	an_validate_instant(int64_t ms, char *err, size_t errlen);
+an_error	an_validate_instant_double(double v, int64_t *ms, char *err, size_t errlen);
 
 /* Names, as the SQL functions answer them. */
 const char *an_outcome_name(an_outcome o);

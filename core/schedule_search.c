@@ -317,7 +317,7 @@ an_schedule_slot(const an_schedule *s, int64_t at, int64_t *slot, int *found,
 	an_error	rc;
 
 	*found = 0;
-	if ((rc = an_validate_slot(at, err, errlen)) != AN_OK)
+	if ((rc = an_validate_instant(at, err, errlen)) != AN_OK)
 		return rc;
 	if (s->kind == AN_SCHEDULE_INTERVAL)
 	{
@@ -339,7 +339,7 @@ an_schedule_next_slot(const an_schedule *s, int64_t after, int64_t *slot, int *f
 	an_error	rc;
 
 	*found = 0;
-	if ((rc = an_validate_slot(after, err, errlen)) != AN_OK)
+	if ((rc = an_validate_instant(after, err, errlen)) != AN_OK)
 		return rc;
 	if (s->kind == AN_SCHEDULE_INTERVAL)
 	{

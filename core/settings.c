@@ -40,6 +40,37 @@ an_settings_retention_ms(const an_settings *s)
 	return s->max_late_ms + s->lease_ms * (int64_t) s->attempts;
 }
 
+#define KEEP_RULE "runs are kept for keep_ms milliseconds after their slot, at least" \
+	" max_late_ms + lease_ms * attempts (%lld ms with these settings): a younger run can still" \
+	" be claimed, and a late claim that found it gone would win it a second time;" \
+	" a longer keep_ms is fine, and one reaching back before the earliest time the store" \
+	" can hold keeps every run"
+
+an_error
+an_settings_check_keep(const an_settings *s, int64_t keep_ms, char *err, size_t errlen)
+{
+	int64_t		need = an_settings_retention_ms(s);
+
+	if (keep_ms < 0)
+		an_errf(err, errlen, "keep_ms %lld is negative: " KEEP_RULE,
+				(long long) keep_ms, (long long) need);
+	else if (keep_ms < need)
+		an_errf(err, errlen, "keep_ms %lld is shorter than the %lld ms the settings need: " KEEP_RULE,
+				(long long) keep_ms, (long long) need, (long long) need);
+	else
+		return AN_OK;
+	return AN_E_INPUT;
+}
+
+int64_t
+an_retention_cutoff(int64_t now, int64_t keep_ms)
+{
+	/* keep_ms >= 0; only a clock before 1970 could take now - keep_ms below INT64_MIN. */
+	if (now < 0 && keep_ms > now - INT64_MIN)
+		return INT64_MIN;
+	return now - keep_ms;
+}
+
 static int64_t *
 numeric_field(an_settings *s, const char *name)
 {

@@ -14,7 +14,17 @@
 
 #define JOB_RULE "a job name is 1 to 128 bytes of letters, digits, '_', '.' and '-', starting with a letter or digit"
 #define TOKEN_RULE "a token is 1 to 64 bytes of letters, digits, '_' and '-'"
-#define SLOT_RULE "a slot is a whole number of milliseconds since 1970-01-01 UTC, from 0 to 253402300799999"
+/*
+ * A slot is a scheduled time.  No schedule is finer than a second, so a slot
+ * that is not a whole second was read from a clock (now(), anarchon_now()):
+ * two instances would never pass the same one, and each would win its own.
+ * A slot below 10^11 ms (1973) was almost surely given in seconds.
+ */
+#define SLOT_RULE AN_SLOT_RULE
+#define SLOT_FROM_CLOCK AN_SLOT_FROM_CLOCK
+#define SLOT_IN_SECONDS "it looks like seconds: multiply by 1000"
+/* Instants (the `at` of anarchon_slot) are any millisecond of the slot range. */
+#define INSTANT_RULE "a slot is a whole number of milliseconds since 1970-01-01 UTC, from 0 to 253402300799999"
 
 void
 an_errf(char *err, size_t errlen, const char *fmt,...)
@@ -100,35 +110,75 @@ an_validate_token(const char *token, size_t len, char *err, size_t errlen)
 	return AN_OK;
 }
 
+/*
+ * The message names the broken part first and then the rule, so that a host
+ * may show the part before the first ": " as the error and the rest as its
+ * detail.
+ */
 an_error
 an_validate_slot(int64_t slot, char *err, size_t errlen)
 {
 	if (slot < 0 || slot > AN_SLOT_MAX)
-	{
 		an_errf(err, errlen, "slot %lld is out of range: %s", (long long) slot, SLOT_RULE);
+	else if (slot < AN_SLOT_MIN)
+		an_errf(err, errlen, "slot %lld is below 100000000000: %s; %s", (long long) slot,
+				SLOT_RULE, SLOT_IN_SECONDS);
+	else if (slot % 1000 != 0)
+		an_errf(err, errlen, "slot %lld is not a whole second: %s; %s", (long long) slot,
+				SLOT_RULE, SLOT_FROM_CLOCK);
+	else
+		return AN_OK;
+	return AN_E_INPUT;
+}
+
+an_error
+an_validate_instant(int64_t ms, char *err, size_t errlen)
+{
+	if (ms < 0 || ms > AN_SLOT_MAX)
+	{
+		an_errf(err, errlen, "slot %lld is out of range: %s", (long long) ms, INSTANT_RULE);
 		return AN_E_INPUT;
 	}
 	return AN_OK;
 }
 
+/*
+ * A REAL argument as milliseconds: integral and within int64, else a message
+ * in the words of `rule`.  The range and the rest of the rule are the
+ * caller's.
+ */
+static an_error
+double_to_ms(double v, int64_t *ms, const char *rule, const char *fraction_hint,
+			 char *err, size_t errlen)
+{
+	if (isnan(v) || isinf(v))
+		an_errf(err, errlen, "slot is not a number: %s", rule);
+	else if (v != floor(v))
+		an_errf(err, errlen, "slot %.17g has a fraction: %s%s%s", v, rule,
+				fraction_hint ? "; " : "", fraction_hint ? fraction_hint : "");
+	/* 2^63 is the first double past INT64_MAX: the cast is defined below it. */
+	else if (v < -9223372036854775808.0 || v >= 9223372036854775808.0)
+		an_errf(err, errlen, "slot %.17g is out of range: %s", v, rule);
+	else
+	{
+		*ms = (int64_t) v;
+		return AN_OK;
+	}
+	return AN_E_INPUT;
+}
+
 an_error
 an_validate_slot_double(double v, int64_t *slot, char *err, size_t errlen)
 {
-	if (isnan(v) || isinf(v))
-	{
-		an_errf(err, errlen, "slot is not a number: %s", SLOT_RULE);
-		return AN_E_INPUT;
-	}
-	if (v != floor(v))
-	{
-		an_errf(err, errlen, "slot %.17g has a fraction: %s", v, SLOT_RULE);
-		return AN_E_INPUT;
-	}
-	if (v < 0 || v > (double) AN_SLOT_MAX)
-	{
-		an_errf(err, errlen, "slot %.17g is out of range: %s", v, SLOT_RULE);
-		return AN_E_INPUT;
-	}
-	*slot = (int64_t) v;
-	return AN_OK;
+	an_error	rc = double_to_ms(v, slot, SLOT_RULE, SLOT_FROM_CLOCK, err, errlen);
+
+	return rc != AN_OK ? rc : an_validate_slot(*slot, err, errlen);
+}
+
+an_error
+an_validate_instant_double(double v, int64_t *ms, char *err, size_t errlen)
+{
+	an_error	rc = double_to_ms(v, ms, INSTANT_RULE, NULL, err, errlen);
+
+	return rc != AN_OK ? rc : an_validate_instant(*ms, err, errlen);
 }

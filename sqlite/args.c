@@ -43,18 +43,24 @@ an_sqlite_error(sqlite3_context *ctx, int code, const char *fn, const char *msg)
 	sqlite3_free(full);
 }
 
-int
-an_sqlite_arg_ms(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *what,
-				 int64_t *out)
+/*
+ * Milliseconds from an integer or an integral real, checked by the slot rule
+ * or the instant rule; 0 after setting the error result.
+ */
+static int
+arg_ms(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *what,
+	   int64_t *out,
+	   an_error (*rule) (int64_t, char *, size_t),
+	   an_error (*rule_double) (double, int64_t *, char *, size_t))
 {
 	char		err[AN_ERRMAX];
 	int			type = sqlite3_value_type(v);
 	an_error	rc;
 
 	if (type == SQLITE_INTEGER)
-		rc = an_validate_slot(*out = sqlite3_value_int64(v), err, sizeof(err));
+		rc = rule(*out = sqlite3_value_int64(v), err, sizeof(err));
 	else if (type == SQLITE_FLOAT)
-		rc = an_validate_slot_double(sqlite3_value_double(v), out, err, sizeof(err));
+		rc = rule_double(sqlite3_value_double(v), out, err, sizeof(err));
 	else
 	{
 		snprintf(err, sizeof(err),
@@ -69,4 +75,17 @@ an_sqlite_arg_ms(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const c
 		return 0;
 	}
 	return 1;
+}
+
+int
+an_sqlite_arg_slot(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int64_t *out)
+{
+	return arg_ms(ctx, fn, v, "slot", out, an_validate_slot, an_validate_slot_double);
+}
+
+int
+an_sqlite_arg_instant(sqlite3_context *ctx, const char *fn, sqlite3_value *v,
+					  const char *what, int64_t *out)
+{
+	return arg_ms(ctx, fn, v, what, out, an_validate_instant, an_validate_instant_double);
 }

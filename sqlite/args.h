@@ -15,11 +15,18 @@ const char *an_sqlite_type_name(int type);
 void		an_sqlite_error(sqlite3_context *ctx, int code, const char *fn, const char *msg);
 
 /*
- * A time in ms since the epoch (a slot, or an instant), given as an integer or
- * an integral real, within the slot range.  Returns 0 after setting the error
- * result, whose message calls the argument `what`.
+ * A slot (core's slot rule: a whole second from 10^11 ms on), given as an
+ * integer or an integral real.  Returns 0 after setting the error result.
  */
-int			an_sqlite_arg_ms(sqlite3_context *ctx, const char *fn, sqlite3_value *v,
-							 const char *what, int64_t *out);
+int			an_sqlite_arg_slot(sqlite3_context *ctx, const char *fn, sqlite3_value *v,
+							   int64_t *out);
+
+/*
+ * An instant in ms since the epoch (the `at` of anarchon_slot): any
+ * millisecond of the slot range.  Returns 0 after setting the error result,
+ * whose message calls the argument `what`.
+ */
+int			an_sqlite_arg_instant(sqlite3_context *ctx, const char *fn, sqlite3_value *v,
+								  const char *what, int64_t *out);
 
 #endif							/* ANARCHON_SQLITE_ARGS_H */

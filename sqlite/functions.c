@@ -7,8 +7,9 @@
  *   anarchon_check(job, slot)                   'none' | 'running' | 'expired' | 'succeeded' | 'failed' | 'interrupted'
  *   anarchon_token()                            32 lowercase hex digits from SQLite's CSPRNG
  *   anarchon_config(name [, value])             a setting of this connection, read or set
- *   anarchon_prune([retention_ms])              deletes runs no claim can ask about any more
+ *   anarchon_prune([keep_ms])                   deletes runs no claim can ask about any more
  *   anarchon_now()                              the database clock (the VFS's), ms since the epoch
+ *   anarchon_loaded(tag)                        internal: is this library loaded here? (extension.c)
  *
  * Each function checks its arguments (type and rule), then calls the store
  * through core/store.h.  Errors carry the function's name and say what is
@@ -94,7 +95,7 @@ prepare_call(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, int wit
 	rq->settings = &conn->settings;
 	if ((rq->job = arg_text(ctx, fn, argv[0], "job", an_validate_job)) == NULL)
 		return NULL;
-	if (!an_sqlite_arg_ms(ctx, fn, argv[1], "slot", &rq->slot))
+	if (!an_sqlite_arg_slot(ctx, fn, argv[1], &rq->slot))
 		return NULL;
 	if (with_token &&
 		(rq->token = arg_text(ctx, fn, argv[2], "token", an_validate_token)) == NULL)
@@ -300,25 +301,32 @@ fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
 }
 
+/*
+ * anarchon_prune([keep_ms]): keep_ms, an integer, at least the retention the
+ * settings need (core says why).  INT64_MAX keeps everything: the cutoff is
+ * computed without overflow and no slot is older than it.
+ */
 static void
 fn_prune(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	an_sqlite_conn *conn = sqlite3_user_data(ctx);
-	int64_t		safe = an_settings_retention_ms(&conn->settings);
-	int64_t		retention = safe;
+	int64_t		keep = an_settings_retention_ms(&conn->settings);
 	int64_t		deleted = 0;
 	char		err[AN_ERRMAX];
 	an_store   *st;
 
 	if (argc == 1)
 	{
-		if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER ||
-			(retention = sqlite3_value_int64(argv[0])) < safe)
+		if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER)
 		{
-			snprintf(err, sizeof(err),
-					 "retention_ms must be an integer of at least %lld (max_late_ms + lease_ms × attempts):"
-					 " a shorter one would forget runs that a late claim could still win again",
-					 (long long) safe);
+			snprintf(err, sizeof(err), "keep_ms must be an integer number of milliseconds, got %s",
+					 an_sqlite_type_name(sqlite3_value_type(argv[0])));
+			an_sqlite_error(ctx, SQLITE_MISMATCH, "anarchon_prune", err);
+			return;
+		}
+		keep = sqlite3_value_int64(argv[0]);
+		if (an_settings_check_keep(&conn->settings, keep, err, sizeof(err)) != AN_OK)
+		{
 			an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_prune", err);
 			return;
 		}
@@ -335,7 +343,7 @@ fn_prune(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_prune", err);
 		return;
 	}
-	if (st->m->prune(st, an_sqlite_now(conn->db) - retention, &deleted) != AN_OK)
+	if (st->m->prune(st, an_retention_cutoff(an_sqlite_now(conn->db), keep), &deleted) != AN_OK)
 	{
 		result_store_error(ctx, "anarchon_prune", st);
 		return;
@@ -349,6 +357,27 @@ fn_now(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	(void) argc;
 	(void) argv;
 	sqlite3_result_int64(ctx, an_sqlite_now(sqlite3_context_db_handle(ctx)));
+}
+
+/*
+ * anarchon_loaded(tag): 1 when tag, passed as a pointer of type
+ * AN_SQLITE_BUILD_TAG_TYPE, is this library's build tag; else 0.  Internal:
+ * a second load on the connection asks it (extension.c).  From SQL the
+ * argument can only be a plain value, never such a pointer: it answers 0.
+ */
+static const char build_tag = 0;
+
+const void *
+an_sqlite_build_tag(void)
+{
+	return &build_tag;
+}
+
+static void
+fn_loaded(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void) argc;
+	sqlite3_result_int(ctx, sqlite3_value_pointer(argv[0], AN_SQLITE_BUILD_TAG_TYPE) == &build_tag);
 }
 
 typedef struct fn_entry
@@ -374,6 +403,7 @@ static const fn_entry functions[] = {
 	{"anarchon_config", 2, EFFECTS, fn_config},
 	{"anarchon_prune", 0, EFFECTS, fn_prune},
 	{"anarchon_prune", 1, EFFECTS, fn_prune},
+	{"anarchon_loaded", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, fn_loaded},
 };
 
 /* The last function sharing conn frees it. */

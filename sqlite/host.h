@@ -49,6 +49,24 @@ int			an_sqlite_store_switch(an_sqlite_conn *conn, const char *url,
 /* Close whatever store is open. */
 void		an_sqlite_store_close(an_sqlite_conn *conn);
 
+/*
+ * claim_conn.c: open *out on the database of caller's main, with caller's
+ * VFS and URI parameters (SQLITE_OK, or an error code with a message in err).
+ */
+int			an_sqlite_open_twin(sqlite3 *caller, sqlite3 **out, char *err, size_t errlen);
+/*
+ * May fn write through caller's database?  1, or 0 with the reason in err:
+ * caller opened it read-only, is set to PRAGMA query_only, or has no locking.
+ */
+int			an_sqlite_may_write(sqlite3 *caller, const char *fn, char *err, size_t errlen);
+
+/*
+ * functions.c: the tag that anarchon_loaded recognises as its own library's
+ * (extension.c), and its pointer type for sqlite3_bind_pointer.
+ */
+#define AN_SQLITE_BUILD_TAG_TYPE "anarchon-build"
+const void *an_sqlite_build_tag(void);
+
 /* Register the SQL functions (functions.c). */
 int			an_sqlite_register_functions(sqlite3 *db, an_sqlite_conn *conn);
 

@@ -21,10 +21,23 @@
  * cannot be opened twice; there the caller's connection is used, outside any
  * transaction of the caller, and our statements are finalized after every
  * call (a statement left on the caller's connection would keep it from
- * closing).
+ * closing).  The claim connection is opened the way the caller's was (its
+ * VFS and URI parameters), and nothing is written for a caller that may not
+ * write (claim_conn.c).
+ *
+ * Fork.  SQLite forbids using a connection in a process other than the one
+ * that opened it: a forked child has a copy of the parent's locks as SQLite
+ * believes them, not the locks themselves, and closing the copy could
+ * release or break what the parent holds (a checkpoint, a deleted WAL).  So
+ * the store remembers the pid that opened the claim connection; in any other
+ * process it never touches that handle or its statements again, not even to
+ * close them: it sets them aside (kept reachable, deliberately never freed)
+ * and opens a claim connection of its own.  The caller's own connection is
+ * the application's to replace after a fork.
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host.h"
 #include "lease.h"
@@ -93,10 +106,25 @@ typedef struct local_store
 	sqlite3    *caller;          /* the caller's connection */
 	sqlite3    *db;              /* where claims run: own connection, or caller */
 	int			own_db;          /* db was opened by us */
+	int			schema_ready;    /* anarchon_runs was created (or found) */
+	pid_t		pid;             /* the process that opened db */
 	int64_t		busy_timeout_ms; /* what db's busy timeout is set to */
 	sqlite3_vfs *vfs;            /* db's VFS: its clock is the store's clock */
 	sqlite3_stmt *stmt[S_COUNT];
 } local_store;
+
+/*
+ * Claim connections of a parent process, set aside in a forked child (see
+ * the header comment).  Kept here so that they stay reachable; a child that
+ * forks again more than AN_SET_ASIDE times lets the oldest go, unfreed.
+ */
+#define AN_SET_ASIDE 16
+static struct
+{
+	sqlite3    *db;
+	sqlite3_stmt *stmt[S_COUNT];
+}			set_aside[AN_SET_ASIDE];
+static unsigned n_set_aside;
 
 static int
 fail_db(an_store *st, sqlite3 *db, const char *what)
@@ -447,13 +475,80 @@ do_prune(an_store *st, int64_t before, int64_t *deleted)
 	return AN_OK;
 }
 
+/* ---------------------------------------------------------------- the claim connection */
+
+static int	create_schema(an_store *st);
+
+/* Busy timeout and clock of a freshly opened db. */
+static void
+adopt_db(local_store *ls, sqlite3 *db)
+{
+	ls->db = db;
+	ls->pid = getpid();
+	ls->vfs = an_sqlite_vfs(db);
+	sqlite3_busy_timeout(db, AN_BUSY_TIMEOUT_MS_DEFAULT);
+	ls->busy_timeout_ms = AN_BUSY_TIMEOUT_MS_DEFAULT;
+}
+
 /*
- * The store's methods: statements ready before, released after (see
- * stmts_release).
+ * In a process other than the one that opened the claim connection, set it
+ * and its statements aside untouched (see the header comment).
  */
-#define WITH_STMTS(call) \
+static void
+set_aside_if_inherited(local_store *ls)
+{
+	unsigned	slot;
+
+	if (!ls->own_db || ls->db == NULL || ls->pid == getpid())
+		return;
+	slot = n_set_aside++ % AN_SET_ASIDE;
+	set_aside[slot].db = ls->db;
+	memcpy(set_aside[slot].stmt, ls->stmt, sizeof(ls->stmt));
+	memset(ls->stmt, 0, sizeof(ls->stmt));
+	ls->db = NULL;
+}
+
+/* The claim connection of this process, opened if it was set aside. */
+static int
+own_connection(an_store *st)
+{
+	local_store *ls = st->impl;
+	sqlite3    *db;
+	char		err[AN_ERRMAX];
+
+	set_aside_if_inherited(ls);
+	if (ls->db != NULL)
+		return AN_OK;
+	if (an_sqlite_open_twin(ls->caller, &db, err, sizeof(err)) != SQLITE_OK)
+		return an_store_fail(st, AN_E_STORE, "%s", err);
+	adopt_db(ls, db);
+	return AN_OK;
+}
+
+/*
+ * Before each method: refuse a writer the caller's connection does not
+ * allow (fn names it; NULL for check), then this process's connection and
+ * its statements, released after the call (see stmts_release).
+ */
+static int
+begin_call(an_store *st, const char *fn)
+{
+	local_store *ls = st->impl;
+	char		err[AN_ERRMAX];
+	int			rc;
+
+	if (fn && !an_sqlite_may_write(ls->caller, fn, err, sizeof(err)))
+		return an_store_fail(st, AN_E_STATE, "%s", err);
+	if ((rc = own_connection(st)) != AN_OK)
+		return rc;
+	if (fn && !ls->schema_ready && (rc = create_schema(st)) != AN_OK)
+		return rc;
+	return stmts_acquire(st);
+}
+
+#define WITH_STMTS(fn, call) \
 	do { \
-		int			rc_ = stmts_acquire(st); \
+		int			rc_ = begin_call(st, fn); \
 		if (rc_ == AN_OK) \
 			rc_ = (call); \
 		stmts_release(st->impl); \
@@ -463,31 +558,31 @@ do_prune(an_store *st, int64_t before, int64_t *deleted)
 static int
 local_claim(an_store *st, const an_request *rq, an_claim_result *res)
 {
-	WITH_STMTS(do_claim(st, rq, res));
+	WITH_STMTS("anarchon_claim", do_claim(st, rq, res));
 }
 
 static int
 local_heartbeat(an_store *st, const an_request *rq, int *owned)
 {
-	WITH_STMTS(do_heartbeat(st, rq, owned));
+	WITH_STMTS("anarchon_heartbeat", do_heartbeat(st, rq, owned));
 }
 
 static int
 local_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
 {
-	WITH_STMTS(do_finish(st, rq, status, owned));
+	WITH_STMTS("anarchon_finish", do_finish(st, rq, status, owned));
 }
 
 static int
 local_check(an_store *st, const an_request *rq, an_check_result *res)
 {
-	WITH_STMTS(do_check(st, rq, res));
+	WITH_STMTS(NULL, do_check(st, rq, res));
 }
 
 static int
 local_prune(an_store *st, int64_t before, int64_t *deleted)
 {
-	WITH_STMTS(do_prune(st, before, deleted));
+	WITH_STMTS("anarchon_prune", do_prune(st, before, deleted));
 }
 
 static void
@@ -497,6 +592,7 @@ local_close(an_store *st)
 
 	if (ls == NULL)
 		return;
+	set_aside_if_inherited(ls);
 	for (int i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(ls->stmt[i]);
 	if (ls->own_db)
@@ -522,16 +618,22 @@ create_schema(an_store *st)
 		sqlite3_free(msg);
 		return st->err;
 	}
+	ls->schema_ready = 1;
 	return AN_OK;
 }
 
-/* open: arg is the caller's sqlite3 connection; url is "local". */
+/*
+ * open: arg is the caller's sqlite3 connection; url is "local".  A caller
+ * that may not write gets a store all the same (check only reads); the
+ * table is created by the first call that may write.
+ */
 static int
 local_open(an_store *st, const char *url, void *arg)
 {
 	sqlite3    *caller = arg;
 	const char *file = sqlite3_db_filename(caller, "main");
 	local_store *ls;
+	char		err[AN_ERRMAX];
 	int			rc;
 
 	(void) url;
@@ -539,25 +641,20 @@ local_open(an_store *st, const char *url, void *arg)
 	if (ls == NULL)
 		return an_store_fail(st, AN_E_NOMEM, "out of memory");
 	memset(ls, 0, sizeof(*ls));
-	ls->busy_timeout_ms = -1;
 	ls->caller = caller;
 	st->impl = ls;
 
-	if (file && *file)
+	ls->own_db = file && *file;
+	if (ls->own_db)
 	{
-		rc = sqlite3_open_v2(file, &ls->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, NULL);
-		ls->own_db = 1;
-		if (rc != SQLITE_OK)
-			return an_store_fail(st, AN_E_STORE, "cannot open a claim connection on %s: %s",
-								 file, ls->db ? sqlite3_errmsg(ls->db) : "out of memory");
-		sqlite3_extended_result_codes(ls->db, 1);
+		if ((rc = own_connection(st)) != AN_OK)
+			return rc;
 	}
 	else
-		ls->db = caller;
-	ls->vfs = an_sqlite_vfs(ls->db);
-	sqlite3_busy_timeout(ls->db, AN_BUSY_TIMEOUT_MS_DEFAULT);
-	ls->busy_timeout_ms = AN_BUSY_TIMEOUT_MS_DEFAULT;
+		adopt_db(ls, caller);
 
+	if (!an_sqlite_may_write(caller, "anarchon", err, sizeof(err)))
+		return AN_OK;
 	if ((rc = create_schema(st)) != AN_OK)
 		return rc;
 	rc = stmts_acquire(st);

@@ -87,7 +87,7 @@ schedule_call(sqlite3_context *ctx, int argc, sqlite3_value **argv,
 		return;
 	if (argc == 2)
 	{
-		if (!an_sqlite_arg_ms(ctx, fn, argv[1], "the instant", &t))
+		if (!an_sqlite_arg_instant(ctx, fn, argv[1], "the instant", &t))
 			return;
 	}
 	else

@@ -29,6 +29,18 @@ SELECT anarchon_claim('keep', 1e300, 't');
 SELECT anarchon_claim('keep', '1791633610000', 't');
 SELECT anarchon_claim('keep', 'tomorrow', 't');
 SELECT anarchon_claim('keep', x'00', 't');
+-- a slot is a whole second from 10^11 ms: a reading of the clock is refused,
+-- and so is a slot in seconds (the limits themselves are fine)
+SELECT anarchon_claim('keep', 1796180400001, 't');
+SELECT anarchon_claim('keep', 1796180400500.0, 't');
+SELECT anarchon_claim('keep', -1.5, 't');
+SELECT anarchon_heartbeat('keep', 253402300799999, 't');
+SELECT anarchon_finish('keep', 4102444800010, 't');
+SELECT anarchon_check('keep', 4102444800999);
+SELECT anarchon_claim('keep', 1796180400, 't');
+SELECT anarchon_claim('keep', 99999999000, 't');
+SELECT anarchon_claim('keep', 0, 't');
+SELECT anarchon_check('keep', 100000000000), anarchon_check('keep', 253402300799000), anarchon_check('keep', 1796180400000.0);
 -- token
 SELECT anarchon_claim('keep', @s, NULL);
 SELECT anarchon_claim('keep', @s, '');

@@ -22,4 +22,4 @@ SELECT anarchon_finish('fence', @s, 'new', 'failed');
 SELECT anarchon_heartbeat('fence', @s, 'new'), anarchon_finish('fence', @s, 'new');
 SELECT attempt, token, state, finished_at IS NOT NULL AS finished FROM anarchon_runs;
 -- heartbeat and finish of a run that does not exist
-SELECT anarchon_heartbeat('fence', @s + 1, 'new'), anarchon_finish('fence', @s + 1, 'new');
+SELECT anarchon_heartbeat('fence', @s + 1000, 'new'), anarchon_finish('fence', @s + 1000, 'new');

@@ -7,6 +7,6 @@
 SELECT anarchon_claim('m', @s, 'a'), anarchon_claim('m', @s, 'b');
 SELECT anarchon_check('m', @s), anarchon_finish('m', @s, 'a'), anarchon_check('m', @s);
 BEGIN;
-SELECT anarchon_claim('m', @s + 1, 'a');
+SELECT anarchon_claim('m', @s + 1000, 'a');
 COMMIT;
 SELECT job, slot - @s AS slot, attempt, token, state FROM anarchon_runs;

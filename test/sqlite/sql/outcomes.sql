@@ -2,7 +2,7 @@
 .load ./sqlite/anarchon
 .echo on
 .parameter set @s "anarchon_now() / 1000 * 1000"
-.parameter set @old "anarchon_now() - 120000"
+.parameter set @old "anarchon_now() / 1000 * 1000 - 120000"
 SELECT anarchon_config('lease_ms', 60000), anarchon_config('attempts', 2);
 
 -- none, more than max_late_ms after its slot: late, nothing written

@@ -35,3 +35,7 @@ SELECT anarchon_config('lease_ms');
 -- tokens: 32 lowercase hex digits, new every time
 SELECT length(anarchon_token()), anarchon_token() GLOB '[0-9a-f]*', anarchon_token() <> anarchon_token();
 SELECT count(DISTINCT t) FROM (SELECT anarchon_token() AS t FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) SELECT i FROM n));
+-- loading the extension again keeps this connection's settings (and store)
+SELECT anarchon_config('lease_ms', 4321), anarchon_config('overlap', 'allow');
+.load ./sqlite/anarchon
+SELECT anarchon_config('lease_ms'), anarchon_config('overlap'), anarchon_config('store');
