@@ -25,14 +25,29 @@
 
 /* guc.c: the anarchon.* settings. */
 void		an_pg_define_gucs(void);
-/* The settings as the GUCs say now. */
+/*
+ * The settings as the GUCs say now.  These readers fail (22023) while a
+ * setting holds a value set before the library was loaded that is invalid.
+ */
 void		an_pg_current_settings(an_settings *out);
 /* The anarchon.store GUC: "local" or the name of a foreign server. */
 const char *an_pg_store_name(void);
+/* anarchon.in_transaction: may a local claim be part of the caller's transaction? */
+bool		an_pg_claim_in_transaction(void);
 
-/* time.c: the database clock and slot conversions. */
+/*
+ * claim_txn.c: refuse (25001) a local claim whose 'won' the caller's
+ * transaction could still roll back, unless anarchon.in_transaction is on.
+ */
+void		an_pg_require_final_claim(FunctionCallInfo fcinfo);
+
+/* time.c: the database clock and conversions, overflow-safe both ways. */
 int64		an_pg_now_ms(void);
+/* -1, 0 or 1: ms is before, inside or after the range of timestamptz. */
+int			an_pg_ms_range(int64 ms);
+/* ms as a timestamptz; an error (22008) when it is out of timestamptz's range. */
 TimestampTz an_pg_ms_to_ts(int64 ms);
+/* A timestamptz in ms, rounded toward the past; the infinities to INT64_MIN/MAX. */
 int64		an_pg_ts_to_ms(TimestampTz ts);
 
 /* local_store.c: runs in anarchon.runs, decided under the job's row lock. */

@@ -62,16 +62,11 @@ read_slot(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 		TimestampTz ts = PG_GETARG_TIMESTAMPTZ(1);
 
 		if (TIMESTAMP_NOT_FINITE(ts))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("anarchon: slot is %s: a slot is a time from 1970-01-01 to 9999-12-31 UTC, in whole milliseconds",
-							TIMESTAMP_IS_NOBEGIN(ts) ? "-infinity" : "infinity")));
-		/* Two instances that round differently would claim different slots. */
-		if (ts % 1000 != 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("anarchon: slot has a fraction of a millisecond: a slot is a time in whole milliseconds"),
-					 errhint("Pass the scheduled time, e.g. date_trunc('minute', now()), not now().")));
+			reject_input(AN_E_INPUT, TIMESTAMP_IS_NOBEGIN(ts) ? "slot is -infinity: " AN_SLOT_RULE
+						 : "slot is infinity: " AN_SLOT_RULE);
+		/* A fraction of a second (of a millisecond too): a clock's reading, not a schedule's. */
+		if (ts % USECS_PER_SEC != 0)
+			reject_input(AN_E_INPUT, "slot is not a whole second: " AN_SLOT_RULE "; " AN_SLOT_FROM_CLOCK);
 		slot = an_pg_ts_to_ms(ts);
 	}
 	reject_input(an_validate_slot(slot, err, sizeof(err)), err);

@@ -75,6 +75,9 @@ claim(FunctionCallInfo fcinfo, an_pg_slot_kind kind, an_claim_result *res)
 
 	st = an_pg_store();
 	an_store_clear(st);
+	/* Only the local store decides inside the caller's transaction. */
+	if (st->m == &an_pg_local_methods)
+		an_pg_require_final_claim(fcinfo);
 	if (st->m->validate && st->m->validate(st, &call.settings) != AN_OK)
 		an_pg_raise(st);
 	if (st->m->claim(st, &call.rq, res) != AN_OK)
@@ -255,7 +258,9 @@ anarchon_token(PG_FUNCTION_ARGS)
  * anarchon_prune: delete runs no claim can ask about any more; returns how
  * many.  keep_ms may lengthen the retention the settings imply, never
  * shorten it: a younger run could still be claimed, and a claim that found
- * it gone would win it a second time.
+ * it gone would win it a second time.  A keep_ms reaching back before the
+ * first timestamptz keeps everything (the store deletes nothing), however
+ * large: the cutoff is never converted by overflowing arithmetic.
  */
 Datum
 anarchon_prune(PG_FUNCTION_ARGS)
@@ -263,22 +268,19 @@ anarchon_prune(PG_FUNCTION_ARGS)
 	an_settings s;
 	int64		keep;
 	int64		deleted = 0;
+	char		err[AN_ERRMAX];
 	an_store   *st;
 
 	an_pg_current_settings(&s);
 	keep = an_settings_retention_ms(&s);
 	if (!PG_ARGISNULL(0))
 	{
-		if (PG_GETARG_INT64(0) < keep)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("anarchon: keep_ms " INT64_FORMAT " is shorter than the retention the settings need (" INT64_FORMAT " ms)",
-							PG_GETARG_INT64(0), keep),
-					 errdetail("A run younger than max_late_ms + lease_ms * attempts can still be claimed.")));
 		keep = PG_GETARG_INT64(0);
+		if (an_settings_check_keep(&s, keep, err, sizeof(err)) != AN_OK)
+			an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
 	}
 	st = store_with(an_pg_store()->m->prune, "prune");
-	if (st->m->prune(st, an_pg_now_ms() - keep, &deleted) != AN_OK)
+	if (st->m->prune(st, an_retention_cutoff(an_pg_now_ms(), keep), &deleted) != AN_OK)
 		an_pg_raise(st);
 	PG_RETURN_INT64(deleted);
 }

@@ -12,9 +12,11 @@
  *
  * The claim runs inside the caller's transaction: a function cannot commit.
  * In autocommit (the usual `SELECT anarchon_claim(...)`) that transaction
- * ends with the statement; inside an explicit transaction the decision
- * becomes visible, and the job's lock is released, at the caller's COMMIT,
- * and a ROLLBACK undoes it as if the claim had never been made.
+ * ends with the statement.  Anywhere else a rollback could take back a
+ * `won`, so the claim is refused there unless the caller opted in
+ * (claim_txn.c); then the decision becomes visible, and the job's lock is
+ * released, at the caller's COMMIT, and a ROLLBACK undoes it as if the claim
+ * had never been made.
  *
  * Waiting for a lock is bounded by busy_timeout_ms: each statement that can
  * wait for a row lock runs with lock_timeout set to it (and restored after
@@ -407,13 +409,21 @@ local_check(an_store *st, const an_request *rq, an_check_result *res)
 	return AN_OK;
 }
 
+/*
+ * A cutoff before the first timestamptz (a retention longer than PostgreSQL
+ * can count back) leaves nothing older to delete: keep everything.
+ */
 static int
 local_prune(an_store *st, int64_t before, int64_t *deleted)
 {
-	Datum		v[2] = {TimestampTzGetDatum(an_pg_ms_to_ts(before)),
-	TimestampTzGetDatum(an_pg_ms_to_ts(an_pg_now_ms()))};
+	Datum		v[2];
 	an_pg_owner_state owner;
 
+	*deleted = 0;
+	if (an_pg_ms_range(before) < 0)
+		return AN_OK;
+	v[0] = TimestampTzGetDatum(an_pg_ms_to_ts(before));
+	v[1] = TimestampTzGetDatum(an_pg_ms_to_ts(an_pg_now_ms()));
 	connect_spi(&owner);
 	*deleted = (int64_t) run(Q_PRUNE, v, SPI_OK_DELETE);
 	finish_spi(&owner);

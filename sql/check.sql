@@ -29,5 +29,11 @@ SELECT count(*) AS lock_rows FROM anarchon.runs_jobs WHERE job = 'never-claimed'
 -- It is a plain SELECT: it works in a read-only transaction, where a claim cannot.
 BEGIN TRANSACTION READ ONLY;
 SELECT anarchon_check('c', :now_ms);
+SET LOCAL anarchon.in_transaction = on;
 SELECT anarchon_claim('c', :now_ms, 'tok-3');
 ROLLBACK;
+-- The same in autocommit, in a session whose transactions are read-only.
+SET default_transaction_read_only = on;
+SELECT anarchon_check('c', :now_ms);
+SELECT anarchon_claim('c', :now_ms, 'tok-3');
+RESET default_transaction_read_only;

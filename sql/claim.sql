@@ -7,7 +7,7 @@ CREATE FUNCTION pg_temp.expire(j text) RETURNS void LANGUAGE sql
 	AS $$ UPDATE anarchon.runs SET lease_until = lease_until - interval '1 hour' WHERE job = j $$;
 
 -- none, now - slot > max_late_ms: late, nothing written.
-SELECT anarchon_claim('late-job', :now_ms - 60001 - 5000, 'a');
+SELECT anarchon_claim('late-job', :now_ms - 66000, 'a');
 SELECT count(*) AS written FROM anarchon.runs WHERE job = 'late-job';
 -- A slot just inside max_late_ms is still claimable.
 SELECT anarchon_claim('late-job', :now_ms - 30000, 'a');

@@ -16,8 +16,8 @@ SELECT anarchon_heartbeat('hb', :now_ms, 'tok-2');
 SELECT anarchon_finish('hb', :now_ms, 'tok-2');
 SELECT token, state FROM anarchon.runs WHERE job = 'hb';
 -- A heartbeat for a run that does not exist.
-SELECT anarchon_heartbeat('hb', :now_ms + 1, 'tok-1');
-SELECT anarchon_finish('hb', :now_ms + 1, 'tok-1');
+SELECT anarchon_heartbeat('hb', :now_ms + 1000, 'tok-1');
+SELECT anarchon_finish('hb', :now_ms + 1000, 'tok-1');
 -- A lease that ran out but was not taken over still belongs to its token.
 SELECT pg_temp.expire('hb');
 SELECT anarchon_heartbeat('hb', :now_ms, 'tok-1');

@@ -39,7 +39,7 @@ CREATE SCHEMA regress_app;
 CREATE EXTENSION anarchon SCHEMA regress_app;
 SELECT count(*) AS forms FROM pg_proc
  WHERE pronamespace = 'regress_app'::regnamespace AND proname = 'anarchon_claim';
-SELECT regress_app.anarchon_check('j', 0::bigint);
+SELECT regress_app.anarchon_check('j', 4102444800000::bigint);
 DROP EXTENSION anarchon;
 DROP SCHEMA regress_app;
 -- And again, for the tests that follow.

@@ -42,7 +42,7 @@ SELECT anarchon_claim('s2', :now_ms - 5000, 'tok-1');
 -- Named arguments override a setting for one call only.
 SELECT anarchon_claim('s3', :now_ms, 'tok-1', lease_ms => 7000);
 SELECT lease_until - claimed_at AS lease FROM anarchon.runs WHERE job = 's3';
-SELECT anarchon_claim('s3', :now_ms + 1, 'tok-1', overlap => 'allow', lease_ms => 1);
+SELECT anarchon_claim('s3', :now_ms + 1000, 'tok-1', overlap => 'allow', lease_ms => 1);
 SELECT lease_until - claimed_at AS lease FROM anarchon.runs WHERE job = 's3' AND slot > to_timestamp(:now_ms / 1000.0);
 -- Overrides are checked like the GUCs.
 SELECT anarchon_claim('s4', :now_ms, 'tok-1', lease_ms => 0);

@@ -40,7 +40,11 @@ BEGIN
 		END LOOP;
 
 		-- Claim, and commit at once: the other instances see the decision.
+		-- Inside a procedure the claim is part of the procedure's transaction,
+		-- which a claim accepts only when asked to (SET LOCAL lasts until the
+		-- COMMIT right after it).
 		v_token := anarchon_token();
+		SET LOCAL anarchon.in_transaction = on;
 		v_outcome := anarchon_claim(job, v_slot, v_token);
 		COMMIT;
 		RAISE NOTICE '% %', v_slot, v_outcome;

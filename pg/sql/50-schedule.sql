@@ -113,6 +113,13 @@ BEGIN
 	END IF;
 	v_token := anarchon.anarchon_token();
 
+	-- The claim is made inside this procedure, so it must opt in to being part
+	-- of the transaction; that transaction is committed right after it,
+	-- before the command runs.  Inside a caller's transaction block the
+	-- COMMIT fails (a procedure cannot commit there), so a claim that is not
+	-- committed never runs the command.
+	PERFORM pg_catalog.set_config('anarchon.in_transaction', 'on', true);
+
 	-- A store that cannot decide: log it, commit the log, then fail the call
 	-- (so pg_cron's job_run_details shows the error too).
 	BEGIN

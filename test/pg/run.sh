@@ -8,6 +8,9 @@
 #                  by another transaction, takeover and overlap races
 #   contention     32 client processes x 1000 slots: exactly one won per slot
 #   takeover       a winner's backend terminated mid-run; one backup takes over
+#   psycopg2       claims in the driver's own transaction (refused, or opted in)
+#                  then commit, rollback or close, and a competing claim
+#   clock          slots read from now(): refused, never two winners a second
 #   cancel         a claim waiting for a job's lock stays cancellable
 #   collation      check finds its runs under a non-byte-order collation
 #   remote         claims through the anarchon wrapper into a real redis-server
@@ -20,6 +23,8 @@ source "$here/isolation.sh"
 source "$here/contention.sh"
 source "$here/takeover.sh"
 source "$here/remote.sh"
+source "$here/driver.sh"
+source "$here/clock.sh"
 
 work=$(t_tmpdir)
 if ! pg_install > "$work/install.log" 2>&1; then
@@ -38,12 +43,15 @@ pg_isolation_run "$work/isolation"
 psql -X -q -c "CREATE EXTENSION anarchon" 2>&1
 pg_contention "contention" 32 4 250 "-c anarchon.overlap=allow"
 pg_takeover 8
+pg_driver_check 8 12
+pg_clock_check 16
 
 # A claim stuck behind a job's lock is cancelled by statement_timeout, even
 # with a long busy_timeout_ms: it never hangs its backend.
 cancel_check() {
 	local slot=$(( ($(date +%s) + 600) * 1000 )) holder start rc
-	psql -X -q -c "BEGIN" -c "SELECT anarchon_claim('cancel', $slot::bigint, 'tok-1')" \
+	psql -X -q -c "BEGIN" -c "SET LOCAL anarchon.in_transaction = on" \
+		-c "SELECT anarchon_claim('cancel', $slot::bigint, 'tok-1')" \
 		-c "SELECT pg_sleep(20)" > /dev/null 2>&1 &
 	holder=$!
 	at_exit "kill $holder 2>/dev/null"
