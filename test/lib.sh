@@ -75,3 +75,25 @@ wait_port() {
 
 # suite_end: the suite's exit status (non-zero when a check failed).
 suite_end() { [ "$T_FAILED" -eq 0 ]; }
+
+# The suites call the Redis-protocol server and its client redis-server and
+# redis-cli.  Debian unstable ships Valkey under its own names only
+# (valkey-server, valkey-cli, and no package of redis-* links), so when
+# redis-server is missing and valkey-server is there, these names lead to
+# Valkey's programs for the suite.  ANARCHON_REDIS_SERVER, ANARCHON_REDIS_CLI
+# (a command or a path) choose a server and client explicitly.
+t_redis_names() {
+	local server=${ANARCHON_REDIS_SERVER:-} cli=${ANARCHON_REDIS_CLI:-} bench="" d
+	if [ -z "$server" ] && ! command -v redis-server > /dev/null && command -v valkey-server > /dev/null; then
+		server=valkey-server cli=${cli:-valkey-cli} bench=valkey-benchmark
+	fi
+	[ -n "$server$cli" ] || return 0
+	d=$(mktemp -d "${TMPDIR:-/tmp}/anarchon-redis-names.XXXXXX")
+	at_exit "rm -rf '$d'"
+	[ -n "$server" ] && ln -s "$(command -v "$server")" "$d/redis-server"
+	[ -n "$cli" ] && ln -s "$(command -v "$cli")" "$d/redis-cli"
+	[ -n "$bench" ] && command -v "$bench" > /dev/null && ln -s "$(command -v "$bench")" "$d/redis-benchmark"
+	PATH=$d:$PATH
+	export PATH
+}
+t_redis_names

@@ -265,11 +265,15 @@ fi
 
 # copy_tree ROOT: the work tree's tracked files, as they are now, to
 # ROOT/root/anarchon (removed first: nothing of an earlier run survives).
+# ANARCHON_PLATFORMS_UNTRACKED=1 adds the files git does not track yet but
+# does not ignore either (new sources not yet added); build products are
+# ignored, so they stay out either way.
 copy_tree() {
-	local dest=$1/root/anarchon
+	local dest=$1/root/anarchon others=()
+	[ "${ANARCHON_PLATFORMS_UNTRACKED:-0}" = 1 ] && others=(--others --exclude-standard)
 	rm -rf --one-file-system "$dest"
 	mkdir -p "$dest"
-	git -C "$REPO" ls-files -z --cached |
+	git -C "$REPO" ls-files -z --cached "${others[@]}" |
 		while IFS= read -r -d '' f; do
 			[ -e "$f" ] || [ -L "$f" ] && printf '%s\0' "$f"
 		done |
