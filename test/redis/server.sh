@@ -31,6 +31,8 @@ redis_stop() {
 redis_pid() { cat "$R_DIR/$1/pid"; }
 
 now_ms() { date +%s%3N; }
+# now_slot: the current whole second in ms, a valid slot (slots are whole seconds).
+now_slot() { echo $(( $(date +%s) * 1000 )); }
 
 # wait_file F: until F exists (a step of the shell, seen by a running client).
 wait_file() { local i; for i in $(seq 1 300); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }

@@ -11,7 +11,7 @@ for strat in lease stream-id script idmp; do
 	pq -c "CREATE SERVER $srv FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://127.0.0.1:$PORT?strategy=$strat&prefix=pg-$strat')" > /dev/null
 done
 
-NOW=$(now_ms)
+NOW=$(now_slot)
 for strat in lease stream-id script; do
 	case $strat in
 		lease) exp="won won running late overlap f t running f t succeeded done none" ;;
@@ -22,7 +22,7 @@ for strat in lease stream-id script; do
 		-c "SELECT anarchon_claim('sync', ${NOW}::bigint, 'a')" \
 		-c "SELECT anarchon_claim('sync', ${NOW}::bigint, 'b')" \
 		-c "SELECT anarchon_claim('sync', $((NOW - 120000))::bigint, 'c')" \
-		-c "SELECT anarchon_claim('sync', $((NOW + 1))::bigint, 'd')" \
+		-c "SELECT anarchon_claim('sync', $((NOW + 1000))::bigint, 'd')" \
 		-c "SELECT anarchon_heartbeat('sync', ${NOW}::bigint, 'b')" \
 		-c "SELECT anarchon_heartbeat('sync', ${NOW}::bigint, 'a')" \
 		-c "SELECT anarchon_check('sync', ${NOW}::bigint)" \
@@ -30,7 +30,7 @@ for strat in lease stream-id script; do
 		-c "SELECT anarchon_finish('sync', ${NOW}::bigint, 'a')" \
 		-c "SELECT anarchon_check('sync', ${NOW}::bigint)" \
 		-c "SELECT anarchon_claim('sync', ${NOW}::bigint, 'e')" \
-		-c "SELECT anarchon_check('sync', 12345::bigint)" | tr '\n' ' ')
+		-c "SELECT anarchon_check('sync', 4102444800000::bigint)" | tr '\n' ' ')
 	if [ "$out" = "$exp " ]; then ok "redis via postgresql: $strat outcome table"
 	else not_ok "redis via postgresql: $strat outcome table" "expected: $exp" "got:      $out"; fi
 done
@@ -49,8 +49,8 @@ pq -c "ALTER SERVER r_stream_id OPTIONS (SET url 'redis://127.0.0.1:$PORT?strate
 
 # Contention: 16 sessions x 500 slots per strategy, exactly one won per slot.
 for strat in lease stream-id script; do
-	first=$(now_ms)
-	for i in $(seq 0 499); do echo "SELECT $((first + i)) || ' ' || anarchon_claim('sync', $((first + i))::bigint, anarchon_token());"; done > "$tmp/pgc.sql"
+	first=$(now_slot)
+	for i in $(seq 0 499); do echo "SELECT $((first + i * 1000)) || ' ' || anarchon_claim('sync', $((first + i * 1000))::bigint, anarchon_token());"; done > "$tmp/pgc.sql"
 	pids=()
 	for p in $(seq 1 16); do
 		PGOPTIONS="-c anarchon.store=r_${strat//-/_} -c anarchon.overlap=allow" psql -X -A -t -q -f "$tmp/pgc.sql" \
@@ -59,7 +59,7 @@ for strat in lease stream-id script; do
 	done
 	for p in "${pids[@]}"; do wait "$p"; done
 	report=$(cat "$tmp"/pgc-$strat-*.out | awk -v first="$first" '
-		NF == 2 { i = $1 - first; n[i]++; if ($2 == "won") w[i]++; next }
+		NF == 2 { i = ($1 - first) / 1000; n[i]++; if ($2 == "won") w[i]++; next }
 		{ bad++; if (bad < 4) print "unexpected: " $0 }
 		END { for (s = 0; s < 500; s++) if (w[s] != 1 || n[s] != 16) { print "slot first+" s ": " w[s] " won of " n[s]; if (++e > 5) break } }')
 	if [ -z "$report" ]; then ok "redis via postgresql: $strat, 16 sessions x 500 slots, exactly one won per slot"
@@ -70,13 +70,13 @@ done
 # with a long timeout_ms, and the backend stays usable.
 pq -c "CREATE SERVER r_slow FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://127.0.0.1:$PORT?strategy=lease&prefix=pg-frozen&timeout_ms=60000')" > /dev/null
 {
-	echo "SELECT anarchon_check('sync', 1::bigint);"
+	echo "SELECT anarchon_check('sync', 4102444800000::bigint);"
 	wait_file "$tmp/pg-frozen"
 	echo "SET statement_timeout = 1000;"
-	echo "SELECT anarchon_claim('sync', $(now_ms)::bigint, 'a');"
+	echo "SELECT anarchon_claim('sync', $(now_slot)::bigint, 'a');"
 	echo "\\echo claimed"
 	wait_file "$tmp/pg-thawed"
-	echo "SELECT anarchon_claim('sync', $(( $(now_ms) + 1 ))::bigint, 'b');"
+	echo "SELECT anarchon_claim('sync', $(( $(now_slot) + 1000 ))::bigint, 'b');"
 } | PGOPTIONS="-c anarchon.store=r_slow -c anarchon.overlap=allow" psql -X -A -t -q > "$tmp/pg-frozen.out" 2>&1 &
 rd=$!
 frozen_call "$tmp/pg-frozen" "$tmp/pg-frozen.out" claimed 200
@@ -89,7 +89,7 @@ if [ "$(tail -n 1 "$tmp/pg-frozen.out")" = won ]; then ok "redis via postgresql:
 else not_ok "redis via postgresql: after the cancel the session reconnects and claims" "$(cat "$tmp/pg-frozen.out")"; fi
 
 # lease through PostgreSQL: takeover after the lease ran out, the old token fenced.
-TK=$(now_ms)
+TK=$(now_slot)
 pq -c "ALTER SERVER r_lease OPTIONS (SET url 'redis://127.0.0.1:$PORT?strategy=lease&prefix=pgt')" > /dev/null
 first=$(PGOPTIONS="-c anarchon.store=r_lease -c anarchon.lease_ms=1000 -c anarchon.attempts=2" pq \
 	-c "SELECT anarchon_claim('sync', ${TK}::bigint, 'a')")

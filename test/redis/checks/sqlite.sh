@@ -13,7 +13,7 @@ sq() {
 	{ echo ".load $EXT"; cat; } | sqlite3 -batch "$tmp/$1.db" > "$tmp/$1.out" 2>&1
 }
 
-NOW=$(now_ms)
+NOW=$(now_slot)
 for strat in lease stream-id script; do
 	case $strat in
 		lease) exp="won|won|running|late|overlap|1|0|running|0|1|succeeded|done|none" ;;
@@ -23,12 +23,12 @@ for strat in lease stream-id script; do
 SELECT anarchon_config('store', 'redis://127.0.0.1:$PORT?strategy=$strat&prefix=sq-$strat') IS NOT NULL;
 SELECT anarchon_claim('sync', $NOW, 'a') || '|' || anarchon_claim('sync', $NOW, 'a') || '|' ||
        anarchon_claim('sync', $NOW, 'b') || '|' || anarchon_claim('sync', $((NOW - 120000)), 'c') || '|' ||
-       anarchon_claim('sync', $((NOW + 1)), 'd') || '|' ||
+       anarchon_claim('sync', $((NOW + 1000)), 'd') || '|' ||
        anarchon_heartbeat('sync', $NOW, 'a') || '|' || anarchon_heartbeat('sync', $NOW, 'b') || '|' ||
        anarchon_check('sync', $NOW) || '|' ||
        anarchon_finish('sync', $NOW, 'b') || '|' || anarchon_finish('sync', $NOW, 'a', 'succeeded') || '|' ||
        anarchon_check('sync', $NOW) || '|' || anarchon_claim('sync', $NOW, 'e') || '|' ||
-       anarchon_check('sync', 12345);
+       anarchon_check('sync', 4102444800000);
 X
 	if [ "$(tail -n 1 "$tmp/sqlite-$strat.out")" = "$exp" ]; then ok "redis via sqlite: $strat outcome table"
 	else not_ok "redis via sqlite: $strat outcome table" "expected $exp" "$(cat "$tmp/sqlite-$strat.out")"; fi
@@ -36,11 +36,11 @@ done
 
 # Contention: 16 instances, each with its own database file, 500 slots.
 for strat in lease stream-id script; do
-	first=$(now_ms)
+	first=$(now_slot)
 	{
 		echo "SELECT anarchon_config('overlap', 'allow');"
 		echo "SELECT anarchon_config('store', 'redis://127.0.0.1:$PORT?strategy=$strat&prefix=sqc-$strat');"
-		for i in $(seq 0 499); do echo "SELECT $((first + i)) || ' ' || anarchon_claim('sync', $((first + i)), anarchon_token());"; done
+		for i in $(seq 0 499); do echo "SELECT $((first + i * 1000)) || ' ' || anarchon_claim('sync', $((first + i * 1000)), anarchon_token());"; done
 	} > "$tmp/sqc-$strat.sql"
 	pids=()
 	for p in $(seq 1 16); do
@@ -49,7 +49,7 @@ for strat in lease stream-id script; do
 	done
 	for p in "${pids[@]}"; do wait "$p"; done
 	report=$(cat "$tmp"/sqc-$strat-*.out | awk -v first="$first" '
-		NR > 0 && NF == 2 { i = $1 - first; n[i]++; if ($2 == "won") w[i]++ }
+		NR > 0 && NF == 2 { i = ($1 - first) / 1000; n[i]++; if ($2 == "won") w[i]++ }
 		NF != 2 && $0 !~ /^(allow|redis:)/ { bad++; if (bad < 4) print "unexpected: " $0 }
 		END { for (s = 0; s < 500; s++) if (w[s] != 1 || n[s] != 16) { print "slot first+" s ": " w[s] " won of " n[s]; if (++e > 5) break } }')
 	if [ -z "$report" ]; then ok "redis via sqlite: $strat, 16 instances x 500 slots, exactly one won per slot"
@@ -75,7 +75,7 @@ else not_ok "redis via sqlite: idmp, unknown strategy and short memory are clear
 	echo ".load $EXT"
 	echo "SELECT anarchon_config('store', 'redis://127.0.0.1:$PORT?strategy=lease&prefix=sqf&timeout_ms=1000') IS NOT NULL;"
 	wait_file "$tmp/sq-frozen"
-	echo "SELECT anarchon_claim('sync', $(now_ms), 'a');"
+	echo "SELECT anarchon_claim('sync', $(now_slot), 'a');"
 	echo ".print done"
 } | sqlite3 -batch "$tmp/sqf.db" > "$tmp/sqlite-frozen.out" 2>&1 &
 rd=$!
@@ -86,7 +86,7 @@ if grep -q 'did not answer within 1000 ms' "$tmp/sqlite-frozen.out" && [ "$FROZE
 else not_ok "redis via sqlite: a frozen Redis gives an error within timeout_ms" "$(cat "$tmp/sqlite-frozen.out")" "$FROZEN_MS ms"; fi
 
 # lease through SQLite: takeover after the lease ran out, and the old token fenced.
-TK=$(now_ms)
+TK=$(now_slot)
 sq sqlite-takeover-1 <<X
 SELECT anarchon_config('store', 'redis://127.0.0.1:$PORT?strategy=lease&prefix=sqt') IS NOT NULL;
 SELECT anarchon_config('lease_ms', '1000'), anarchon_config('attempts', '2');
