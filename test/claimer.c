@@ -336,7 +336,8 @@ mode_bench(char **argv)
 	FILE	   *lat = fopen(argv[6], "w");
 	sqlite3_stmt *op[3] = {NULL, NULL, NULL};
 	char		job[64];
-	int64_t		base = wall_us() / 1000 + 10000000;	/* in the future: never late */
+	/* A whole second in the future (never late); slots are whole seconds. */
+	int64_t		base = (wall_us() / 1000000 + 10000) * 1000;
 	int64_t		start,
 				end,
 				n = 0;
@@ -372,13 +373,13 @@ mode_bench(char **argv)
 		if (op[1])
 		{
 			run(op[0], "");
-			run(op[1], "tI", job, base + n);
+			run(op[1], "tI", job, base + n * 1000);
 			run(op[2], "");
 		}
 		else if (reads)
-			run(op[0], "tI", "bench-read", (int64_t) (1000 + n % 1000));
+			run(op[0], "tI", "bench-read", INT64_C(4102444800000) + n % 1000 * 1000);
 		else
-			run(op[0], "tI", job, base + n);
+			run(op[0], "tI", job, base + n * 1000);
 		fprintf(lat, "%lld\n", (long long) (wall_us() - t0));
 		n++;
 	}

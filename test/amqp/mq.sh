@@ -22,6 +22,8 @@ DRV=$REPO_ROOT/test/bin/mq-driver
 MQ_TMP=${MQ_TMP:-$(t_tmpdir)}
 
 mq_now() { date +%s%3N; }
+# mq_slot_now: the current whole second in ms, a valid slot (slots are whole seconds).
+mq_slot_now() { echo $(( $(date +%s) * 1000 )); }
 
 mq_build() {
 	local out
@@ -138,10 +140,10 @@ mq_vg() {
 mq_sqlite_contend() {
 	local kind=$1 url=$2 d=$MQ_TMP/sqlite-contend S pids=() i
 	mkdir -p "$d"
-	S=$(mq_now)
+	S=$(mq_slot_now)
 	for i in $(seq 1 16); do
 		sq "$url" ".mode list" ".separator ' '" \
-			"WITH RECURSIVE s(x) AS (SELECT $S UNION ALL SELECT x + 1 FROM s WHERE x < $S + 299)
+			"WITH RECURSIVE s(x) AS (SELECT $S UNION ALL SELECT x + 1000 FROM s WHERE x < $S + 299000)
 			 SELECT x, anarchon_claim('sqrace', x, anarchon_token()) FROM s;" > "$d/$i.out" &
 		pids+=($!)
 	done
@@ -209,7 +211,7 @@ mq_pg() {
 			-c "CREATE USER MAPPING FOR PUBLIC SERVER mq_short OPTIONS (user '$user', password '$pass')" > /dev/null
 	fi
 	export PGOPTIONS="-c anarchon.store=mq"
-	S=$(mq_now)
+	S=$(mq_slot_now)
 	expect "$kind/pg: won, lost, our own claim again, late" "won
 lost
 $resent
@@ -220,9 +222,9 @@ t
 f
 t
 $([ "$resent" = won ] && echo succeeded || echo running)" \
-		pq -c "SELECT anarchon_claim('pg', $((S + 1))::bigint, 'tokA')" -c "SELECT anarchon_heartbeat('pg', $((S + 1))::bigint, 'tokA')" \
-		-c "SELECT anarchon_heartbeat('pg', $((S + 1))::bigint, 'tokB')" -c "SELECT anarchon_finish('pg', $((S + 1))::bigint, 'tokA')" \
-		-c "SELECT anarchon_check('pg', $((S + 1))::bigint)"
+		pq -c "SELECT anarchon_claim('pg', $((S + 1000))::bigint, 'tokA')" -c "SELECT anarchon_heartbeat('pg', $((S + 1000))::bigint, 'tokA')" \
+		-c "SELECT anarchon_heartbeat('pg', $((S + 1000))::bigint, 'tokB')" -c "SELECT anarchon_finish('pg', $((S + 1000))::bigint, 'tokA')" \
+		-c "SELECT anarchon_check('pg', $((S + 1000))::bigint)"
 	expect_match "$kind/pg: a store memory shorter than max_late_ms is refused" 'is shorter than max_late_ms \(60000 ms\)' \
 		env PGOPTIONS="-c anarchon.store=mq_short" psql -X -A -t -q -c "SELECT anarchon_claim('pgshort', ${S}::bigint, 'tokA')"
 	if [ -n "$user" ]; then
@@ -235,9 +237,9 @@ $([ "$resent" = won ] && echo succeeded || echo running)" \
 
 	d=$MQ_TMP/pg-contend
 	mkdir -p "$d"
-	S=$(mq_now)
+	S=$(mq_slot_now)
 	for i in $(seq 1 16); do
-		pq -F ' ' -c "SELECT s, anarchon_claim('pgrace', s, anarchon_token()) FROM generate_series(${S}::bigint, $((S + 299))::bigint) s" > "$d/$i.out" &
+		pq -F ' ' -c "SELECT s, anarchon_claim('pgrace', s, anarchon_token()) FROM generate_series(${S}::bigint, $((S + 299000))::bigint, 1000) s" > "$d/$i.out" &
 		pids+=($!)
 	done
 	wait "${pids[@]}"
@@ -246,8 +248,8 @@ $([ "$resent" = won ] && echo succeeded || echo running)" \
 	# A statement_timeout ends a claim that waits on a frozen server (the
 	# session connects first: only the wait for an answer is cancellable).
 	t0=$(mq_now)
-	pq -c "SELECT anarchon_claim('pgcancel', $((S + 1))::bigint, 'tokA')" -c "SELECT pg_sleep(1.5)" \
-		-c "SET statement_timeout = 700" -c "SELECT anarchon_claim('pgcancel', $((S + 2))::bigint, 'tokA')" > "$MQ_TMP/pg-cancel.out" &
+	pq -c "SELECT anarchon_claim('pgcancel', $((S + 1000))::bigint, 'tokA')" -c "SELECT pg_sleep(1.5)" \
+		-c "SET statement_timeout = 700" -c "SELECT anarchon_claim('pgcancel', $((S + 2000))::bigint, 'tokA')" > "$MQ_TMP/pg-cancel.out" &
 	i=$!
 	sleep 0.8
 	kill -STOP "$fpid"

@@ -156,7 +156,7 @@ won
 rc=0" amqp_vg
 
 # ---------------------------------------------------------------- through SQLite
-S=$(mq_now)
+S=$(mq_slot_now)
 expect "amqp/sqlite: won, lost, late" "won
 lost
 late" sq "$U" "SELECT anarchon_claim('sq', $S, 'tokA');" "SELECT anarchon_claim('sq', $S, 'tokB');" \
@@ -165,8 +165,8 @@ expect "amqp/sqlite: heartbeat and finish in the claiming connection, check" "wo
 1
 0
 1
-running" sq "$U" "SELECT anarchon_claim('sq', $((S + 1)), 'tokA');" "SELECT anarchon_heartbeat('sq', $((S + 1)), 'tokA');" \
-	"SELECT anarchon_heartbeat('sq', $((S + 1)), 'tokB');" "SELECT anarchon_finish('sq', $((S + 1)), 'tokA');" "SELECT anarchon_check('sq', $((S + 1)));"
+running" sq "$U" "SELECT anarchon_claim('sq', $((S + 1000)), 'tokA');" "SELECT anarchon_heartbeat('sq', $((S + 1000)), 'tokA');" \
+	"SELECT anarchon_heartbeat('sq', $((S + 1000)), 'tokB');" "SELECT anarchon_finish('sq', $((S + 1000)), 'tokA');" "SELECT anarchon_check('sq', $((S + 1000)));"
 expect_match "amqp/sqlite: max_late_ms longer than slot_ttl_ms is refused" \
 	'anarchon_claim: slot_ttl_ms \(how long a gate queue outlives its last claim\) \(120000 ms\) is shorter than max_late_ms \(300000 ms\)' \
 	sq "$U" "SELECT anarchon_config('max_late_ms', '300000');" "SELECT anarchon_claim('sq', $S, 'tokA');"

@@ -32,28 +32,28 @@ CREATE EXTENSION anarchon;
 CREATE TABLE bench_base (job text, slot bigint, token text, PRIMARY KEY (job, slot));
 -- check reads existing runs: 1000 live ones for job chk, in both tables.
 INSERT INTO anarchon.runs
-SELECT 'chk', to_timestamp(($base + i) / 1000.0), 1, 'tok', 'running',
+SELECT 'chk', to_timestamp(($base + i * 1000) / 1000.0), 1, 'tok', 'running',
        now() + interval '1 day', now(), NULL
   FROM generate_series(1, 1000) AS i;
-INSERT INTO bench_base SELECT 'chk', $base + i, 'tok' FROM generate_series(1, 1000) AS i;
+INSERT INTO bench_base SELECT 'chk', $base + i * 1000, 'tok' FROM generate_series(1, 1000) AS i;
 VACUUM ANALYZE;
 SQL
 
 cat > "$dir/claim.sql" <<SQL
-\set s random(1, 1000000000000)
-SELECT anarchon_claim('b' || :client_id, $base + :s, 'tok' || :client_id);
+\set s random(1, 1000000000)
+SELECT anarchon_claim('b' || :client_id, $base + :s * 1000, 'tok' || :client_id);
 SQL
 cat > "$dir/insert.sql" <<SQL
-\set s random(1, 1000000000000)
-INSERT INTO bench_base (job, slot, token) VALUES ('b' || :client_id, $base + :s, 'tok' || :client_id) ON CONFLICT DO NOTHING;
+\set s random(1, 1000000000)
+INSERT INTO bench_base (job, slot, token) VALUES ('b' || :client_id, $base + :s * 1000, 'tok' || :client_id) ON CONFLICT DO NOTHING;
 SQL
 cat > "$dir/check.sql" <<SQL
 \set s random(1, 1000)
-SELECT anarchon_check('chk', $base + :s);
+SELECT anarchon_check('chk', $base + :s * 1000);
 SQL
 cat > "$dir/select.sql" <<SQL
 \set s random(1, 1000)
-SELECT token FROM bench_base WHERE job = 'chk' AND slot = $base + :s;
+SELECT token FROM bench_base WHERE job = 'chk' AND slot = $base + :s * 1000;
 SQL
 
 # bench NAME SCRIPT CLIENTS: sets TPS, P50, P99.

@@ -36,9 +36,9 @@ compare() {
 # A database in WAL mode holding 1000 runs for the reads to find.
 sqlite3 "$dir/seed.db" "PRAGMA journal_mode=wal;" ".load ./sqlite/anarchon" \
 	"SELECT anarchon_config('overlap', 'allow');" \
-	"WITH RECURSIVE n(i) AS (SELECT 1000 UNION ALL SELECT i + 1 FROM n WHERE i < 1999)
-	 SELECT count(anarchon_claim('bench-read', i + 100000000000, 't')) FROM n;" > /dev/null
-sqlite3 "$dir/seed.db" "UPDATE anarchon_runs SET slot = slot - 100000000000, lease_until = lease_until + 3600000;" \
+	"WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 999)
+	 SELECT count(anarchon_claim('bench-read', 4102444800000 + i * 1000, 't')) FROM n;" > /dev/null
+sqlite3 "$dir/seed.db" "UPDATE anarchon_runs SET lease_until = lease_until + 3600000;" \
 	"PRAGMA wal_checkpoint(TRUNCATE);" > /dev/null
 
 compare claim insert

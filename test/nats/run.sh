@@ -181,7 +181,7 @@ late
 rc=0" mq_vg "$U" "$MQ_TMP/vg.in"
 
 # ---------------------------------------------------------------- through SQLite
-S=$(mq_now)
+S=$(mq_slot_now)
 expect "nats/sqlite: won, lost, our own again, late" "won
 lost
 won
@@ -205,7 +205,7 @@ if [ -n "${PGPORT:-}" ]; then
 	# The token is a secret: it lives in a user mapping (a lone password).
 	pq -c "CREATE SERVER js_auth FOREIGN DATA WRAPPER anarchon OPTIONS (url 'nats://$AU')" \
 		-c "CREATE USER MAPPING FOR PUBLIC SERVER js_auth OPTIONS (password 's3cr3t-tok')" > /dev/null
-	S=$(mq_now)
+	S=$(mq_slot_now)
 	expect "nats/pg: the token from the user mapping is accepted" won \
 		env PGOPTIONS="-c anarchon.store=js_auth" psql -X -A -t -q -c "SELECT anarchon_claim('pgtok', ${S}::bigint, 'tokA')"
 	pq -c "ALTER USER MAPPING FOR PUBLIC SERVER js_auth OPTIONS (SET password 'wr0ng-tok')" > /dev/null
