@@ -34,6 +34,25 @@ X
 	else not_ok "redis via sqlite: $strat outcome table" "expected $exp" "$(cat "$tmp/sqlite-$strat.out")"; fi
 done
 
+# Loading the extension a second time keeps the connection's store: the claim
+# still goes to Redis (another instance sees it), not to the local file.
+sq sqlite-reload <<X
+SELECT anarchon_config('store', 'redis://127.0.0.1:$PORT?strategy=lease&prefix=sq-reload') IS NOT NULL;
+SELECT anarchon_config('lease_ms', 45000);
+.load $EXT
+SELECT anarchon_config('store') || '|' || anarchon_config('lease_ms') || '|' || anarchon_claim('sync', $NOW, 'a');
+X
+sq sqlite-reload-other <<X
+SELECT anarchon_config('store', 'redis://127.0.0.1:$PORT?strategy=lease&prefix=sq-reload') IS NOT NULL;
+SELECT anarchon_claim('sync', $NOW, 'b');
+X
+if [ "$(tail -n 1 "$tmp/sqlite-reload.out")" = "redis://127.0.0.1:$PORT?strategy=lease&prefix=sq-reload|45000|won" ] &&
+	[ "$(tail -n 1 "$tmp/sqlite-reload-other.out")" = running ] &&
+	[ "$(sqlite3 "$tmp/sqlite-reload.db" "SELECT count(*) FROM sqlite_schema WHERE name = 'anarchon_runs'")" = 0 ]; then
+	ok "redis via sqlite: a second load keeps the store and settings; the claim is decided in Redis"
+else not_ok "redis via sqlite: a second load keeps the store and settings; the claim is decided in Redis" \
+	"$(cat "$tmp/sqlite-reload.out" "$tmp/sqlite-reload-other.out")"; fi
+
 # Contention: 16 instances, each with its own database file, 500 slots.
 for strat in lease stream-id script; do
 	first=$(now_slot)
