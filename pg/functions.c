@@ -186,13 +186,15 @@ finish(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 		if (PG_ARGISNULL(3))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("anarchon: status must not be NULL: allowed are 'succeeded' and 'failed'")));
+					 errmsg("anarchon: status must not be NULL"),
+					 errdetail("A status is 'succeeded' or 'failed'.")));
 		name = text_to_cstring(PG_GETARG_TEXT_PP(3));
 		status = an_run_state_parse(name);
 		if (status != AN_RUN_SUCCEEDED && status != AN_RUN_FAILED)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("anarchon: invalid status: allowed are 'succeeded' and 'failed'")));
+					 errmsg("anarchon: invalid status"),
+					 errdetail("A status is 'succeeded' or 'failed'.")));
 	}
 	st = store_with(an_pg_store()->m->finish, "finish");
 	if (st->m->finish(st, &call.rq, status, &owned) != AN_OK)

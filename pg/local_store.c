@@ -328,11 +328,13 @@ op_interrupt(an_store *st, const an_request *rq, int64_t now)
 static int
 op_unlock(an_store *st, int commit)
 {
+	char		detail[AN_ERRMAX];
+
 	if (!commit)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("anarchon: the claim failed half-way and was rolled back: %s",
-						st->errmsg)));
+				 errmsg("anarchon: the claim failed half-way and was rolled back"),
+				 errdetail("%s", an_pg_sentence(st->errmsg, detail, sizeof(detail)))));
 	return AN_OK;
 }
 
