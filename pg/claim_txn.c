@@ -36,7 +36,16 @@
 #include "tcop/tcopprot.h"
 #include "utils/portal.h"
 
-/* Is this call part of the plan of the statement the client sent? */
+/* fn_extra of a call site found to be part of the client's statement. */
+static const char client_call_site = 0;
+
+/*
+ * Is this call part of the plan of the statement the client sent?  The
+ * answer holds for the call site's FmgrInfo as long as it lives (one
+ * execution of one statement), so a yes is remembered in fn_extra, which the
+ * claim functions use for nothing else: a statement claiming many rows
+ * compares the query text once.
+ */
 static bool
 called_by_client_statement(FunctionCallInfo fcinfo)
 {
@@ -45,10 +54,16 @@ called_by_client_statement(FunctionCallInfo fcinfo)
 	if (fcinfo->flinfo == NULL || portal == NULL || portal->queryDesc == NULL ||
 		portal->queryDesc->estate == NULL)
 		return false;
+	if (fcinfo->flinfo->fn_extra == &client_call_site)
+		return true;
 	if (fcinfo->flinfo->fn_mcxt != portal->queryDesc->estate->es_query_cxt)
 		return false;
-	return portal->sourceText != NULL && debug_query_string != NULL &&
-		strcmp(portal->sourceText, debug_query_string) == 0;
+	if (portal->sourceText == NULL || debug_query_string == NULL ||
+		(portal->sourceText != debug_query_string &&
+		 strcmp(portal->sourceText, debug_query_string) != 0))
+		return false;
+	fcinfo->flinfo->fn_extra = (void *) &client_call_site;
+	return true;
 }
 
 void
