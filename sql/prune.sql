@@ -56,7 +56,10 @@ SELECT anarchon_claim('fresh', :now_ms, 'tok-2');
 -- The settings' own retention, exactly, is accepted; one ms less is not.
 SELECT anarchon_prune(90000) >= 0 AS accepted;
 SELECT anarchon_prune(89999);
--- Negative retentions are refused, down to the smallest bigint.
+-- 0 and 1 are refused as too short; negative retentions too, down to the
+-- smallest bigint.
+SELECT anarchon_prune(0);
+SELECT anarchon_prune(1);
 SELECT anarchon_prune(-1);
 SELECT anarchon_prune(-9223372036854775808);
 -- A longer retention of the settings is required of keep_ms too.

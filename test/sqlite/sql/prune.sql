@@ -15,9 +15,12 @@ INSERT INTO anarchon_runs VALUES ('p', @now - 8000, 1, 't', 'running', @now + 60
 INSERT INTO anarchon_runs VALUES ('p', @now - 7000, 1, 't', 'running', @now - 6000, @now - 7000, NULL);
 SELECT anarchon_prune(1999);
 SELECT anarchon_prune('a while');
+SELECT anarchon_prune(0);
+SELECT anarchon_prune(1);
 SELECT anarchon_prune(-1);
 SELECT anarchon_prune(-9223372036854775808);
--- a retention longer than any time can count back keeps every run
+-- a retention longer than any time can count back keeps every run (in SQLite
+-- times are integers: the largest keep_ms, 2^63 - 1, is the edge of the range)
 SELECT anarchon_prune(9223372036854775807), anarchon_prune(10000000000000000);
 SELECT count(*) FROM anarchon_runs;
 SELECT anarchon_prune();
