@@ -41,19 +41,19 @@ SQL
 
 cat > "$dir/claim.sql" <<SQL
 \set s random(1, 1000000000)
-SELECT anarchon_claim('b' || :client_id, $base + :s * 1000, 'tok' || :client_id);
+SELECT anarchon_claim('b' || :client_id, $base + :s * 1000::bigint, 'tok' || :client_id);
 SQL
 cat > "$dir/insert.sql" <<SQL
 \set s random(1, 1000000000)
-INSERT INTO bench_base (job, slot, token) VALUES ('b' || :client_id, $base + :s * 1000, 'tok' || :client_id) ON CONFLICT DO NOTHING;
+INSERT INTO bench_base (job, slot, token) VALUES ('b' || :client_id, $base + :s * 1000::bigint, 'tok' || :client_id) ON CONFLICT DO NOTHING;
 SQL
 cat > "$dir/check.sql" <<SQL
 \set s random(1, 1000)
-SELECT anarchon_check('chk', $base + :s * 1000);
+SELECT anarchon_check('chk', $base + :s * 1000::bigint);
 SQL
 cat > "$dir/select.sql" <<SQL
 \set s random(1, 1000)
-SELECT token FROM bench_base WHERE job = 'chk' AND slot = $base + :s * 1000;
+SELECT token FROM bench_base WHERE job = 'chk' AND slot = $base + :s * 1000::bigint;
 SQL
 
 # bench NAME SCRIPT CLIENTS: sets TPS, P50, P99.
