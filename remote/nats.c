@@ -15,8 +15,12 @@
  * subjects; the Msg-Id and the message body keep the job name as given.
  * Job names cannot contain '*', '>' or spaces (the host validates them).
  *
- * There is no lease.  heartbeat, finish and check read the stored claim:
- * see doc/stores-amqp-nats.md for exactly what each answers.
+ * There is no lease.  heartbeat, finish and check read the stored claim and
+ * the run's finish status (a message on <prefix>.<job>.status): see
+ * doc/stores-amqp-nats.md for exactly what each answers.
+ *
+ * The protocol is spoken by nats_link.c, which keeps no process-wide state:
+ * a forked child connects anew (fork.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +35,7 @@
 #define NATS_DEFAULT_PORT 4222
 #define NATS_WINDOW_DEFAULT_MS 120000
 #define NATS_TIMEOUT_DEFAULT_MS 2000
-#define NATS_KNOWN "stream, prefix, duplicate_window_ms, timeout_ms"
+#define NATS_KNOWN "stream, prefix, duplicate_window_ms, timeout_ms, durability"
 /* Stream history is kept this long, or the duplicate window if longer. */
 #define NATS_MAX_AGE_MS INT64_C(604800000)
 
@@ -47,7 +51,8 @@ typedef struct nats_store
 	char		stream[65];
 	int64_t		window_ms;       /* from the URL: used when creating the stream */
 	int64_t		timeout_ms;
-	int			have_stream;     /* the stream was found or created on this link */
+	int			accept_loss;     /* durability=accept-loss: a memory stream is allowed */
+	int			have_stream;     /* the stream was found or created */
 	int64_t		stream_window_ms;	/* the stream's actual duplicate window */
 	nats_link	link;
 	an_claims	claims;
@@ -78,6 +83,7 @@ parse_url(an_store *st, nats_store *n, const char *url)
 	char		err[AN_ERRMAX];
 	int			rc = AN_OK;
 
+	nats_link_init(&n->link);
 	if (an_url_parse(url, &u, err, sizeof(err)) < 0)
 		return an_store_fail(st, AN_E_CONFIG, "%s", err);
 	an_url_redacted(&u, redacted, sizeof(redacted));
@@ -91,6 +97,7 @@ parse_url(an_store *st, nats_store *n, const char *url)
 						INT64_C(31536000000), &n->window_ms, err, sizeof(err)) < 0 ||
 			 an_url_int(&u, "timeout_ms", NATS_TIMEOUT_DEFAULT_MS, 1, 600000,
 						&n->timeout_ms, err, sizeof(err)) < 0 ||
+			 an_url_durability(&u, &n->accept_loss, err, sizeof(err)) < 0 ||
 			 an_url_no_unknown(&u, NATS_KNOWN, err, sizeof(err)) < 0)
 		rc = an_store_fail(st, AN_E_CONFIG, "%s", err);
 	else if (stream && !valid_stream(stream))
@@ -99,12 +106,15 @@ parse_url(an_store *st, nats_store *n, const char *url)
 	{
 		snprintf(n->prefix, sizeof(n->prefix), "%s", prefix);
 		snprintf(n->stream, sizeof(n->stream), "%s", stream ? stream : "CRON");
-		snprintf(n->link.who, sizeof(n->link.who), "NATS at %s", redacted);
 		n->port = u.port ? u.port : NATS_DEFAULT_PORT;
 		n->host = strdup(u.host);
 		n->token = u.user ? strdup(u.user) : NULL;
 		if (n->host == NULL || (u.user && n->token == NULL))
 			rc = an_store_fail(st, AN_E_NOMEM, "out of memory");
+		n->link.host = n->host;
+		n->link.port = n->port;
+		n->link.token = n->token;
+		snprintf(n->link.who, sizeof(n->link.who), "NATS at %s", redacted);
 	}
 	an_url_free(&u);
 	return rc;
@@ -182,12 +192,17 @@ api(an_store *st, nats_store *n, const an_deadline *d, const char *what,
 	return nats_link_request(st, &n->link, d, what, subj, NULL, body, no_js, reply);
 }
 
-/* Read the stream's subjects and duplicate window from an INFO/CREATE answer. */
+/*
+ * Read the stream's subjects, storage and duplicate window from an
+ * INFO/CREATE answer.  A stream in memory forgets every claim when the
+ * server stops or crashes: refused unless the URL accepts that.
+ */
 static int
 check_stream(an_store *st, nats_store *n, const char *reply)
 {
 	char		want[80];
 	char		want_escaped[80];
+	char		storage[16] = "";
 	int64_t		window_ns;
 
 	/* The server's JSON encoder may write '>' as \u003e. */
@@ -200,6 +215,14 @@ check_stream(an_store *st, nats_store *n, const char *reply)
 	if (nj_int(reply, "duplicate_window", &window_ns) < 0)
 		return an_store_fail(st, AN_E_STORE, "%s sent stream information for %s without a duplicate window",
 							 n->link.who, n->stream);
+	nj_str(reply, "storage", storage, sizeof(storage));
+	if (strcmp(storage, "memory") == 0 && !n->accept_loss)
+	{
+		an_store_fail(st, AN_E_CONFIG,
+					  "NATS stream %s keeps its messages in memory (storage memory): a restart or crash of the server forgets every claim, and a forgotten slot can be won a second time",
+					  n->stream);
+		return an_store_hintf(st, "Use a stream with file storage (anarchon creates one when the stream does not exist), or add durability=accept-loss to the store URL to take the risk.");
+	}
 	n->stream_window_ms = window_ns / 1000000;
 	n->have_stream = 1;
 	return AN_OK;
@@ -264,20 +287,11 @@ ensure_stream(an_store *st, nats_store *n, const an_deadline *d, const an_settin
 	return rc;
 }
 
-static int
-connect_link(an_store *st, nats_store *n, const an_deadline *d)
-{
-	if (n->link.nc != NULL)
-		return AN_OK;
-	n->have_stream = 0;
-	return nats_link_open(st, &n->link, n->host, n->port, n->token, d);
-}
-
 /* Connected, with the stream known: the start of every call. */
 static int
 ready(an_store *st, nats_store *n, const an_deadline *d, const an_settings *s)
 {
-	if (connect_link(st, n, d) != AN_OK)
+	if (nats_link_connect(st, &n->link, d) != AN_OK)
 		return st->err;
 	return ensure_stream(st, n, d, s);
 }
@@ -306,7 +320,7 @@ nats_open(an_store *st, const char *url, void *arg)
 	n = st->impl;
 	/* The stream is looked for at the first call, which knows max_late_ms. */
 	an_deadline_start(&d, n->timeout_ms);
-	return connect_link(st, n, &d);
+	return nats_link_connect(st, &n->link, &d);
 }
 
 static int
@@ -525,20 +539,54 @@ owns(an_store *st, nats_store *n, const an_deadline *d, const an_request *rq, in
 	return AN_OK;
 }
 
+/*
+ * The finish status recorded for the run: AN_RUN_SUCCEEDED or AN_RUN_FAILED,
+ * AN_RUN_RUNNING when none is stored.
+ */
+static int
+run_status(an_store *st, nats_store *n, const an_deadline *d, const an_request *rq,
+		   an_run_state *state)
+{
+	char		subject[AN_JOB_MAX * 3 + 96];
+	char		stored[BODY_MAX];
+	int			found;
+
+	*state = AN_RUN_RUNNING;
+	subject_of(n, rq->job, "status", subject, sizeof(subject));
+	if (find_run_msg(st, n, d, rq, subject, stored, sizeof(stored), &found) != AN_OK)
+		return st->err;
+	if (found)
+		*state = strstr(stored, "\"status\":\"failed\"") ? AN_RUN_FAILED : AN_RUN_SUCCEEDED;
+	return AN_OK;
+}
+
+/* heartbeat: true while the token holds the run's stored claim and no finish is recorded. */
 static int
 nats_heartbeat(an_store *st, const an_request *rq, int *owned)
 {
 	nats_store *n = st->impl;
+	an_run_state state;
 	an_deadline d;
 
 	an_deadline_start(&d, n->timeout_ms);
-	return owns(st, n, &d, rq, owned);
+	if (owns(st, n, &d, rq, owned) != AN_OK || !*owned)
+		return st->err;
+	if (run_status(st, n, &d, rq, &state) != AN_OK)
+		return st->err;
+	*owned = state == AN_RUN_RUNNING;
+	return AN_OK;
 }
 
+/*
+ * finish: the token's first finish of its run is recorded (a status message
+ * de-duplicated by run); true for it, and again for the same status sent
+ * again; false for another status or another token.
+ */
 static int
 nats_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
 {
 	nats_store *n = st->impl;
+	an_run_state recorded;
 	an_deadline d;
 	char		subject[AN_JOB_MAX * 3 + 96];
 	char		msgid[AN_JOB_MAX + 40];
@@ -550,25 +598,37 @@ nats_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
 	an_deadline_start(&d, n->timeout_ms);
 	if (owns(st, n, &d, rq, owned) != AN_OK || !*owned)
 		return st->err;
-	/* The first finish of a run is kept; repeats are de-duplicated away. */
-	subject_of(n, rq->job, "status", subject, sizeof(subject));
-	snprintf(msgid, sizeof(msgid), "%s:%lld:status", rq->job, (long long) rq->slot);
-	snprintf(body, sizeof(body), "{\"job\":\"%s\",\"slot\":%lld,\"token\":\"%s\",\"status\":\"%s\"}",
-			 rq->job, (long long) rq->slot, rq->token, an_run_state_name(status));
-	rc = nats_link_request(st, &n->link, &d, "the finish status", subject, msgid, body,
-						   "no JetStream stream takes the status subject (was the stream deleted?)", &reply);
-	if (rc == AN_OK && is_error(reply, &code))
-		rc = api_error(st, n, reply, "the finish status");
-	free(reply);
-	return rc;
+	if (run_status(st, n, &d, rq, &recorded) != AN_OK)
+		return st->err;
+	if (recorded == AN_RUN_RUNNING)
+	{
+		subject_of(n, rq->job, "status", subject, sizeof(subject));
+		snprintf(msgid, sizeof(msgid), "%s:%lld:status", rq->job, (long long) rq->slot);
+		snprintf(body, sizeof(body), "{\"job\":\"%s\",\"slot\":%lld,\"token\":\"%s\",\"status\":\"%s\"}",
+				 rq->job, (long long) rq->slot, rq->token, an_run_state_name(status));
+		rc = nats_link_request(st, &n->link, &d, "the finish status", subject, msgid, body,
+							   "no JetStream stream takes the status subject (was the stream deleted?)", &reply);
+		if (rc == AN_OK && is_error(reply, &code))
+			rc = api_error(st, n, reply, "the finish status");
+		/* A duplicate: a finish of this run was stored meanwhile; read which. */
+		if (rc == AN_OK && nj_bool(reply, "duplicate") == 1)
+			rc = run_status(st, n, &d, rq, &recorded);
+		else
+			recorded = status;
+		free(reply);
+		if (rc != AN_OK)
+			return rc;
+	}
+	*owned = recorded == status;
+	return AN_OK;
 }
 
 static int
 nats_check(an_store *st, const an_request *rq, an_check_result *res)
 {
 	nats_store *n = st->impl;
+	an_run_state state;
 	an_deadline d;
-	char		subject[AN_JOB_MAX * 3 + 96];
 	char		stored[BODY_MAX];
 	int			found;
 
@@ -577,12 +637,11 @@ nats_check(an_store *st, const an_request *rq, an_check_result *res)
 	if (ready(st, n, &d, rq->settings) != AN_OK)
 		return st->err;
 	/* A finish status of this run first: succeeded or failed. */
-	subject_of(n, rq->job, "status", subject, sizeof(subject));
-	if (find_run_msg(st, n, &d, rq, subject, stored, sizeof(stored), &found) != AN_OK)
+	if (run_status(st, n, &d, rq, &state) != AN_OK)
 		return st->err;
-	if (found)
+	if (state != AN_RUN_RUNNING)
 	{
-		res->state = strstr(stored, "\"status\":\"failed\"") ? AN_CHECK_FAILED : AN_CHECK_SUCCEEDED;
+		res->state = state == AN_RUN_FAILED ? AN_CHECK_FAILED : AN_CHECK_SUCCEEDED;
 		return AN_OK;
 	}
 	/* Else a stored claim: claimed and not finished is "running". */

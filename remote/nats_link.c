@@ -1,156 +1,473 @@
 /*
- * nats_link.c — a NATS connection with sliced, cancellable requests
- * (see nats_link.h).
+ * nats_link.c — the NATS client protocol on a socket of our own, just what
+ * the store needs (see nats_link.h).
+ *
+ *   server: INFO {...}                          on connect, and at any time
+ *   client: CONNECT {...}  SUB <inbox>.* 1  PING
+ *   server: PONG                                (or -ERR 'Authorization Violation')
+ *   client: PUB <subject> <reply> <n>\r\n<body>
+ *           HPUB <subject> <reply> <h> <n>\r\nNATS/1.0\r\nNats-Msg-Id: <id>\r\n\r\n<body>
+ *   server: MSG <subject> <sid> [reply] <n>\r\n<data>
+ *           HMSG <subject> <sid> [reply] <h> <n>\r\n<headers><data>
+ *           ("NATS/1.0 503" headers and no data: no responders)
+ *   both:   PING, answered PONG
+ * Every line ends in \r\n; so does every message's data.
  */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <unistd.h>
 
+#include "fork.h"
+#include "nats_json.h"
 #include "nats_link.h"
+#include "sock.h"
 
-/*
- * nats.c's threads outlive natsConnection_Destroy by a moment, and a host
- * may unload us right after closing the store (SQLite unloads extensions
- * when the database connection closes, which takes libnats with it): a
- * thread then runs unmapped code.  Pin libnats in memory for the life of
- * the process.  Its threads never call anarchon code, so only it must stay.
- */
-static void
-pin_libnats(void)
+#define BUF_FIRST 4096
+/* The largest answer accepted: JetStream's answers are small, a stored message at most max_payload. */
+#define BUF_MAX   (16 * 1024 * 1024)
+#define LINE_MAX  1024           /* a MSG, HMSG or -ERR line: subjects are short */
+
+/* One thing the server sent, parsed at the start of the buffer. */
+typedef struct nats_in
 {
-	static int	pinned;
-	Dl_info		info;
+	enum
+	{
+		IN_MSG, IN_PING, IN_PONG, IN_ERR, IN_SKIP
+	}			kind;
+	char		line[LINE_MAX];  /* the control line, cut into words (IN_MSG, IN_ERR) */
+	const char *subject;         /* IN_MSG, in line */
+	const char *hdr;             /* IN_MSG: the headers, in the link's buffer; NULL when none */
+	size_t		hdrlen;
+	const char *data;            /* IN_MSG: the data, in the link's buffer */
+	size_t		datalen;
+	size_t		used;            /* bytes of the buffer this takes */
+} nats_in;
 
-	if (pinned)
-		return;
-	if (dladdr((void *) natsConnection_Connect, &info) && info.dli_fname &&
-		dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != NULL)
-		pinned = 1;
-}
-
-/* Map a nats.c status met while connecting to our error classes. */
-static int
-connect_failed(an_store *st, nats_link *l, natsStatus s, int64_t timeout_ms)
+void
+nats_link_init(nats_link *l)
 {
-	switch (s)
-	{
-		case NATS_CONNECTION_AUTH_FAILED:
-			return an_store_fail(st, AN_E_AUTH, "%s refused the connection: authorization failed (check the token in the store URL)", l->who);
-		case NATS_TIMEOUT:
-			return an_store_fail(st, AN_E_TIMEOUT, "%s did not complete the connection within timeout_ms (%lld ms)",
-								 l->who, (long long) timeout_ms);
-		case NATS_NO_MEMORY:
-			return an_store_fail(st, AN_E_NOMEM, "out of memory connecting to %s", l->who);
-		default:
-			return an_store_fail(st, AN_E_CONNECT, "could not connect to %s: %s", l->who, natsStatus_GetText(s));
-	}
-}
-
-int
-nats_link_open(an_store *st, nats_link *l, const char *host, int port,
-			   const char *token, const an_deadline *d)
-{
-	natsOptions *opts = NULL;
-	natsInbox  *inbox = NULL;
-	natsStatus	s;
-	char		url[300];
-	int64_t		left = an_deadline_left(d);
-	int			rc = AN_OK;
-
-	if (left <= 0)
-		left = 1;
-	pin_libnats();
-	snprintf(url, sizeof(url), strchr(host, ':') ? "nats://[%s]:%d" : "nats://%s:%d", host, port);
-	s = natsOptions_Create(&opts);
-	if (s == NATS_OK)
-		s = natsOptions_SetURL(opts, url);
-	if (s == NATS_OK && token)
-		s = natsOptions_SetToken(opts, token);
-	if (s == NATS_OK)
-		s = natsOptions_SetName(opts, "anarchon");
-	if (s == NATS_OK)
-		s = natsOptions_SetTimeout(opts, left);
-	/*
-	 * After a server restart nats.c reconnects by itself, quickly and without
-	 * end; requests sent meanwhile wait in its buffer and time out like any
-	 * other request when the server stays away.
-	 */
-	if (s == NATS_OK)
-		s = natsOptions_SetMaxReconnect(opts, -1);
-	if (s == NATS_OK)
-		s = natsOptions_SetReconnectWait(opts, 100);
-	/* Every publish is a request we wait for: send it now, not at the flusher's next turn. */
-	if (s == NATS_OK)
-		s = natsOptions_SetSendAsap(opts, true);
-	if (s != NATS_OK)
-	{
-		natsOptions_Destroy(opts);
-		return an_store_fail(st, AN_E_INTERNAL, "could not set up a NATS connection: %s", natsStatus_GetText(s));
-	}
-	s = natsConnection_Connect(&l->nc, opts);
-	natsOptions_Destroy(opts);
-	if (s != NATS_OK)
-	{
-		l->nc = NULL;
-		return connect_failed(st, l, s, d->timeout_ms);
-	}
-	s = natsInbox_Create(&inbox);
-	if (s == NATS_OK)
-	{
-		char		pattern[sizeof(l->inbox) + 2];
-
-		snprintf(l->inbox, sizeof(l->inbox), "%s", (const char *) inbox);
-		snprintf(pattern, sizeof(pattern), "%s.*", l->inbox);
-		s = natsConnection_SubscribeSync(&l->sub, l->nc, pattern);
-	}
-	natsInbox_Destroy(inbox);
-	if (s != NATS_OK)
-	{
-		rc = an_store_fail(st, AN_E_CONNECT, "could not subscribe for answers on %s: %s", l->who, natsStatus_GetText(s));
-		nats_link_close(l);
-	}
-	return rc;
+	memset(l, 0, sizeof(*l));
+	l->fd = -1;
 }
 
 void
 nats_link_close(nats_link *l)
 {
-	if (l->sub)
-		natsSubscription_Destroy(l->sub);
-	if (l->nc)
-	{
-		natsConnection_Close(l->nc);
-		natsConnection_Destroy(l->nc);
-	}
-	l->sub = NULL;
-	l->nc = NULL;
+	/*
+	 * NATS needs no goodbye: closing the socket is the end.  In a child
+	 * that inherited the parent's connection this closes the child's copy
+	 * of the descriptor only.
+	 */
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = -1;
+	l->pid = 0;
+	free(l->buf);
+	l->buf = NULL;
+	l->len = l->cap = 0;
 }
 
-/* The connection is gone for good (closed by nats.c or by a failed call). */
+/* Close the connection after a failure rc (already recorded on the store); returns rc. */
 static int
-dropped(an_store *st, nats_link *l, const char *what, natsStatus s)
+closed(nats_link *l, int rc)
 {
 	nats_link_close(l);
-	return an_store_fail(st, AN_E_CONNECT, "lost the connection to %s while sending %s: %s",
-						 l->who, what, natsStatus_GetText(s));
+	return rc;
 }
 
 static int
-send_request(nats_link *l, const char *subject, const char *reply,
-			 const char *msgid, const char *body, natsStatus *out)
+send_all(an_store *st, nats_link *l, const char *buf, size_t len, const an_deadline *d,
+		 const char *what)
 {
-	natsMsg    *m = NULL;
-	natsStatus	s;
+	int			rc = an_sock_send(st, l->who, l->fd, buf, len, d, what);
 
-	s = natsMsg_Create(&m, subject, reply, body, (int) strlen(body));
-	if (s == NATS_OK && msgid)
-		s = natsMsgHeader_Set(m, "Nats-Msg-Id", msgid);
-	if (s == NATS_OK)
-		s = natsConnection_PublishMsg(l->nc, m);
-	natsMsg_Destroy(m);
-	*out = s;
-	return s == NATS_OK ? 0 : -1;
+	return rc == AN_OK ? rc : closed(l, rc);
+}
+
+/* Read more bytes into the buffer, growing it when full. */
+static int
+fill(an_store *st, nats_link *l, const an_deadline *d, const char *what)
+{
+	size_t		got;
+	int			rc;
+
+	if (l->len == l->cap)
+	{
+		size_t		cap = l->cap ? l->cap * 2 : BUF_FIRST;
+		char	   *grown;
+
+		if (cap > BUF_MAX)
+			return closed(l, an_store_fail(st, AN_E_STORE, "%s sent an answer to %s larger than 16 MB", l->who, what));
+		if ((grown = realloc(l->buf, cap)) == NULL)
+			return closed(l, an_store_fail(st, AN_E_NOMEM, "out of memory reading from %s", l->who));
+		l->buf = grown;
+		l->cap = cap;
+	}
+	rc = an_sock_recv(st, l->who, l->fd, l->buf + l->len, l->cap - l->len, &got, d, what);
+	if (rc != AN_OK)
+		return closed(l, rc);
+	l->len += got;
+	return AN_OK;
+}
+
+/* Drop the first n bytes of the buffer. */
+static void
+consume(nats_link *l, size_t n)
+{
+	memmove(l->buf, l->buf + n, l->len - n);
+	l->len -= n;
+}
+
+/* Cut s into at most max space-separated words; returns how many. */
+static int
+words(char *s, char **w, int max)
+{
+	char	   *save = NULL;
+	int			n = 0;
+
+	for (char *t = strtok_r(s, " \t", &save); t && n < max; t = strtok_r(NULL, " \t", &save))
+		w[n++] = t;
+	return n;
+}
+
+/* A protocol size: digits only, and not more than the buffer may hold. */
+static int
+size_of(const char *s, size_t *out)
+{
+	char	   *end;
+	unsigned long long v = strtoull(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0' || v > BUF_MAX)
+		return -1;
+	*out = (size_t) v;
+	return 0;
+}
+
+/* A MSG or HMSG line: where its headers and data are, once all of it arrived. */
+static int
+parse_msg(nats_link *l, size_t linelen, int with_headers, nats_in *in)
+{
+	char	   *w[7];
+	int			n = words(in->line, w, 7);
+	size_t		hdrlen = 0;
+	size_t		total;
+	int			base = with_headers ? 5 : 4;
+
+	/* MSG subject sid [reply] size; HMSG subject sid [reply] hdr_size total_size */
+	if (n != base && n != base + 1)
+		return -1;
+	if (size_of(w[n - 1], &total) < 0 ||
+		(with_headers && (size_of(w[n - 2], &hdrlen) < 0 || hdrlen > total)))
+		return -1;
+	if (l->len < linelen + total + 2)
+		return 0;
+	if (l->buf[linelen + total] != '\r' || l->buf[linelen + total + 1] != '\n')
+		return -1;
+	in->kind = IN_MSG;
+	in->subject = w[1];
+	in->hdr = with_headers ? l->buf + linelen : NULL;
+	in->hdrlen = hdrlen;
+	in->data = l->buf + linelen + hdrlen;
+	in->datalen = total - hdrlen;
+	in->used = linelen + total + 2;
+	return 1;
+}
+
+/*
+ * Parse the first thing in the buffer: 1 when one is complete (in says
+ * what), 0 when more bytes are needed, -1 when it is not the protocol.
+ */
+static int
+parse_in(nats_link *l, nats_in *in)
+{
+	char	   *eol = l->len ? memchr(l->buf, '\n', l->len) : NULL;
+	size_t		linelen;
+	size_t		textlen;
+
+	if (eol == NULL)
+		return 0;
+	linelen = (size_t) (eol - l->buf) + 1;
+	textlen = linelen - (linelen >= 2 && eol[-1] == '\r' ? 2 : 1);
+	in->used = linelen;
+	in->kind = IN_SKIP;
+	if (textlen >= 4 && strncasecmp(l->buf, "PING", 4) == 0)
+		in->kind = IN_PING;
+	else if (textlen >= 4 && strncasecmp(l->buf, "PONG", 4) == 0)
+		in->kind = IN_PONG;
+	else if (textlen >= 4 && (strncasecmp(l->buf, "INFO", 4) == 0 || strncasecmp(l->buf, "+OK", 3) == 0))
+		in->kind = IN_SKIP;
+	else if (textlen >= 4 && (strncasecmp(l->buf, "MSG ", 4) == 0 || strncasecmp(l->buf, "HMSG", 4) == 0 ||
+							  strncasecmp(l->buf, "-ERR", 4) == 0))
+	{
+		if (textlen >= LINE_MAX)
+			return -1;
+		memcpy(in->line, l->buf, textlen);
+		in->line[textlen] = '\0';
+		if (in->line[0] == '-')
+		{
+			in->kind = IN_ERR;
+			return 1;
+		}
+		return parse_msg(l, linelen, in->line[0] == 'H' || in->line[0] == 'h', in);
+	}
+	else
+		return -1;
+	return 1;
+}
+
+/*
+ * The next thing the server sends, reading as needed.  PING is answered
+ * here; PONG, INFO and +OK are passed over unless want_pong.  -ERR closes
+ * the connection and fails st: an authorization error as AN_E_AUTH, any
+ * other as AN_E_CONNECT (the server drops us after it, e.g. a stale
+ * connection: a kept connection is then replaced).
+ */
+static int
+next_in(an_store *st, nats_link *l, const an_deadline *d, const char *what, int want_pong,
+		nats_in *in)
+{
+	for (;;)
+	{
+		int			p = parse_in(l, in);
+		int			rc;
+
+		if (p < 0)
+			return closed(l, an_store_fail(st, AN_E_STORE, "%s sent something that is not the NATS protocol while anarchon waited for %s",
+										   l->who, what));
+		if (p == 0)
+		{
+			if ((rc = fill(st, l, d, what)) != AN_OK)
+				return rc;
+			continue;
+		}
+		if (in->kind == IN_ERR)
+		{
+			const char *text = in->line + 4;
+
+			while (*text == ' ')
+				text++;
+			if (strstr(text, "uthoriz") || strstr(text, "uthentic"))
+				return closed(l, an_store_fail(st, AN_E_AUTH, "%s refused the connection: authorization failed (check the token in the store URL)",
+											   l->who));
+			return closed(l, an_store_fail(st, AN_E_CONNECT, "%s closed the connection: %.200s", l->who, text));
+		}
+		if (in->kind == IN_MSG)
+			return AN_OK;		/* consumed by the caller once read */
+		consume(l, in->used);
+		if (in->kind == IN_PING)
+		{
+			if ((rc = send_all(st, l, "PONG\r\n", 6, d, what)) != AN_OK)
+				return rc;
+		}
+		else if (in->kind == IN_PONG && want_pong)
+			return AN_OK;
+	}
+}
+
+/* s as the body of a JSON string (no quotes), escaped into out (room: 6 x strlen(s) + 1). */
+static void
+json_escape(const char *s, char *out)
+{
+	size_t		w = 0;
+
+	for (; *s; s++)
+	{
+		unsigned char c = (unsigned char) *s;
+
+		if (c == '"' || c == '\\')
+		{
+			out[w++] = '\\';
+			out[w++] = (char) c;
+		}
+		else if (c < 0x20)
+			w += (size_t) sprintf(out + w, "\\u%04x", c);
+		else
+			out[w++] = (char) c;
+	}
+	out[w] = '\0';
+}
+
+/* A fresh inbox name from the kernel's random source: never a parent's. */
+static int
+new_inbox(an_store *st, nats_link *l)
+{
+	unsigned char r[16];
+	char		hex[AN_TOKEN_HEX + 1];
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t) sizeof(r))
+		return an_store_fail(st, AN_E_INTERNAL, "could not draw a random inbox name for %s", l->who);
+	an_token_hex(r, hex);
+	snprintf(l->inbox, sizeof(l->inbox), "_INBOX.%s", hex);
+	return AN_OK;
+}
+
+/* The server's INFO line, the first thing it sends: what it requires. */
+static int
+read_info(an_store *st, nats_link *l, const an_deadline *d)
+{
+	char		info[8192];
+	char	   *eol;
+	size_t		n;
+	int			rc;
+
+	while ((eol = l->len ? memchr(l->buf, '\n', l->len) : NULL) == NULL)
+		if ((rc = fill(st, l, d, "the connection")) != AN_OK)
+			return rc;
+	n = (size_t) (eol - l->buf);
+	if (n < 5 || strncmp(l->buf, "INFO ", 5) != 0)
+		return closed(l, an_store_fail(st, AN_E_CONNECT, "%s does not speak the NATS protocol: it did not start with INFO",
+									   l->who));
+	snprintf(info, sizeof(info), "%.*s", (int) (n - 5), l->buf + 5);
+	consume(l, n + 1);
+	if (nj_bool(info, "tls_required") == 1)
+		return closed(l, an_store_fail(st, AN_E_UNSUPPORTED, "%s requires TLS, which anarchon's NATS store does not speak",
+									   l->who));
+	if (nj_bool(info, "headers") != 1)
+		return closed(l, an_store_fail(st, AN_E_UNSUPPORTED,
+									   "%s does not support message headers: the NATS store needs nats-server 2.2 or later",
+									   l->who));
+	return AN_OK;
+}
+
+/* INFO, then CONNECT, the answers' subscription and a PING, answered by PONG. */
+static int
+handshake(an_store *st, nats_link *l, const an_deadline *d)
+{
+	size_t		tlen = l->token ? strlen(l->token) : 0;
+	char	   *token;
+	char	   *msg;
+	size_t		n;
+	nats_in		in;
+	int			rc;
+
+	if ((rc = read_info(st, l, d)) != AN_OK)
+		return rc;
+	if ((rc = new_inbox(st, l)) != AN_OK)
+		return closed(l, rc);
+	token = malloc(6 * tlen + 1);
+	msg = malloc(6 * tlen + 512);
+	if (token == NULL || msg == NULL)
+	{
+		free(token);
+		free(msg);
+		return closed(l, an_store_fail(st, AN_E_NOMEM, "out of memory connecting to %s", l->who));
+	}
+	json_escape(l->token ? l->token : "", token);
+	n = (size_t) sprintf(msg,
+						 "CONNECT {\"verbose\":false,\"pedantic\":false,\"tls_required\":false,\"name\":\"anarchon\","
+						 "\"lang\":\"c\",\"version\":\"%s\",\"protocol\":1,\"headers\":true,\"no_responders\":true%s%s%s}\r\n"
+						 "SUB %s.* 1\r\nPING\r\n",
+						 AN_VERSION, l->token ? ",\"auth_token\":\"" : "", token, l->token ? "\"" : "", l->inbox);
+	rc = send_all(st, l, msg, n, d, "the connection");
+	/* The token is a secret: no copy of it is left behind in freed memory. */
+	memset(token, 0, 6 * tlen + 1);
+	memset(msg, 0, n);
+	free(token);
+	free(msg);
+	if (rc != AN_OK)
+		return rc;
+	/* PONG comes once the server has taken CONNECT and SUB; -ERR instead when it refuses. */
+	if ((rc = next_in(st, l, d, "the connection", 1, &in)) != AN_OK)
+		return rc;
+	if (in.kind == IN_MSG)
+		return closed(l, an_store_fail(st, AN_E_STORE, "%s sent a message before the connection was set up", l->who));
+	return AN_OK;
+}
+
+int
+nats_link_connect(an_store *st, nats_link *l, const an_deadline *d)
+{
+	int			rc;
+
+	if (an_fork_foreign(l->pid))
+		nats_link_close(l);		/* the parent's connection: ours is a new one */
+	if (l->fd >= 0)
+		return AN_OK;
+	if ((rc = an_sock_connect(st, l->who, l->host, l->port, d, &l->fd)) != AN_OK)
+		return rc;
+	an_fork_own(&l->pid);
+	l->len = 0;
+	return handshake(st, l, d);
+}
+
+/* Is this HMSG a "no responders" status (NATS/1.0 503)? */
+static int
+no_responders(const nats_in *in)
+{
+	return in->hdr && in->hdrlen >= 12 && strncmp(in->hdr, "NATS/1.0 503", 12) == 0;
+}
+
+/* PUB or HPUB of body to subject, answers to rsubj. */
+static int
+publish(an_store *st, nats_link *l, const an_deadline *d, const char *what,
+		const char *subject, const char *rsubj, const char *msgid, const char *body)
+{
+	size_t		blen = strlen(body);
+	char		hdr[AN_JOB_MAX + 96];
+	size_t		room = strlen(subject) + strlen(rsubj) + sizeof(hdr) + blen + 64;
+	char	   *out = malloc(room);
+	size_t		hlen = 0;
+	size_t		n;
+	int			rc;
+
+	if (out == NULL)
+		return an_store_fail(st, AN_E_NOMEM, "out of memory");
+	if (msgid)
+	{
+		hlen = (size_t) snprintf(hdr, sizeof(hdr), "NATS/1.0\r\nNats-Msg-Id: %s\r\n\r\n", msgid);
+		n = (size_t) snprintf(out, room, "HPUB %s %s %zu %zu\r\n%s", subject, rsubj, hlen, hlen + blen, hdr);
+	}
+	else
+		n = (size_t) snprintf(out, room, "PUB %s %s %zu\r\n", subject, rsubj, blen);
+	memcpy(out + n, body, blen);
+	memcpy(out + n + blen, "\r\n", 2);
+	rc = send_all(st, l, out, n + blen + 2, d, what);
+	free(out);
+	return rc;
+}
+
+/* One request on a connected link: publish, then read until its answer. */
+static int
+exchange(an_store *st, nats_link *l, const an_deadline *d, const char *what,
+		 const char *subject, const char *msgid, const char *body, const char *noresp,
+		 char **reply)
+{
+	char		rsubj[sizeof(l->inbox) + 24];
+	nats_in		in;
+	int			rc;
+
+	snprintf(rsubj, sizeof(rsubj), "%s.%llu", l->inbox, (unsigned long long) ++l->nreq);
+	if ((rc = publish(st, l, d, what, subject, rsubj, msgid, body)) != AN_OK)
+		return rc;
+	for (;;)
+	{
+		if ((rc = next_in(st, l, d, what, 0, &in)) != AN_OK)
+		{
+			/* A timeout or cancel leaves the answer in flight: start afresh next time. */
+			nats_link_close(l);
+			return rc;
+		}
+		if (strcmp(in.subject, rsubj) != 0)
+		{
+			/* The answer to an earlier request that was given up. */
+			consume(l, in.used);
+			continue;
+		}
+		if (no_responders(&in))
+		{
+			consume(l, in.used);
+			return an_store_fail(st, AN_E_CONFIG, "%s: %s", l->who, noresp);
+		}
+		if ((*reply = malloc(in.datalen + 1)) == NULL)
+			return an_store_fail(st, AN_E_NOMEM, "out of memory");
+		memcpy(*reply, in.data, in.datalen);
+		(*reply)[in.datalen] = '\0';
+		consume(l, in.used);
+		return AN_OK;
+	}
 }
 
 int
@@ -158,52 +475,21 @@ nats_link_request(an_store *st, nats_link *l, const an_deadline *d,
 				  const char *what, const char *subject, const char *msgid,
 				  const char *body, const char *noresp, char **reply)
 {
-	char		rsubj[sizeof(l->inbox) + 24];
-	natsStatus	s;
-	int			rc;
-	int			slice;
-
 	*reply = NULL;
-	snprintf(rsubj, sizeof(rsubj), "%s.%llu", l->inbox, (unsigned long long) ++l->nreq);
-	if (send_request(l, subject, rsubj, msgid, body, &s) < 0)
-		return s == NATS_NO_MEMORY ? an_store_fail(st, AN_E_NOMEM, "out of memory") : dropped(st, l, what, s);
-
-	while ((rc = an_wait_tick(st, d, l->who, what, &slice)) == AN_OK)
+	for (int tries = 0;; tries++)
 	{
-		natsMsg    *m = NULL;
-		const char *data;
-		int			len;
+		int			kept;
+		int			rc;
 
-		s = natsSubscription_NextMsg(&m, l->sub, slice);
-		if (s == NATS_TIMEOUT)
-			continue;
-		if (s == NATS_NO_RESPONDERS)
-			return an_store_fail(st, AN_E_CONFIG, "%s: %s", l->who, noresp);
-		if (s != NATS_OK)
-			return dropped(st, l, what, s);
-		if (strcmp(natsMsg_GetSubject(m), rsubj) != 0)
-		{
-			/* The answer to an earlier request that was given up. */
-			natsMsg_Destroy(m);
-			continue;
-		}
-		if (natsMsg_IsNoResponders(m))
-		{
-			natsMsg_Destroy(m);
-			return an_store_fail(st, AN_E_CONFIG, "%s: %s", l->who, noresp);
-		}
-		data = natsMsg_GetData(m);
-		len = natsMsg_GetDataLength(m);
-		*reply = malloc((size_t) len + 1);
-		if (*reply == NULL)
-		{
-			natsMsg_Destroy(m);
-			return an_store_fail(st, AN_E_NOMEM, "out of memory");
-		}
-		memcpy(*reply, data ? data : "", (size_t) len);
-		(*reply)[len] = '\0';
-		natsMsg_Destroy(m);
-		return AN_OK;
+		if (an_fork_foreign(l->pid))
+			nats_link_close(l);
+		kept = l->fd >= 0;
+		if ((rc = nats_link_connect(st, l, d)) != AN_OK)
+			return rc;
+		rc = exchange(st, l, d, what, subject, msgid, body, noresp, reply);
+		/* A kept connection found broken: once more on a new one (see nats_link.h). */
+		if (rc != AN_E_CONNECT || !kept || tries > 0)
+			return rc;
+		an_store_clear(st);
 	}
-	return rc;
 }

@@ -1,47 +1,69 @@
 /*
- * nats_link.h — one connection to a NATS server, and requests on it whose
- * wait is bounded and cancellable.
+ * nats_link.h — one connection to a NATS server, spoken directly (the NATS
+ * client protocol over a TCP socket), and requests on it whose wait is
+ * bounded and cancellable.
  *
- * nats.c runs its own threads (reader, flusher, reconnect timers).  This
- * file uses only its synchronous calls; no callback is installed, so those
- * threads never run any code of ours or of the host.  A request is a
- * publish with a reply subject unique to it (<inbox>.<n>) on one wildcard
- * subscription opened with the connection; the wait for the answer is
- * natsSubscription_NextMsg in short slices, so a query cancel is noticed
- * within AN_WAIT_SLICE_MS, and an answer to an earlier, abandoned request
- * is recognised by its subject and dropped.
+ * Why not nats.c: that library keeps process-wide state (its inbox name
+ * generator, a garbage collector, timer and callback threads) that a forked
+ * child inherits half-alive — every child drew the same inbox names, so
+ * JetStream's answers went to the wrong processes and several were told
+ * `won` for one slot; the collector thread does not exist in the child, so
+ * every message it frees would leak.  The store needs little of the
+ * protocol: CONNECT, one subscription for answers, PUB/HPUB with a reply
+ * subject, and reading MSG/HMSG/PING.  Spoken here it has no threads and no
+ * global state, so a child simply connects anew (fork.h), and a PostgreSQL
+ * backend runs no thread of a library.
+ *
+ * A request is a publish with a reply subject unique to it (<inbox>.<n>,
+ * the inbox drawn from the kernel's random source at every connect) on the
+ * connection's one subscription <inbox>.*; an answer to an earlier request
+ * that was given up is recognised by its subject and dropped.  A request on a
+ * kept connection that turns out to be broken (the server restarted, or
+ * dropped us as idle) is sent once more on a new connection within the same
+ * deadline: every request of the store is safe to repeat (a claim carries
+ * the same Nats-Msg-Id and token, so a repeat of a stored claim is found to
+ * be our own).  A timeout or cancel closes the connection.
  */
 #ifndef ANARCHON_NATS_LINK_H
 #define ANARCHON_NATS_LINK_H
 
-#include <nats/nats.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 #include "wait.h"
 
 typedef struct nats_link
 {
-	natsConnection *nc;          /* NULL when not connected */
-	natsSubscription *sub;       /* <inbox>.* */
-	char		inbox[96];
-	uint64_t	nreq;            /* requests sent, for unique reply subjects */
+	/* where to connect: set by the store before the first request */
+	const char *host;
+	int			port;
+	const char *token;           /* the server's auth token, or NULL */
 	char		who[160];        /* "NATS at nats://host:port", for messages */
+
+	int			fd;              /* -1 when not connected */
+	pid_t		pid;             /* the process that connected fd (fork.h) */
+	char		inbox[48];       /* _INBOX.<32 hex digits> */
+	uint64_t	nreq;            /* requests sent, for unique reply subjects */
+	char	   *buf;             /* bytes received and not yet parsed */
+	size_t		len;
+	size_t		cap;
 } nats_link;
 
-/*
- * Connect to host:port (token may be NULL) within the deadline's time.
- * Fails st with AN_E_AUTH, AN_E_CONNECT or AN_E_TIMEOUT.
- */
-int			nats_link_open(an_store *st, nats_link *l, const char *host, int port,
-						   const char *token, const an_deadline *d);
+/* A link that is not connected; host, port, token and who are set after. */
+void		nats_link_init(nats_link *l);
 
-/* Close and free; the link can be opened again. */
+/* Connect unless connected (a parent's connection is forgotten first). */
+int			nats_link_connect(an_store *st, nats_link *l, const an_deadline *d);
+
+/* Close and free the connection; the link can connect again. */
 void		nats_link_close(nats_link *l);
 
 /*
  * Send body to subject (with a Nats-Msg-Id header when msgid is not NULL)
- * and wait for the answer until the deadline.  On AN_OK *reply holds the
- * answer's data, NUL-terminated, to be freed with free().  A "no responders"
- * answer fails st with AN_E_CONFIG and the text of noresp.
+ * and wait for the answer until the deadline, connecting first if needed.
+ * On AN_OK *reply holds the answer's data, NUL-terminated, to be freed with
+ * free().  A "no responders" answer fails st with AN_E_CONFIG and the text
+ * of noresp.
  */
 int			nats_link_request(an_store *st, nats_link *l, const an_deadline *d,
 							  const char *what, const char *subject, const char *msgid,

@@ -372,3 +372,20 @@ bad:
 	an_errf(err, errlen, "store URL parameter prefix must be 1 to 64 bytes of letters, digits, '_' and '-'");
 	return -1;
 }
+
+int
+an_url_durability(an_url *u, int *accept_loss, char *err, size_t errlen)
+{
+	const char *v = an_url_param(u, "durability");
+
+	*accept_loss = 0;
+	if (v == NULL || strcmp(v, "crash-safe") == 0)
+		return 0;
+	if (strcmp(v, "accept-loss") == 0)
+	{
+		*accept_loss = 1;
+		return 0;
+	}
+	an_errf(err, errlen, "store URL parameter durability must be crash-safe (the default) or accept-loss");
+	return -1;
+}

@@ -66,4 +66,12 @@ int			an_url_no_unknown(const an_url *u, const char *known, char *err, size_t er
  */
 int			an_url_prefix(an_url *u, const char **out, char *err, size_t errlen);
 
+/*
+ * The durability parameter, the same on every store: "crash-safe" (the
+ * default: a server that would forget an acknowledged claim when it crashes
+ * is refused) or "accept-loss" (the caller takes that risk).  Sets
+ * *accept_loss; -1 with a message naming both values for anything else.
+ */
+int			an_url_durability(an_url *u, int *accept_loss, char *err, size_t errlen);
+
 #endif							/* ANARCHON_URL_H */

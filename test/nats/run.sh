@@ -5,9 +5,10 @@
 #
 # What it shows: the claim's outcomes (won, lost, our own resent claim, late),
 # job names with '.', what heartbeat/finish/check answer, configuration
-# errors, 16 processes x 300 slots with exactly one winner per slot, a
-# restart that forgets nothing, a frozen server that answers within
-# timeout_ms, and a cancel that is noticed at once.
+# errors, a stream on memory storage refused unless the URL accepts the
+# risk, 16 processes x 300 slots with exactly one winner per slot, a restart
+# that forgets nothing, a frozen server that answers within timeout_ms, and a
+# cancel that is noticed at once.
 source "$(dirname "$0")/../lib.sh"
 cd "$REPO_ROOT" || exit 1
 source test/amqp/mq.sh
@@ -56,8 +57,10 @@ expect "nats: finish with another token is false and records nothing" false drv 
 expect "nats: ... check still answers running" running drv "$U" check hb "$S"
 expect "nats: finish with the winner's token is true" true drv "$U" finish hb "$S" winner
 expect "nats: check after finish answers succeeded" succeeded drv "$U" check hb "$S"
-expect "nats: a second finish is true and changes nothing" true drv "$U" finish hb "$S" winner failed
+expect "nats: the same finish sent again is true (a resend whose answer was lost)" true drv "$U" finish hb "$S" winner
+expect "nats: a second finish with another status is false and changes nothing" false drv "$U" finish hb "$S" winner failed
 expect "nats: ... still succeeded" succeeded drv "$U" check hb "$S"
+expect "nats: heartbeat after finish is false" false drv "$U" heartbeat hb "$S" winner
 drv "$U" claim hb "$((S + 1))" w2 > /dev/null
 expect "nats: finish failed is recorded as failed" failed sh -c "'$DRV' '$U' finish hb $((S + 1)) w2 failed >/dev/null; '$DRV' '$U' check hb $((S + 1))"
 printf 'claim hb %s t1\nclaim hb %s t1\nheartbeat hb %s t1\nheartbeat hb %s t2\n' \
@@ -89,12 +92,20 @@ nats_api main '$JS.API.STREAM.CREATE.EXISTING' '{"name":"EXISTING","subjects":["
 expect_match "nats: an existing stream whose window is shorter than max_late_ms is refused" \
 	'^error config: the duplicate window of the NATS stream EXISTING \(5000 ms\) is shorter than max_late_ms' \
 	drv "$U?stream=EXISTING&prefix=ex" claim sync "$S" tokA
-expect "nats: ... and accepted when max_late_ms fits in it" won drv -l 4000 "$U?stream=EXISTING&prefix=ex" claim sync "$S" tokA
+expect "nats: ... and accepted when max_late_ms fits in it" won drv -l 4000 "$U?stream=EXISTING&prefix=ex" claim sync "$(mq_now)" tokA
 expect_match "nats: an existing stream that does not take <prefix>.> is refused" \
 	'^error config: NATS stream EXISTING exists but does not take the subjects cron.>' \
 	drv "$U?stream=EXISTING" claim sync "$S" tokA
+# A stream in memory forgets every claim when the server stops or crashes.
+nats_api main '$JS.API.STREAM.CREATE.MEM' '{"name":"MEM","subjects":["mem.>"],"storage":"memory","duplicate_window":120000000000}' > /dev/null
+expect_match "nats: a stream on memory storage is refused, saying why" \
+	'^error config: NATS stream MEM keeps its messages in memory \(storage memory\): a restart or crash of the server forgets every claim' \
+	drv "$U?stream=MEM&prefix=mem" claim sync "$(mq_now)" tokA
+expect "nats: ... accepted with durability=accept-loss" won drv "$U?stream=MEM&prefix=mem&durability=accept-loss" claim sync "$(mq_now)" tokA
+expect_match "nats: another durability value is refused, naming both" 'durability must be crash-safe \(the default\) or accept-loss' \
+	drv "$U?durability=yes" validate
 expect_match "nats: an unknown URL parameter is refused, naming the known ones" \
-	'^error config: store URL parameter "strategy" is not known to nats stores: the parameters are stream, prefix, duplicate_window_ms, timeout_ms' \
+	'^error config: store URL parameter "strategy" is not known to nats stores: the parameters are stream, prefix, duplicate_window_ms, timeout_ms, durability' \
 	drv "$U?strategy=lease" validate
 expect_match "nats: a stream name with '.' is refused" '^error config: NATS store URL parameter stream must be' drv "$U?stream=a.b" validate
 expect_match "nats: timeout_ms must be a number" '^error config: store URL parameter timeout_ms must be a whole number' drv "$U?timeout_ms=soon" validate
@@ -197,6 +208,9 @@ expect_match "nats/sqlite: max_late_ms longer than the duplicate window is refus
 	'anarchon_claim: the duplicate window of the NATS stream CRON \(120000 ms\) is shorter than max_late_ms \(300000 ms\)' \
 	sq "$U" "SELECT anarchon_config('max_late_ms', '300000');" "SELECT anarchon_claim('sq', $S, 'tokA');"
 expect_match "nats/sqlite: a bad URL is refused when set" 'is not known to nats stores' sq "$U?foo=1" "SELECT anarchon_claim('sq', $S, 'tokA');"
+expect_match "nats/sqlite: a stream on memory storage is refused, with the hint" \
+	'anarchon_claim: NATS stream MEM keeps its messages in memory .*\. Use a stream with file storage .*durability=accept-loss' \
+	sq "$U?stream=MEM&prefix=mem" "SELECT anarchon_claim('sq', $S, 'tokA');"
 mq_sqlite_contend nats "$U"
 
 # ---------------------------------------------------------------- through PostgreSQL
@@ -213,6 +227,11 @@ if [ -n "${PGPORT:-}" ]; then
 	if printf '%s' "$out" | grep -q 'authorization failed' && ! printf '%s' "$out" | grep -q -e wr0ng -e s3cr3t; then
 		ok "nats/pg: a wrong token in the user mapping is refused, without showing it"
 	else not_ok "nats/pg: a wrong token in the user mapping is refused, without showing it" "$out"; fi
+	pq -c "CREATE SERVER js_mem FOREIGN DATA WRAPPER anarchon OPTIONS (url '$U?stream=MEM&prefix=mem')" > /dev/null
+	out=$(PGOPTIONS="-c anarchon.store=js_mem" psql -X -A -t -q -c "SELECT anarchon_claim('pgmem', ${S}::bigint, 'tokA')" 2>&1)
+	if printf '%s' "$out" | grep -q '^ERROR: .*NATS stream MEM keeps its messages in memory' &&
+		printf '%s' "$out" | grep -q '^HINT: .*durability=accept-loss'; then ok "nats/pg: a stream on memory storage is refused, with a HINT"
+	else not_ok "nats/pg: a stream on memory storage is refused, with a HINT" "$out"; fi
 fi
 nats_stop auth
 
