@@ -5,6 +5,7 @@
  *                    retry of a call whose connection dropped
  *   redis_conn.c     one connection: non-blocking connect, AUTH/SELECT, and
  *                    an I/O loop bounded by timeout_ms that polls for cancel
+ *   redis_durable.c  refusing a server that would forget claims on a crash
  *   redis_cmd.c      building a command's arguments; EVALSHA with NOSCRIPT
  *                    recovery; reading replies
  *   redis_scripts.c  the Lua scripts (the lease decision table, the scan of
@@ -28,6 +29,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include "fork.h"
 #include "store.h"
 #include "wait.h"               /* an_mono_ms: deadlines are on it */
 
@@ -49,15 +51,19 @@ typedef struct rds_conn
 	char	   *password;        /* NULL: no AUTH */
 	long		db;
 	int			timeout_ms;
+	int			accept_loss;     /* durability=accept-loss: persistence not checked */
 	char		where[300];      /* redacted URL, for messages */
 	int			dropped;         /* the last failure lost an open connection */
 	int			generation;      /* counts successful connects */
 	int			version[2];      /* server major.minor, read at connect */
+	pid_t		pid;             /* the process that connected c (fork.h) */
 } rds_conn;
 
 /*
- * Connect (non-blocking, bounded by deadline and cancel), AUTH, SELECT and
- * read the server version, unless already connected.
+ * Connect (non-blocking, bounded by deadline and cancel), AUTH, SELECT, read
+ * the server version and refuse a server that forgets claims when it crashes
+ * (see redis_conn.c), unless already connected.  A connection made by the
+ * parent of a forked process is forgotten first.
  */
 int			rds_conn_ensure(an_store *st, rds_conn *cn, int64_t deadline);
 
@@ -73,6 +79,14 @@ int			rds_conn_pipeline(an_store *st, rds_conn *cn, int64_t deadline, int ncmd,
 							  const size_t *const *lens, redisReply **replies);
 
 void		rds_conn_close(rds_conn *cn);
+
+/*
+ * Refuse a server that would forget acknowledged claims when it crashes
+ * (redis_durable.c), from its answers to CONFIG GET append* and INFO
+ * persistence given in the handshake; error replies mean "not allowed to ask".
+ */
+int			rds_durability_check(an_store *st, const rds_conn *cn, const redisReply *config,
+								 const redisReply *persistence);
 
 /* The server wants a password and got none (%s: the redacted URL). */
 #define RDS_MSG_NOAUTH "redis store %s requires a password, and none was given: put it in the store URL (redis://[user]:password@host) or, in PostgreSQL, in the server's user mapping"

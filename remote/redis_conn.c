@@ -13,7 +13,10 @@
  *
  * After any failure the connection is closed: a reply that arrives late
  * would otherwise be read as the answer to the next command.  The next call
- * connects again.
+ * connects again.  Closing is redisFree, which closes the socket and sends
+ * nothing (no QUIT): a forked child that finds its parent's connection
+ * (fork.h) closes its own copy of the descriptor that way and leaves the
+ * parent's connection untouched.
  */
 #include <errno.h>
 #include <poll.h>
@@ -190,81 +193,115 @@ reply_code(const redisReply *r, char *out, size_t outlen)
 	out[n] = '\0';
 }
 
-/* AUTH, SELECT and INFO on a fresh connection. */
+/* The commands of a handshake, at most: AUTH, SELECT, INFO server, CONFIG GET, INFO persistence. */
+#define HS_MAX 5
+
+typedef struct handshake_cmds
+{
+	int			n;
+	const char *av[HS_MAX][4];
+	size_t		lv[HS_MAX][4];
+	const char **argv[HS_MAX];
+	const size_t *lens[HS_MAX];
+	int			argc[HS_MAX];
+} handshake_cmds;
+
+/* Append a command of up to four words (NULL-terminated); returns its index. */
+static int
+hs_add(handshake_cmds *h, const char *a, const char *b, const char *c, const char *d)
+{
+	const char *w[4] = {a, b, c, d};
+	int			i = h->n++;
+	int			k;
+
+	for (k = 0; k < 4 && w[k]; k++)
+	{
+		h->av[i][k] = w[k];
+		h->lv[i][k] = strlen(w[k]);
+	}
+	h->argc[i] = k;
+	h->argv[i] = h->av[i];
+	h->lens[i] = h->lv[i];
+	return i;
+}
+
+/* An error reply of the handshake's command i, judged; AN_OK for what may be ignored. */
+static int
+hs_error(an_store *st, rds_conn *cn, const handshake_cmds *h, int i, const redisReply *r)
+{
+	const char *cmd = h->av[i][0];
+	char		code[32];
+
+	reply_code(r, code, sizeof(code));
+	if (strcmp(cmd, "AUTH") == 0 && strstr(r->str, "without any password configured"))
+		return an_store_fail(st, AN_E_AUTH,
+							 "redis store %s has no password configured, but the store URL gives one: remove it from the URL or set one on the server",
+							 cn->where);
+	if (strcmp(cmd, "AUTH") == 0 || strcmp(code, "WRONGPASS") == 0)
+		return an_store_fail(st, AN_E_AUTH,
+							 "redis store %s refused the user name or password given for it (%s)",
+							 cn->where, code);
+	if (strcmp(code, "NOAUTH") == 0)
+		return an_store_fail(st, AN_E_AUTH, RDS_MSG_NOAUTH, cn->where);
+	/*
+	 * INFO or CONFIG renamed away or not granted to this user (managed
+	 * services do that): what they would tell stays unknown.
+	 */
+	if (strcmp(cmd, "INFO") == 0 || strcmp(cmd, "CONFIG") == 0)
+		return AN_OK;
+	if (strcmp(cmd, "SELECT") == 0)
+		return an_store_fail(st, AN_E_CONFIG,
+							 "redis store %s has no database %ld (the path of the URL): %.120s",
+							 cn->where, cn->db, r->str);
+	return an_store_fail(st, AN_E_STORE, "redis store %s answered %s: %.160s", cn->where, cmd, r->str);
+}
+
+/*
+ * AUTH, SELECT, INFO server and, unless the URL accepts the risk, what
+ * Redis says of its persistence, in one round trip on a fresh connection.
+ */
 static int
 handshake(an_store *st, rds_conn *cn, int64_t deadline)
 {
-	const char *av[3][4];
-	size_t		lv[3][4];
-	const char **argv[3];
-	const size_t *lens[3];
-	int			argc[3];
-	redisReply *rep[3] = {NULL, NULL, NULL};
+	handshake_cmds h;
+	redisReply *rep[HS_MAX] = {NULL};
 	char		dbbuf[24];
-	int			n = 0;
-	int			rc = AN_OK;
+	int			info;
+	int			config = -1;
+	int			persistence = -1;
+	int			rc;
 	int			i;
 
+	h.n = 0;
 	if (cn->password)
 	{
-		int			k = 0;
-
-		av[n][k++] = "AUTH";
 		if (cn->user)
-			av[n][k++] = cn->user;
-		av[n][k++] = cn->password;
-		argc[n++] = k;
+			hs_add(&h, "AUTH", cn->user, cn->password, NULL);
+		else
+			hs_add(&h, "AUTH", cn->password, NULL, NULL);
 	}
 	if (cn->db != 0)
 	{
 		snprintf(dbbuf, sizeof(dbbuf), "%ld", cn->db);
-		av[n][0] = "SELECT";
-		av[n][1] = dbbuf;
-		argc[n++] = 2;
+		hs_add(&h, "SELECT", dbbuf, NULL, NULL);
 	}
-	av[n][0] = "INFO";
-	av[n][1] = "server";
-	argc[n++] = 2;
-	for (i = 0; i < n; i++)
+	info = hs_add(&h, "INFO", "server", NULL, NULL);
+	if (!cn->accept_loss)
 	{
-		for (int k = 0; k < argc[i]; k++)
-			lv[i][k] = strlen(av[i][k]);
-		argv[i] = av[i];
-		lens[i] = lv[i];
+		config = hs_add(&h, "CONFIG", "GET", "append*", NULL);
+		persistence = hs_add(&h, "INFO", "persistence", NULL, NULL);
 	}
-	if ((rc = exchange(st, cn, deadline, n, argc, argv, lens, rep)) != AN_OK)
+	if ((rc = exchange(st, cn, deadline, h.n, h.argc, h.argv, h.lens, rep)) != AN_OK)
 		return rc;
 
-	for (i = 0; i < n && rc == AN_OK; i++)
-	{
-		char		code[32];
-
-		if (rep[i]->type != REDIS_REPLY_ERROR)
-			continue;
-		reply_code(rep[i], code, sizeof(code));
-		if (strcmp(av[i][0], "AUTH") == 0 && strstr(rep[i]->str, "without any password configured"))
-			rc = an_store_fail(st, AN_E_AUTH,
-							   "redis store %s has no password configured, but the store URL gives one: remove it from the URL or set one on the server",
-							   cn->where);
-		else if (strcmp(av[i][0], "AUTH") == 0 || strcmp(code, "WRONGPASS") == 0)
-			rc = an_store_fail(st, AN_E_AUTH,
-							   "redis store %s refused the user name or password given for it (%s)",
-							   cn->where, code);
-		else if (strcmp(code, "NOAUTH") == 0)
-			rc = an_store_fail(st, AN_E_AUTH, RDS_MSG_NOAUTH, cn->where);
-		else if (strcmp(av[i][0], "INFO") == 0)
-			continue;			/* INFO renamed away: the version stays unknown (0.0) */
-		else if (strcmp(av[i][0], "SELECT") == 0)
-			rc = an_store_fail(st, AN_E_CONFIG,
-							   "redis store %s has no database %ld (the path of the URL): %.120s",
-							   cn->where, cn->db, rep[i]->str);
-		else
-			rc = an_store_fail(st, AN_E_STORE, "redis store %s answered %s: %.160s",
-							   cn->where, av[i][0], rep[i]->str);
-	}
+	for (i = 0; i < h.n && rc == AN_OK; i++)
+		if (rep[i]->type == REDIS_REPLY_ERROR)
+			rc = hs_error(st, cn, &h, i, rep[i]);
 	if (rc == AN_OK)
-		parse_version(cn, rep[n - 1]);
-	for (i = 0; i < n; i++)
+		parse_version(cn, rep[info]);
+	if (rc == AN_OK && config >= 0)
+		rc = rds_durability_check(st, cn, rep[config], rep[persistence]);
+	for (i = 0; i < h.n; i++)
 		freeReplyObject(rep[i]);
 	if (rc != AN_OK)
 		rds_conn_close(cn);
@@ -279,6 +316,9 @@ rds_conn_ensure(an_store *st, rds_conn *cn, int64_t deadline)
 	socklen_t	sl = sizeof(soerr);
 	int			rc;
 
+	/* A connection the parent of a forked process made: this process makes its own. */
+	if (cn->c && an_fork_foreign(cn->pid))
+		rds_conn_close(cn);
 	if (cn->c)
 		return AN_OK;
 	c = redisConnectNonBlock(cn->host, cn->port);
@@ -291,6 +331,7 @@ rds_conn_ensure(an_store *st, rds_conn *cn, int64_t deadline)
 		return AN_E_CONNECT;
 	}
 	cn->c = c;
+	an_fork_own(&cn->pid);
 	if ((rc = wait_fd(st, cn, c->fd, POLLOUT, deadline)) != AN_OK)
 	{
 		if (rc == AN_E_TIMEOUT)

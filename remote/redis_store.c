@@ -2,7 +2,7 @@
  * redis_store.c — an_redis_methods: the Redis store as the hosts see it.
  *
  *   redis://[user:password@]host[:port][/db]?strategy=lease|stream-id|idmp|script
- *       &prefix=cron&timeout_ms=2000&window_ms=300000 (script)&duration_sec=300 (idmp)
+ *       &prefix=cron&timeout_ms=2000&durability=crash-safe&window_ms=300000 (script)&duration_sec=300 (idmp)
  *
  * open parses the URL and connects once; the connection is reused by every
  * call and reopened by the next call after it dropped.  A call whose open
@@ -22,7 +22,7 @@ static const rds_strategy *const strategies[] = {
 	&rds_strategy_lease, &rds_strategy_stream_id, &rds_strategy_idmp, &rds_strategy_script
 };
 
-#define KNOWN_PARAMS "strategy, prefix, timeout_ms, window_ms (strategy=script) and duration_sec (strategy=idmp)"
+#define KNOWN_PARAMS "strategy, prefix, timeout_ms, durability, window_ms (strategy=script) and duration_sec (strategy=idmp)"
 
 static const rds_strategy *
 find_strategy(const char *name)
@@ -103,6 +103,7 @@ parse_url(rds_store *rs, const char *url, char *err, size_t errlen)
 		only_for(&u, "duration_sec", &rds_strategy_idmp, rs, err, errlen) < 0 ||
 		an_url_int(&u, "window_ms", RDS_WINDOW_MS_DEFAULT, 1, AN_MAX_LATE_MS_MAX, &rs->window_ms, err, errlen) < 0 ||
 		an_url_int(&u, "duration_sec", RDS_DURATION_DEFAULT, 1, RDS_DURATION_MAX, &rs->duration_sec, err, errlen) < 0 ||
+		an_url_durability(&u, &rs->conn.accept_loss, err, errlen) < 0 ||
 		an_url_no_unknown(&u, KNOWN_PARAMS, err, errlen) < 0 ||
 		parse_db(&u, &rs->conn.db, err, errlen) < 0)
 		goto done;

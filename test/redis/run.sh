@@ -9,6 +9,8 @@
 #   checks/badinput.sh    URLs, parameters, unreachable hosts, passwords
 #   checks/sqlite.sh      the same claims through the SQLite extension
 #   checks/pg.sh          the same through PostgreSQL's foreign server
+#   checks/durable.sh     servers that forget on a crash refused (appendonly no,
+#                         appendfsync no), accepted with durability=accept-loss
 source "$(dirname "$0")/../lib.sh"
 cd "$REPO_ROOT" || exit 1
 here=test/redis
@@ -37,7 +39,7 @@ drive() {
 	"$RDRIVE" "$@" "$url" > "$tmp/$name.out" 2>&1
 }
 
-for t in ${REDIS_CHECKS:-table contend faults badinput sqlite pg}; do
+for t in ${REDIS_CHECKS:-table contend faults badinput sqlite pg durable}; do
 	source "$here/checks/$t.sh"
 done
 
