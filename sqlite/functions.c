@@ -17,6 +17,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "host.h"
@@ -196,14 +197,29 @@ fn_check(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_text(ctx, an_check_state_name(res.state), -1, SQLITE_STATIC);
 }
 
+/*
+ * The process that last drew a token.  SQLite's generator keeps its state in
+ * the process, and a forked child inherits it: children would draw the same
+ * tokens (SQLite reseeds by itself only when a child opens a database file,
+ * not for an in-memory database or a connection the child inherited).  So a
+ * process draws its first token from a fresh seed, the VFS's randomness.
+ */
+static _Atomic pid_t token_pid;
+
 static void
 fn_token(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	unsigned char raw[16];
 	char		hex[AN_TOKEN_HEX + 1];
+	pid_t		pid = getpid();
 
 	(void) argc;
 	(void) argv;
+	if (token_pid != pid)
+	{
+		sqlite3_randomness(0, NULL);
+		token_pid = pid;
+	}
 	sqlite3_randomness(sizeof(raw), raw);
 	an_token_hex(raw, hex);
 	sqlite3_result_text(ctx, hex, AN_TOKEN_HEX, SQLITE_TRANSIENT);
