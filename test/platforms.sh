@@ -268,11 +268,17 @@ fi
 # ANARCHON_PLATFORMS_UNTRACKED=1 adds the files git does not track yet but
 # does not ignore either (new sources not yet added); build products are
 # ignored, so they stay out either way.
+# ANARCHON_PLATFORMS_REF=COMMIT copies that commit's tree instead of the
+# work tree.
 copy_tree() {
 	local dest=$1/root/anarchon others=()
 	[ "${ANARCHON_PLATFORMS_UNTRACKED:-0}" = 1 ] && others=(--others --exclude-standard)
 	rm -rf --one-file-system "$dest"
 	mkdir -p "$dest"
+	if [ -n "${ANARCHON_PLATFORMS_REF:-}" ]; then
+		git -C "$REPO" archive --format=tar "$ANARCHON_PLATFORMS_REF" | tar -C "$dest" -xf -
+		return
+	fi
 	git -C "$REPO" ls-files -z --cached "${others[@]}" |
 		while IFS= read -r -d '' f; do
 			[ -e "$f" ] || [ -L "$f" ] && printf '%s\0' "$f"
@@ -293,7 +299,7 @@ for p in "${platforms[@]}"; do
 	# Two runs must not share a chroot: each would stop the other's servers.
 	exec 9> "$CHROOT_DIR/.$p.lock"
 	flock -w 3600 9 || { echo "not ok - platform $p: chroot busy"; total_f=$((total_f + 1)); continue; }
-	echo "# platform $p: $(cat "/$r/etc/debian_version"), chroot $r"
+	echo "# platform $p: Debian $(cat "$r/etc/debian_version"), chroot $r, tree ${ANARCHON_PLATFORMS_REF:-of the work tree}"
 	t0=$(date +%s)
 	if ! copy_tree "$r" || ! enter_root "$r"; then
 		echo "not ok - platform $p: copying the work tree or mounting failed"

@@ -1,5 +1,6 @@
-# server.sh — a temporary PostgreSQL 15 server for a test suite (source it
-# after ../lib.sh).
+# server.sh — a temporary PostgreSQL server for a test suite (source it
+# after ../lib.sh).  The server is the one of pg_config (15 on Debian 12,
+# 17 on 13, 18 on sid: test/platforms.sh runs the suites on each).
 #
 #   pg_install                 `make install` the extension once (as root)
 #   pg_start [CONF_LINE ...]   initdb + start a server on a free 127.0.0.1 port,
