@@ -2,6 +2,7 @@
  * amqp.c — the RabbitMQ store: a claim is a publish into a per-slot gate.
  *
  *   amqp://user:password@host[:port]/vhost?prefix=cron&slot_ttl_ms=120000&timeout_ms=2000
+ *       &settle_ms=2500&durability=crash-safe
  *
  * The gate of (job, slot) is the queue <prefix>.<job>.slot.<slot>, declared
  * durable with x-max-length 1, x-overflow reject-publish and x-expires
@@ -12,6 +13,19 @@
  * has gone unused for slot_ttl_ms.  A claim whose confirm does not come
  * within timeout_ms, or whose connection drops after the publish, is lost:
  * the run may then be skipped, never run twice.
+ *
+ * An acked claim is not yet safe from a broker crash.  RabbitMQ confirms a
+ * persistent message once it is on disk, but the gate queue itself is a
+ * record in RabbitMQ's metadata store (Mnesia before RabbitMQ 4 with Khepri),
+ * whose log reaches the disk up to two seconds after the declaration was
+ * confirmed.  A broker killed in that window comes back without the gate,
+ * drops its message, and a new claim wins the slot again (the suite saw it
+ * in one kill out of five, always the gate declared last).  So a won claim
+ * settles: it waits until settle_ms have passed since the gate's declaration
+ * was confirmed, then asks for the gate again on the same connection; only
+ * a gate still there, on a broker that did not go away meanwhile, is won.
+ * A broker lost during the wait makes the claim lost.  settle_ms below
+ * 2500 is refused unless durability=accept-loss.
  *
  * A claim of our own sent again cannot be recognised (RabbitMQ cannot show
  * a queued message without taking it off the queue, which would reopen the
@@ -30,7 +44,14 @@
 #define AMQP_DEFAULT_PORT 5672
 #define AMQP_TTL_DEFAULT_MS 120000
 #define AMQP_TIMEOUT_DEFAULT_MS 2000
-#define AMQP_KNOWN "prefix, slot_ttl_ms, timeout_ms"
+#define AMQP_KNOWN "prefix, slot_ttl_ms, timeout_ms, settle_ms, durability"
+/*
+ * How long after its declaration a gate is surely in the broker's files:
+ * Mnesia's log (an Erlang disk_log) writes what it caches two seconds after
+ * the first write at the latest; half a second more for the scheduler.
+ */
+#define AMQP_SETTLE_SAFE_MS 2500
+#define AMQP_SETTLE_MAX_MS 60000
 /* RabbitMQ's x-expires is a 32-bit number of milliseconds. */
 #define AMQP_TTL_MAX_MS INT64_C(2147483647)
 
@@ -44,6 +65,8 @@ typedef struct amqp_store
 	char		prefix[65];
 	int64_t		ttl_ms;
 	int64_t		timeout_ms;
+	int64_t		settle_ms;
+	int			accept_loss;     /* durability=accept-loss */
 	amqp_link	link;
 	an_claims	claims;
 } amqp_store;
@@ -68,8 +91,23 @@ parse_url(an_store *st, amqp_store *a, const char *url)
 	if (an_url_prefix(&u, &prefix, err, sizeof(err)) < 0 ||
 		an_url_int(&u, "slot_ttl_ms", AMQP_TTL_DEFAULT_MS, 1000, AMQP_TTL_MAX_MS, &a->ttl_ms, err, sizeof(err)) < 0 ||
 		an_url_int(&u, "timeout_ms", AMQP_TIMEOUT_DEFAULT_MS, 1, 600000, &a->timeout_ms, err, sizeof(err)) < 0 ||
+		an_url_durability(&u, &a->accept_loss, err, sizeof(err)) < 0 ||
+		an_url_int(&u, "settle_ms", a->accept_loss ? 0 : AMQP_SETTLE_SAFE_MS, 0, AMQP_SETTLE_MAX_MS,
+				   &a->settle_ms, err, sizeof(err)) < 0 ||
 		an_url_no_unknown(&u, AMQP_KNOWN, err, sizeof(err)) < 0)
 		rc = an_store_fail(st, AN_E_CONFIG, "%s", err);
+	else if (a->settle_ms >= a->ttl_ms)
+		rc = an_store_fail(st, AN_E_CONFIG,
+						   "store URL parameter settle_ms (%lld) must be shorter than slot_ttl_ms (%lld): the gate queue would expire while a won claim settles",
+						   (long long) a->settle_ms, (long long) a->ttl_ms);
+	else if (a->settle_ms < AMQP_SETTLE_SAFE_MS && !a->accept_loss)
+	{
+		rc = an_store_fail(st, AN_E_CONFIG,
+						   "store URL parameter settle_ms is %lld: a won claim that settles less than %d ms can lose its gate when the broker crashes right after, and the slot can then be won a second time",
+						   (long long) a->settle_ms, AMQP_SETTLE_SAFE_MS);
+		an_store_hintf(st, "Leave settle_ms at its default (%d), or add durability=accept-loss to the store URL to take the risk.",
+					   AMQP_SETTLE_SAFE_MS);
+	}
 	else
 	{
 		/* No path, or an empty one, means the default virtual host "/" (write %2F to be explicit). */
@@ -94,7 +132,7 @@ ready(an_store *st, amqp_store *a, const an_deadline *d)
 {
 	amqp_login_info li = {a->host, a->port, a->vhost, a->user, a->password};
 
-	if (a->link.conn == NULL && amqp_link_open(st, &a->link, &li, d) != AN_OK)
+	if (!amqp_link_connected(&a->link) && amqp_link_open(st, &a->link, &li, d) != AN_OK)
 		return st->err;
 	return amqp_link_channel(st, &a->link, d);
 }
@@ -192,6 +230,35 @@ amqp_validate(an_store *st, const an_settings *s)
 								"slot_ttl_ms", a->ttl_ms, s);
 }
 
+/*
+ * A won claim settles (see the top of this file): wait until settle_ms have
+ * passed since the gate's declaration was confirmed, then look for the gate
+ * on the same connection.  *kept = 1 when it is still there; 0 when the
+ * connection or the gate is gone (the broker went away meanwhile and may
+ * have forgotten it).  Never reconnects: a new connection would not tell.
+ */
+static int
+settle(an_store *st, amqp_store *a, const char *gate, int64_t declared_at, int *kept)
+{
+	an_deadline d;
+
+	*kept = 0;
+	if (an_wait_until(st, declared_at + a->settle_ms, a->link.who, "write the gate queue to disk") != AN_OK)
+		return st->err;
+	if (!amqp_link_connected(&a->link))
+		return AN_OK;
+	an_deadline_start(&d, a->timeout_ms);
+	if (amqp_link_channel(st, &a->link, &d) != AN_OK ||
+		declare_gate(st, a, &d, gate, 1, kept) != AN_OK)
+	{
+		if (st->err == AN_E_CANCELED)
+			return st->err;
+		an_store_clear(st);
+		*kept = 0;
+	}
+	return AN_OK;
+}
+
 static int
 amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
 {
@@ -199,6 +266,7 @@ amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
 	an_deadline d;
 	char		gate[256];
 	char		body[AN_JOB_MAX + AN_TOKEN_MAX + 64];
+	int64_t		declared_at;
 	int			acked;
 	int			exists;
 
@@ -212,7 +280,7 @@ amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
 	gate_name(a, rq, gate, sizeof(gate));
 	for (int attempt = 0;; attempt++)
 	{
-		int			reused = a->link.conn != NULL;
+		int			reused = amqp_link_connected(&a->link);
 
 		if (ready(st, a, &d) != AN_OK)
 			return st->err;
@@ -226,6 +294,7 @@ amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
 			return st->err;
 		an_store_clear(st);
 	}
+	declared_at = an_mono_ms();
 	snprintf(body, sizeof(body), "{\"job\":\"%s\",\"slot\":%lld,\"token\":\"%s\"}",
 			 rq->job, (long long) rq->slot, rq->token);
 	if (amqp_link_publish(st, &a->link, &d, gate, body, &acked) != AN_OK)
@@ -239,6 +308,8 @@ amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
 		an_store_clear(st);
 		acked = 0;
 	}
+	if (acked && a->settle_ms > 0 && settle(st, a, gate, declared_at, &acked) != AN_OK)
+		return st->err;
 	res->outcome = acked ? AN_WON : AN_LOST;
 	an_claims_put(&a->claims, rq->job, rq->slot, rq->token, 0, acked);
 	return AN_OK;
@@ -252,15 +323,16 @@ amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
  * so rather than a false that would read as "fenced".
  */
 static int
-owns(an_store *st, const an_request *rq, int *owned)
+owns(an_store *st, const an_request *rq, int *owned, an_claim_memo **memo)
 {
 	amqp_store *a = st->impl;
-	const an_claim_memo *m = an_claims_get(&a->claims, rq->job, rq->slot);
+	an_claim_memo *m = an_claims_get(&a->claims, rq->job, rq->slot);
 	int			ours = m && strcmp(m->token, rq->token) == 0;
 	an_deadline d;
 	char		gate[256];
 
 	*owned = 0;
+	*memo = m;
 	if (m == NULL || (!m->won && !ours))
 		return an_store_fail(st, AN_E_UNSUPPORTED,
 							 "RabbitMQ cannot tell whose claim holds a run: heartbeat and finish answer only on the "
@@ -275,18 +347,35 @@ owns(an_store *st, const an_request *rq, int *owned)
 	return AN_OK;
 }
 
+/* heartbeat: owned, and not finished by this session. */
 static int
 amqp_heartbeat(an_store *st, const an_request *rq, int *owned)
 {
-	return owns(st, rq, owned);
+	an_claim_memo *m;
+
+	if (owns(st, rq, owned, &m) != AN_OK)
+		return st->err;
+	*owned = *owned && m->finished == AN_RUN_NONE;
+	return AN_OK;
 }
 
+/*
+ * finish: nothing is recorded in RabbitMQ (the gate stays full until it
+ * expires); the session remembers the status, so that a finish sent again
+ * answers as on the other stores: true for the same status, false for
+ * another, and a later heartbeat false.
+ */
 static int
 amqp_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
 {
-	/* Nothing is recorded: the gate stays full until it expires. */
-	(void) status;
-	return owns(st, rq, owned);
+	an_claim_memo *m;
+
+	if (owns(st, rq, owned, &m) != AN_OK || !*owned)
+		return st->err;
+	if (m->finished == AN_RUN_NONE)
+		m->finished = status;
+	*owned = m->finished == status;
+	return AN_OK;
 }
 
 static int

@@ -6,6 +6,7 @@
 #include <sys/time.h>
 
 #include "amqp_link.h"
+#include "fork.h"
 
 /* Channels are used in turn up to this number (RabbitMQ's default channel_max is 2047). */
 #define AMQP_LINK_CHANNELS 2000
@@ -61,6 +62,14 @@ login_failed(an_store *st, amqp_link *l, amqp_rpc_reply_t r, const amqp_login_in
 }
 
 int
+amqp_link_connected(amqp_link *l)
+{
+	if (l->conn && an_fork_foreign(l->pid))
+		drop(l);				/* closes our copy of the socket only, sends nothing */
+	return l->conn != NULL;
+}
+
+int
 amqp_link_open(an_store *st, amqp_link *l, const amqp_login_info *li, const an_deadline *d)
 {
 	amqp_socket_t *sock;
@@ -69,6 +78,7 @@ amqp_link_open(an_store *st, amqp_link *l, const amqp_login_info *li, const an_d
 	int			rc;
 
 	l->chan_open = 0;
+	an_fork_own(&l->pid);
 	l->conn = amqp_new_connection();
 	sock = l->conn ? amqp_tcp_socket_new(l->conn) : NULL;
 	if (sock == NULL)
@@ -325,7 +335,7 @@ amqp_link_close(amqp_link *l)
 	an_deadline d;
 	amqp_frame_t f;
 
-	if (l->conn == NULL)
+	if (!amqp_link_connected(l))
 		return;
 	/* A polite close, given a short while; the broker then logs no error. */
 	c.reply_code = 200;

@@ -10,7 +10,9 @@
  * arguments) is answered with close-ok and the channel is reopened at the
  * next call: the connection survives it.  A timeout, a cancel or a broken
  * socket drops the connection (its state is unknown); the next call
- * reconnects.
+ * reconnects.  A forked child never uses its parent's connection (fork.h):
+ * amqp_link_open and amqp_link_close forget one without sending anything on
+ * it, so the parent's connection goes on.
  */
 #ifndef ANARCHON_AMQP_LINK_H
 #define ANARCHON_AMQP_LINK_H
@@ -26,6 +28,8 @@
 #include <amqp_tcp_socket.h>
 #endif
 
+#include <sys/types.h>
+
 #include "wait.h"
 
 typedef struct amqp_link
@@ -35,6 +39,7 @@ typedef struct amqp_link
 	int			chan_open;       /* open and in confirm mode */
 	uint64_t	next_tag;        /* delivery tag of the next publish on ch */
 	uint16_t	last_code;       /* reply code of the last channel error, 0 if none */
+	pid_t		pid;             /* the process that opened conn (fork.h) */
 	char		who[160];        /* "RabbitMQ at amqp://host:port/vhost" */
 } amqp_link;
 
@@ -47,11 +52,22 @@ typedef struct amqp_login_info
 	const char *password;
 } amqp_login_info;
 
+/*
+ * Is the link connected, by this process?  A connection of the parent of a
+ * forked process is forgotten here (freed without a word to the broker) and
+ * the answer is no.
+ */
+int			amqp_link_connected(amqp_link *l);
+
 /* Connect and log in within the deadline; AN_E_AUTH, AN_E_CONFIG (vhost), ... */
 int			amqp_link_open(an_store *st, amqp_link *l, const amqp_login_info *li,
 						   const an_deadline *d);
 
-/* Close politely (bounded by a short wait), then free; safe when closed. */
+/*
+ * Close politely (bounded by a short wait), then free; safe when closed.  A
+ * parent's connection is only forgotten: the close frame would end it for
+ * the parent too.
+ */
 void		amqp_link_close(amqp_link *l);
 
 /* Open a channel in confirm mode unless one is open. */

@@ -54,12 +54,13 @@ an_claims_put(an_claims *c, const char *job, int64_t slot, const char *token,
 	m->token[AN_TOKEN_MAX] = '\0';
 	m->slot = slot;
 	m->aux = aux;
+	m->finished = AN_RUN_NONE;
 	m->won = won;
 	m->used = 1;
 }
 
-const an_claim_memo *
-an_claims_get(const an_claims *c, const char *job, int64_t slot)
+an_claim_memo *
+an_claims_get(an_claims *c, const char *job, int64_t slot)
 {
-	return find((an_claims *) c, job, slot);
+	return find(c, job, slot);
 }

@@ -3,7 +3,7 @@
  * without a clock and without a lease.
  *
  *  - `late` is judged on the host database's clock before the store is asked
- *    (DESIGN §5), so a late claim writes nothing.
+ *    (they have no clock of their own), so a late claim writes nothing.
  *  - A store that forgets a run before max_late_ms has passed would let a
  *    late claim win a slot a second time: an_noclock_memory_ok refuses that.
  *  - Neither server can look a run up by token without changing it, so each
@@ -32,6 +32,7 @@ typedef struct an_claim_memo
 	int64_t		slot;
 	char		token[AN_TOKEN_MAX + 1];
 	int64_t		aux;             /* the store's reference: NATS stream sequence */
+	an_run_state finished;       /* RabbitMQ: the status this session's finish gave, or AN_RUN_NONE */
 	int			won;
 	int			used;
 } an_claim_memo;
@@ -50,6 +51,6 @@ void		an_claims_put(an_claims *c, const char *job, int64_t slot,
 						  const char *token, int64_t aux, int won);
 
 /* The remembered claim of (job, slot), or NULL. */
-const an_claim_memo *an_claims_get(const an_claims *c, const char *job, int64_t slot);
+an_claim_memo *an_claims_get(an_claims *c, const char *job, int64_t slot);
 
 #endif							/* ANARCHON_NOCLOCK_H */

@@ -1,6 +1,7 @@
 /*
  * wait.c — deadlines cut into short slices (see wait.h).
  */
+#include <errno.h>
 #include <time.h>
 
 #include "wait.h"
@@ -44,4 +45,25 @@ an_wait_tick(an_store *st, const an_deadline *d, const char *who,
 							 who, what, (long long) d->timeout_ms);
 	*slice_ms = left < AN_WAIT_SLICE_MS ? (int) left : AN_WAIT_SLICE_MS;
 	return AN_OK;
+}
+
+int
+an_wait_until(an_store *st, int64_t until_ms, const char *who, const char *what)
+{
+	for (;;)
+	{
+		int64_t		left = until_ms - an_mono_ms();
+		struct timespec ts;
+
+		if (an_store_interrupted(st))
+			return an_store_fail(st, AN_E_CANCELED, "canceled while waiting for %s to %s", who, what);
+		if (left <= 0)
+			return AN_OK;
+		if (left > AN_WAIT_SLICE_MS)
+			left = AN_WAIT_SLICE_MS;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long) left * 1000000L;
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
 }

@@ -41,4 +41,11 @@ int64_t		an_deadline_left(const an_deadline *d);
 int			an_wait_tick(an_store *st, const an_deadline *d, const char *who,
 						 const char *what, int *slice_ms);
 
+/*
+ * Sleep until until_ms (on an_mono_ms), in slices, asking the host between
+ * them whether to stop: AN_OK at the time, or AN_E_CANCELED (st failed with
+ * `who` and `what` in the message).
+ */
+int			an_wait_until(an_store *st, int64_t until_ms, const char *who, const char *what);
+
 #endif							/* ANARCHON_WAIT_H */

@@ -22,6 +22,8 @@ DRV=$REPO_ROOT/test/bin/mq-driver
 MQ_TMP=${MQ_TMP:-$(t_tmpdir)}
 
 mq_now() { date +%s%3N; }
+# mq_param URL NAME=VALUE: URL with one more query parameter.
+mq_param() { case $1 in *\?*) echo "$1&$2" ;; *) echo "$1?$2" ;; esac; }
 # mq_slot_now: the current whole second in ms, a valid slot (slots are whole seconds).
 mq_slot_now() { echo $(( $(date +%s) * 1000 )); }
 
@@ -158,7 +160,7 @@ mq_sqlite_contend() {
 #   $MQ_TMP/cancel.out, its pid to MQ_CPID.
 mq_cancel_session() {
 	local url=$1 slot0=$2 pause=$3 slot=$4
-	"$DRV" "$url?timeout_ms=60000" session > "$MQ_TMP/cancel.out" 2>&1 < <(echo "claim fz $slot0 t9"; sleep "$pause"; echo "claim fz $slot t1"; sleep 30) &
+	"$DRV" "$(mq_param "$url" timeout_ms=60000)" session > "$MQ_TMP/cancel.out" 2>&1 < <(echo "claim fz $slot0 t9"; sleep "$pause"; echo "claim fz $slot t1"; sleep 30) &
 	MQ_CPID=$!
 }
 
