@@ -1,5 +1,5 @@
 /*
- * redis_lease.c — strategy lease: DESIGN §4's table, decided by a Lua script.
+ * redis_lease.c — strategy lease: the lease stores' claim table, decided by a Lua script.
  *
  * Each operation is one script call (redis_scripts.c); this file only packs
  * the arguments and reads the answers.  The run is a hash with its own

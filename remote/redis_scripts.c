@@ -7,7 +7,7 @@
  * back to Redis through num(), because Lua 5.1's tostring() would turn a
  * 15-digit slot into "2.534023008e+14".
  *
- * The lease claim is DESIGN §4's table; core/lease.c is the only other copy,
+ * The lease claim is the lease stores' claim table; core/lease.c is the only other copy,
  * and test/redis replays the same rows against both.  Outcome and check codes
  * are the values of an_outcome and an_check_state in core/anarchon.h.
  *

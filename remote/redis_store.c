@@ -10,6 +10,11 @@
  * more on a fresh connection, within the same timeout_ms: a claim carries the
  * same token, so if its first copy was decided, the second finds its own
  * token and answers won again.  Timeouts and cancels are not retried.
+ *
+ * Every connect also asks Redis how it persists (redis_durable.c) and
+ * refuses a server that would forget claims in a crash, unless the URL says
+ * durability=accept-loss; and a forked child never uses its parent's
+ * connection (fork.h, redis_conn.c).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * url.h — store URLs (DESIGN §6), parsed once for every network store.
+ * url.h — store URLs, parsed once for every network store.
  *
  *   redis://[user:pass@]host[:port][/db]?strategy=lease&prefix=cron
  *   amqp://user:pass@host[:port]/vhost?slot_ttl_ms=...
