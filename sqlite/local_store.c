@@ -7,12 +7,13 @@
  * and then reads what the first one committed.
  *
  * Which connection runs the transaction.  A SQL function cannot safely commit
- * on the caller's own connection (PLATFORM.md: inside the caller's BEGIN it
- * fails; during the caller's read in WAL mode BEGIN IMMEDIATE fails with
- * SQLITE_BUSY_SNAPSHOT; inside INSERT … SELECT a failed COMMIT's ROLLBACK drops
- * the caller's own row).  So the store opens a private "claim connection" on
- * the same file and commits there; the caller's transaction is never touched.
- * That connection would wait on ourselves, so the claim is refused up front
+ * on the caller's own connection (as measured with SQLite 3.40: inside the
+ * caller's BEGIN it fails; during the caller's read in WAL mode BEGIN
+ * IMMEDIATE fails with SQLITE_BUSY_SNAPSHOT; inside INSERT … SELECT a failed
+ * COMMIT's ROLLBACK drops the caller's own row).  So the store opens a
+ * private "claim connection" on the same file and commits there; the
+ * caller's transaction is never touched.  That connection would wait on
+ * ourselves, so the claim is refused up front
  *   - when the caller's connection holds the write lock (its own write
  *     transaction, or INSERT … SELECT anarchon_claim(…)), and
  *   - during a read of the caller's in rollback-journal mode (our COMMIT would
@@ -86,7 +87,16 @@ static const char *const stmt_sql[S_COUNT] = {
 	" WHERE slot < ?1 AND (state <> 'running' OR lease_until < ?2)",
 };
 
+/*
+ * The table and its index, in one transaction that takes the write lock
+ * first: many processes creating them at once then wait for each other in
+ * the busy handler.  Without BEGIN IMMEDIATE each would read the schema
+ * under a shared lock and then ask for the write lock, and in rollback-
+ * journal mode SQLite answers two such upgrades with SQLITE_BUSY at once,
+ * without waiting (it would be a deadlock).
+ */
 static const char schema_sql[] =
+"BEGIN IMMEDIATE;"
 "CREATE TABLE IF NOT EXISTS anarchon_runs ("
 " job TEXT NOT NULL,"
 " slot INTEGER NOT NULL,"
@@ -99,7 +109,8 @@ static const char schema_sql[] =
 " PRIMARY KEY (job, slot)"
 ") WITHOUT ROWID;"
 "CREATE INDEX IF NOT EXISTS anarchon_runs_live ON anarchon_runs (job, lease_until)"
-" WHERE state = 'running';";
+" WHERE state = 'running';"
+"COMMIT;";
 
 typedef struct local_store
 {
@@ -107,6 +118,7 @@ typedef struct local_store
 	sqlite3    *db;              /* where claims run: own connection, or caller */
 	int			own_db;          /* db was opened by us */
 	int			schema_ready;    /* anarchon_runs was created (or found) */
+	int			runs_seen;       /* a check found anarchon_runs */
 	pid_t		pid;             /* the process that opened db */
 	int64_t		busy_timeout_ms; /* what db's busy timeout is set to */
 	sqlite3_vfs *vfs;            /* db's VFS: its clock is the store's clock */
@@ -477,7 +489,7 @@ do_prune(an_store *st, int64_t before, int64_t *deleted)
 
 /* ---------------------------------------------------------------- the claim connection */
 
-static int	create_schema(an_store *st);
+static int	create_schema(an_store *st, const char *fn);
 
 /* Busy timeout and clock of a freshly opened db. */
 static void
@@ -528,10 +540,12 @@ own_connection(an_store *st)
 /*
  * Before each method: refuse a writer the caller's connection does not
  * allow (fn names it; NULL for check), then this process's connection and
- * its statements, released after the call (see stmts_release).
+ * its statements, released after the call (see stmts_release).  The first
+ * writer of a connection creates the table, waiting for the write lock as
+ * long as its settings (s, when the method has them) allow.
  */
 static int
-begin_call(an_store *st, const char *fn)
+begin_call(an_store *st, const char *fn, const an_settings *s)
 {
 	local_store *ls = st->impl;
 	char		err[AN_ERRMAX];
@@ -541,14 +555,36 @@ begin_call(an_store *st, const char *fn)
 		return an_store_fail(st, AN_E_STATE, "%s", err);
 	if ((rc = own_connection(st)) != AN_OK)
 		return rc;
-	if (fn && !ls->schema_ready && (rc = create_schema(st)) != AN_OK)
+	if (s)
+		apply_busy_timeout(ls, s);
+	if (fn && !ls->schema_ready && (rc = create_schema(st, fn)) != AN_OK)
 		return rc;
 	return stmts_acquire(st);
 }
 
-#define WITH_STMTS(fn, call) \
+/*
+ * Is there an anarchon_runs to read?  Not before the first claim of a
+ * database, when a check comes from a connection that may not create it.
+ */
+static int
+runs_table_exists(local_store *ls)
+{
+	sqlite3_stmt *s;
+	int			found;
+
+	if (ls->schema_ready || ls->runs_seen)
+		return 1;
+	if (sqlite3_prepare_v2(ls->db, "SELECT 1 FROM sqlite_schema WHERE type = 'table'"
+						   " AND name = 'anarchon_runs'", -1, &s, NULL) != SQLITE_OK)
+		return 1;				/* the check's own statement reports why */
+	found = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return ls->runs_seen = found;
+}
+
+#define WITH_STMTS(fn, settings, call) \
 	do { \
-		int			rc_ = begin_call(st, fn); \
+		int			rc_ = begin_call(st, fn, settings); \
 		if (rc_ == AN_OK) \
 			rc_ = (call); \
 		stmts_release(st->impl); \
@@ -558,31 +594,42 @@ begin_call(an_store *st, const char *fn)
 static int
 local_claim(an_store *st, const an_request *rq, an_claim_result *res)
 {
-	WITH_STMTS("anarchon_claim", do_claim(st, rq, res));
+	WITH_STMTS("anarchon_claim", rq->settings, do_claim(st, rq, res));
 }
 
 static int
 local_heartbeat(an_store *st, const an_request *rq, int *owned)
 {
-	WITH_STMTS("anarchon_heartbeat", do_heartbeat(st, rq, owned));
+	WITH_STMTS("anarchon_heartbeat", rq->settings, do_heartbeat(st, rq, owned));
 }
 
 static int
 local_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
 {
-	WITH_STMTS("anarchon_finish", do_finish(st, rq, status, owned));
+	WITH_STMTS("anarchon_finish", rq->settings, do_finish(st, rq, status, owned));
 }
 
 static int
 local_check(an_store *st, const an_request *rq, an_check_result *res)
 {
-	WITH_STMTS(NULL, do_check(st, rq, res));
+	int			rc;
+
+	/* No table yet: no run was ever claimed here, and check only reads. */
+	if ((rc = own_connection(st)) != AN_OK)
+		return rc;
+	if (!runs_table_exists(st->impl))
+	{
+		memset(res, 0, sizeof(*res));
+		res->state = AN_CHECK_NONE;
+		return AN_OK;
+	}
+	WITH_STMTS(NULL, rq->settings, do_check(st, rq, res));
 }
 
 static int
 local_prune(an_store *st, int64_t before, int64_t *deleted)
 {
-	WITH_STMTS("anarchon_prune", do_prune(st, before, deleted));
+	WITH_STMTS("anarchon_prune", NULL, do_prune(st, before, deleted));
 }
 
 static void
@@ -601,21 +648,26 @@ local_close(an_store *st)
 	st->impl = NULL;
 }
 
-/* Create the table and index; the first claim of a database file does this once. */
+/*
+ * Create the table and index; the first call of a connection that writes
+ * does this once.  fn names that call in a refusal.
+ */
 static int
-create_schema(an_store *st)
+create_schema(an_store *st, const char *fn)
 {
 	local_store *ls = st->impl;
 	char	   *msg = NULL;
 	int			rc;
 
-	if ((rc = writable_now(st, "anarchon")) != AN_OK)
+	if ((rc = writable_now(st, fn)) != AN_OK)
 		return rc;
 	if (sqlite3_exec(ls->db, schema_sql, NULL, NULL, &msg) != SQLITE_OK)
 	{
 		an_store_fail(st, (sqlite3_errcode(ls->db) == SQLITE_BUSY) ? AN_E_BUSY : AN_E_STORE,
 					  "cannot create anarchon_runs: %s", msg ? msg : sqlite3_errmsg(ls->db));
 		sqlite3_free(msg);
+		if (!sqlite3_get_autocommit(ls->db))
+			sqlite3_exec(ls->db, "ROLLBACK", NULL, NULL, NULL);
 		return st->err;
 	}
 	ls->schema_ready = 1;
@@ -623,9 +675,10 @@ create_schema(an_store *st)
 }
 
 /*
- * open: arg is the caller's sqlite3 connection; url is "local".  A caller
- * that may not write gets a store all the same (check only reads); the
- * table is created by the first call that may write.
+ * open: arg is the caller's sqlite3 connection; url is "local".  Nothing is
+ * written here: the table is created by the first call that writes (which
+ * names itself if it is refused, and waits for the lock as its settings
+ * say), and a check before it answers none.
  */
 static int
 local_open(an_store *st, const char *url, void *arg)
@@ -633,8 +686,6 @@ local_open(an_store *st, const char *url, void *arg)
 	sqlite3    *caller = arg;
 	const char *file = sqlite3_db_filename(caller, "main");
 	local_store *ls;
-	char		err[AN_ERRMAX];
-	int			rc;
 
 	(void) url;
 	ls = sqlite3_malloc(sizeof(*ls));
@@ -646,20 +697,9 @@ local_open(an_store *st, const char *url, void *arg)
 
 	ls->own_db = file && *file;
 	if (ls->own_db)
-	{
-		if ((rc = own_connection(st)) != AN_OK)
-			return rc;
-	}
-	else
-		adopt_db(ls, caller);
-
-	if (!an_sqlite_may_write(caller, "anarchon", err, sizeof(err)))
-		return AN_OK;
-	if ((rc = create_schema(st)) != AN_OK)
-		return rc;
-	rc = stmts_acquire(st);
-	stmts_release(ls);
-	return rc;
+		return own_connection(st);
+	adopt_db(ls, caller);
+	return AN_OK;
 }
 
 const an_store_methods an_sqlite_local_methods = {
