@@ -19,7 +19,7 @@
 
 #define AN_VERSION "0.1.0"
 
-/* Limits of the words (DESIGN §2). */
+/* Limits of the words (the README's "Functions": job, slot, token). */
 #define AN_JOB_MAX    128
 #define AN_TOKEN_MAX  64
 #define AN_TOKEN_HEX  32                          /* anarchon_token() length */
@@ -79,7 +79,7 @@ typedef enum an_error
 	AN_E_INTERNAL
 } an_error;
 
-/* The settings of DESIGN §3, with their defaults. */
+/* The settings (the README's "Settings"), with their defaults. */
 typedef struct an_settings
 {
 	int64_t		lease_ms;           /* 30000 */

@@ -1,5 +1,5 @@
 /*
- * lease.c — DESIGN §4's decision table for transactional lease stores.
+ * lease.c — the claim's decision table for transactional lease stores.
  *
  * Every answer is decided while the store's lock is held and with the store's
  * clock read after it was granted: a claim that waited behind another must

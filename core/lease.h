@@ -1,11 +1,12 @@
 /*
  * lease.h — the claim of a lease store, written once.
  *
- * DESIGN §4's table (late, overlap, own resent claim, running, takeover,
- * interrupted, done) lives in lease.c and nowhere else in C.  A lease store
- * that decides inside a database transaction (SQLite's BEGIN IMMEDIATE,
- * PostgreSQL's per-job row lock) supplies only the primitive steps below; the
- * engine calls them in the order the design page draws:
+ * The claim's decision table (late, overlap, own resent claim, running,
+ * takeover, interrupted, done) lives in lease.c and nowhere else in C.  A
+ * lease store that decides inside a database transaction (SQLite's BEGIN
+ * IMMEDIATE, PostgreSQL's per-job row lock) supplies only the primitive steps
+ * below; the engine calls them in this order, so that every answer is decided
+ * under the lock and on the clock read after it was granted:
  *
  *   lock → now → read the run → decide → [other live run?] → write → unlock
  *

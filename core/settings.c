@@ -1,5 +1,5 @@
 /*
- * settings.c — the settings of DESIGN §3: defaults, ranges, parsing.
+ * settings.c — the settings (lease_ms, max_late_ms, ...): defaults, ranges, parsing.
  *
  * The numeric settings are one table, so a host can register them (as GUCs,
  * or as anarchon_config names) by walking it instead of repeating them.

@@ -1,5 +1,5 @@
 /*
- * validate.c — the rules for job names, slots and tokens (DESIGN §2).
+ * validate.c — the rules for job names, slots and tokens.
  *
  * One implementation, so that every store refuses exactly the same input with
  * exactly the same words.  The rules are also what makes a job name safe to

@@ -1,5 +1,5 @@
 /*
- * functions.c — the SQL functions of DESIGN §3.
+ * functions.c — the SQL functions of the PostgreSQL extension.
  *
  *   anarchon_claim(job, slot, token [, lease_ms, max_late_ms, attempts,
  *                  overlap, busy_timeout_ms])                    -> text

@@ -1,5 +1,5 @@
 /*
- * guc.c — the settings of DESIGN §3 as GUCs anarchon.<name>.
+ * guc.c — the settings (lease_ms, max_late_ms, ...) as GUCs anarchon.<name>.
  *
  * The numeric settings come from core's an_numeric_settings table, so the
  * names, defaults, ranges and error messages are the SQLite host's too.  They

@@ -2,9 +2,9 @@
  * local_store.c — the local store: runs in anarchon.runs, decided in this
  * database under a per-job row lock.
  *
- * A claim follows the design page: the upsert of the job's row in
+ * A claim takes these steps: the upsert of the job's row in
  * anarchon.runs_jobs (the lock, held until the caller's transaction ends),
- * the clock read after it, the run read FOR UPDATE, then DESIGN §4's table,
+ * the clock read after it, the run read FOR UPDATE, then the decision table,
  * which lives in core/lease.c; this file supplies its steps (an_lease_ops)
  * with SPI.  Each query is prepared once per backend and kept, and runs as
  * the owner of the tables with search_path pinned (as_owner.c).  A check
@@ -398,7 +398,7 @@ local_finish(an_store *st, const an_request *rq, an_run_state status, int *owned
 	return AN_OK;
 }
 
-/* The page's shortcut: one plain read, no row lock, no write (run_lookup.c). */
+/* The backup's shortcut: one plain read, no row lock, no write (run_lookup.c). */
 static int
 local_check(an_store *st, const an_request *rq, an_check_result *res)
 {

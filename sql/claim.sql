@@ -1,4 +1,4 @@
--- Every row of DESIGN §4's table, in order, through anarchon_claim(_info).
+-- Every row of the claim's decision table, in order, through anarchon_claim(_info).
 CREATE EXTENSION IF NOT EXISTS anarchon;
 TRUNCATE anarchon.runs, anarchon.runs_jobs;
 SELECT (extract(epoch FROM date_trunc('second', clock_timestamp())) * 1000)::bigint AS now_ms \gset

@@ -1,5 +1,5 @@
 /*
- * functions.c — the SQL functions of the SQLite extension (DESIGN §3).
+ * functions.c — the SQL functions of the SQLite extension.
  *
  *   anarchon_claim(job, slot, token)            'won' | 'running' | 'done' | 'late' | 'overlap' | 'lost'
  *   anarchon_heartbeat(job, slot, token)        1: lease renewed; 0: token fenced off

@@ -13,7 +13,7 @@
  *   heartbeat JOB SLOT TOKEN    -> true | false
  *   finish JOB SLOT TOKEN [succeeded|failed] -> true | false
  *   check JOB SLOT              -> state attempt
- *   set NAME VALUE              -> ok            (a setting of DESIGN §3)
+ *   set NAME VALUE              -> ok            (a setting: lease_ms, attempts, ...)
  *   cancel_after MS             -> ok            (the host cancels calls after MS)
  *   sleep MS                    -> ok
  * Timing of each call goes to stderr as "# MS ms" when RDRIVE_TIMES is set.

@@ -9,7 +9,7 @@ table_check() {
 
 NOW=$(now_ms)
 
-# lease: DESIGN §4, row by row (the same rows core/lease.c answers).
+# lease: the claim's decision table, row by row (the same rows core/lease.c answers).
 cat > "$tmp/lease-table.exp" <<'X'
 won 1
 won 1

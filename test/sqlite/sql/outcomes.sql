@@ -1,4 +1,4 @@
--- Every row of the claim's decision table (DESIGN §4), on the local store.
+-- Every row of the claim's decision table, on the local store.
 .load ./sqlite/anarchon
 .echo on
 .parameter set @s "anarchon_now() / 1000 * 1000"
