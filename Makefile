@@ -52,8 +52,8 @@ AN_SO_LDFLAGS = -Wl,-z,defs -Wl,--version-script=sqlite/exports.map
 
 SQLITE_SRCS = $(wildcard sqlite/*.c)
 SQLITE_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -Ibuild -Icore -Iremote $(REMOTE_CFLAGS) \
-	$(AN_SQLITE_CFLAGS)
-SQLITE_OBJS = $(patsubst %.c,build/sqlite/%.o,$(SQLITE_SRCS) $(CORE_SRCS) $(REMOTE_SRCS))
+	$(SCHEDULE_CFLAGS) $(AN_SQLITE_CFLAGS)
+SQLITE_OBJS = $(patsubst %.c,build/sqlite/%.o,$(SQLITE_SRCS) $(CORE_SRCS) $(SCHEDULE_SRCS) $(REMOTE_SRCS))
 SQLITE_HEADERS = $(wildcard core/*.h sqlite/*.h remote/*.h) build/config.h
 
 .PHONY: sqlite install-sqlite deb demo test test-platforms bench
@@ -61,7 +61,7 @@ SQLITE_HEADERS = $(wildcard core/*.h sqlite/*.h remote/*.h) build/config.h
 sqlite: sqlite/anarchon.so
 
 sqlite/anarchon.so: $(SQLITE_OBJS) sqlite/exports.map
-	$(CC) -shared $(AN_SO_LDFLAGS) -o $@ $(SQLITE_OBJS) $(REMOTE_LIBS) -lm
+	$(CC) -shared $(AN_SO_LDFLAGS) -o $@ $(SQLITE_OBJS) $(REMOTE_LIBS) $(SCHEDULE_LIBS) -lm
 
 # Where `.load` and load_extension() find it when given this folder's path.
 PREFIX ?= /usr/local

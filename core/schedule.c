@@ -7,6 +7,9 @@
  * means the same slots here; where Vixie cron silently accepts nonsense (an
  * empty range 5-2, a date that never exists) this parser refuses it instead,
  * because a schedule that never fires would make a fleet silently idle.
+ *
+ * A leading CRON_TZ=<zone> (or TZ=<zone>) names the schedule's time zone; the
+ * zone is looked up in the host's cache (tz.h) and the rest parsed as usual.
  */
 #include <stdio.h>
 #include <string.h>
@@ -429,6 +432,8 @@ parse_cron(const char *text, size_t len, an_schedule *s, char *err, size_t errle
 	 * restricted, either one matching is enough.
 	 */
 	s->either_day = !star[F_MDAY] && !star[F_WDAY];
+	/* Vixie cron's test for a job at a fixed time of day (schedule.h). */
+	s->fixed_time = !star[F_SECOND] && !star[F_MINUTE] && !star[F_HOUR];
 	return check_possible(s, &fc[F_MDAY], &fc[F_MONTH]);
 }
 
@@ -501,19 +506,76 @@ parse_macro(const char *text, size_t len, an_schedule *s, char *err, size_t errl
 	return AN_E_INPUT;
 }
 
+#define ZONE_HELP "write CRON_TZ=<IANA zone> and then the schedule, e.g. 'CRON_TZ=Europe/Berlin 0 3 * * *'"
+
+/*
+ * A leading "CRON_TZ=<zone> " or "TZ=<zone> ": find the zone and move text
+ * past it.  Anything else shaped like NAME=VALUE is refused by name, since no
+ * other cron variable means anything to a slot.
+ */
+static an_error
+parse_zone(const char **text, size_t *len, an_tz_cache *zones, an_tz **tz,
+		   char *err, size_t errlen)
+{
+	const char *t = *text;
+	size_t		n = *len,
+				word = 0,
+				skip;
+	an_error	rc;
+
+	*tz = NULL;
+	while (word < n && !is_space(t[word]) && t[word] != '=')
+		word++;
+	if (word >= n || t[word] != '=' || !is_alpha(t[0]))
+		return AN_OK;
+	if (word == 7 && memcmp(t, "CRON_TZ", 7) == 0)
+		skip = 8;
+	else if (word == 2 && memcmp(t, "TZ", 2) == 0)
+		skip = 3;
+	else
+	{
+		an_errf(err, errlen, "schedule starts with '%.*s=': the only setting a schedule may start with is its time zone, CRON_TZ=<zone> or TZ=<zone> (upper case); %s",
+				(int) (word > QUOTE_MAX ? QUOTE_MAX : word), t, ZONE_HELP);
+		return AN_E_INPUT;
+	}
+	word = skip;
+	while (word < n && !is_space(t[word]))
+		word++;
+	if (word == skip)
+	{
+		an_errf(err, errlen, "schedule names an empty time zone ('%.*s' with nothing after the '='): %s",
+				(int) skip, t, ZONE_HELP);
+		return AN_E_INPUT;
+	}
+	if (zones == NULL)
+	{
+		an_errf(err, errlen, "time zones are not available here");
+		return AN_E_INTERNAL;
+	}
+	if ((rc = an_tz_find(zones, t + skip, word - skip, tz, err, errlen)) != AN_OK)
+		return rc;
+	while (word < n && is_space(t[word]))
+		word++;
+	if (word == n)
+	{
+		an_errf(err, errlen, "schedule has a time zone (%s) and nothing after it: %s",
+				an_tz_name(*tz), ZONE_HELP);
+		return AN_E_INPUT;
+	}
+	*text = t + word;
+	*len = n - word;
+	return AN_OK;
+}
+
 an_error
-an_schedule_parse(const char *text, size_t len, an_schedule *s, char *err, size_t errlen)
+an_schedule_parse(const char *text, size_t len, an_tz_cache *zones, an_schedule *s,
+				  char *err, size_t errlen)
 {
 	an_error	rc;
+	an_tz	   *tz;
 
 	if (text == NULL)
 		len = 0;
-	if (len > AN_SCHEDULE_TEXT_MAX)
-	{
-		an_errf(err, errlen, "schedule is %zu bytes long, at most %d are allowed: %s",
-				len, AN_SCHEDULE_TEXT_MAX, SHAPE_HELP);
-		return AN_E_INPUT;
-	}
 	/* Only printable ASCII, so every quote in a message is safe to show. */
 	for (size_t i = 0; i < len; i++)
 	{
@@ -533,14 +595,24 @@ an_schedule_parse(const char *text, size_t len, an_schedule *s, char *err, size_
 	}
 	while (len > 0 && is_space(text[len - 1]))
 		len--;
+	if ((rc = parse_zone(&text, &len, zones, &tz, err, errlen)) != AN_OK)
+		return rc;
+	if (len > AN_SCHEDULE_TEXT_MAX)
+	{
+		an_errf(err, errlen, "schedule is %zu bytes long, at most %d are allowed: %s",
+				len, AN_SCHEDULE_TEXT_MAX, SHAPE_HELP);
+		return AN_E_INPUT;
+	}
 	if (len == 0)
 	{
 		an_errf(err, errlen, "schedule is empty: %s", SHAPE_HELP);
 		return AN_E_INPUT;
 	}
 	if (text[0] == '@')
-		return parse_macro(text, len, s, err, errlen);
-	if (is_digit(text[0]) && parse_interval(text, len, s, &rc, err, errlen))
-		return rc;
-	return parse_cron(text, len, s, err, errlen);
+		rc = parse_macro(text, len, s, err, errlen);
+	else if (!is_digit(text[0]) || !parse_interval(text, len, s, &rc, err, errlen))
+		rc = parse_cron(text, len, s, err, errlen);
+	if (rc == AN_OK)
+		s->tz = tz;
+	return rc;
 }

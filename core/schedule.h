@@ -3,8 +3,8 @@
  *
  * Users think "0 3 * * *, once, fleet-wide"; claims speak slots (ms since the
  * epoch, UTC).  This is the one parser and calculator both database hosts use
- * for anarchon_slot() and anarchon_next_slot().  Pure C: no allocation, no
- * host headers, no time zone (everything is UTC).
+ * for anarchon_slot(), anarchon_next_slot() and anarchon_slots().  No host
+ * headers; the only allocation is the time-zone cache the host lends (tz.h).
  *
  * Accepted schedules (the syntax pg_cron accepts, plus a seconds field):
  *
@@ -21,6 +21,23 @@
  *                    every database computes the same slots without any
  *                    shared starting point.
  *
+ * Time zones: a cron schedule or an interval may start with
+ * 'CRON_TZ=<IANA zone> ' (or 'TZ=<zone> '), e.g. 'CRON_TZ=Europe/Berlin 0 3 * * *':
+ * its fields are then read on that zone's wall clock.  Without it a schedule
+ * is in UTC.  Slots stay UTC instants either way.  An interval in a zone
+ * counts its multiples from 1970-01-01 00:00 on the zone's wall clock (so
+ * 'CRON_TZ=Europe/Berlin 1 days' is every Berlin midnight).
+ *
+ * Daylight saving (Vixie cron's rule, made exact).  A schedule is
+ * fixed-time when none of its second, minute and hour fields starts with '*'
+ * (a 5-field schedule's second is 0) and it is not an interval; @hourly is
+ * '0 * * * *', so it is not.  For a fixed-time schedule, each matching wall
+ * time is one slot: at its first occurrence when the clocks go back and it
+ * happens twice, and at the first instant after the gap when the clocks go
+ * forward over it (all the skipped times of one gap are that one slot).
+ * Every other schedule follows the wall clock as it runs: a repeated wall
+ * time is a slot at each occurrence, a skipped one is none.
+ *
  * Day of month and day of week are combined as cron (and pg_cron) combine
  * them: when either field starts with '*', a day must match both; otherwise
  * a day matching either one is enough ("0 0 13 * 5" runs on every 13th and on
@@ -34,9 +51,15 @@
 #define ANARCHON_SCHEDULE_H
 
 #include "anarchon.h"
+#include "tz.h"
 
-/* Longest schedule text accepted, in bytes. */
+/* Longest schedule text accepted after its time zone, in bytes. */
 #define AN_SCHEDULE_TEXT_MAX 256
+/* Longest whole text a host needs to keep to recognise a schedule again. */
+#define AN_SCHEDULE_INPUT_MAX 512
+
+/* Most slots one range may list (anarchon_slots, anarchon_missed). */
+#define AN_SCHEDULE_RANGE_MAX 1000000
 
 /* Longest interval: 365 days in ms. */
 #define AN_SCHEDULE_INTERVAL_MAX INT64_C(31536000000)
@@ -48,8 +71,9 @@ typedef enum an_schedule_kind
 } an_schedule_kind;
 
 /*
- * A parsed schedule: one bit per allowed value.  Plain data, so a host may
- * copy it or cache it.
+ * A parsed schedule: one bit per allowed value, and its zone.  Plain data, so
+ * a host may copy it or cache it for as long as the an_tz_cache it was parsed
+ * with lives.
  */
 typedef struct an_schedule
 {
@@ -63,16 +87,19 @@ typedef struct an_schedule
 	uint8_t		wdays;           /* bits 0-6, 0 = Sunday */
 	uint8_t		mday_last;       /* '$': the last day of each month */
 	uint8_t		either_day;      /* 1: day of month OR day of week; 0: AND */
+	uint8_t		fixed_time;      /* 1: fixed-time (see above); 0: follows the wall clock */
+	an_tz	   *tz;              /* the CRON_TZ zone, owned by the cache; NULL: UTC */
 } an_schedule;
 
 /*
- * an_schedule_parse reads len bytes of text (need not be NUL-terminated).
- * Returns AN_OK, or AN_E_INPUT with a message in err naming the offending
- * field, e.g. "schedule field 3 (day of month) '32': 32 is out of range,
- * allowed 1-31"; *s is unspecified on error.
+ * an_schedule_parse reads len bytes of text (need not be NUL-terminated),
+ * finding its zone, if it names one, in zones.  Returns AN_OK, or AN_E_INPUT
+ * with a message in err naming the offending field, e.g. "schedule field 3
+ * (day of month) '32': 32 is out of range, allowed 1-31", or the zone's
+ * error (tz.h: AN_E_UNSUPPORTED without ICU); *s is unspecified on error.
  */
-an_error	an_schedule_parse(const char *text, size_t len, an_schedule *s,
-							  char *err, size_t errlen);
+an_error	an_schedule_parse(const char *text, size_t len, an_tz_cache *zones,
+							  an_schedule *s, char *err, size_t errlen);
 
 /*
  * an_schedule_slot: the latest scheduled time <= at (ms).  Sets *found to 0
@@ -88,5 +115,31 @@ an_error	an_schedule_slot(const an_schedule *s, int64_t at, int64_t *slot,
  */
 an_error	an_schedule_next_slot(const an_schedule *s, int64_t after, int64_t *slot,
 								  int *found, char *err, size_t errlen);
+
+/*
+ * an_schedule_range: every slot with from <= slot < to, in order, handed to
+ * emit, which returns 0 to go on, 1 to stop there (AN_OK) or -1 when out of
+ * memory (AN_E_NOMEM).  from and to are instants of
+ * the slot range; from == to is an empty range; from > to is refused
+ * (AN_E_INPUT) before anything is emitted.  A range that holds more than
+ * AN_SCHEDULE_RANGE_MAX slots fails (AN_E_INPUT) when the one past the limit
+ * is found, after AN_SCHEDULE_RANGE_MAX emits: hosts keep what emit gives
+ * them until the call returns, and drop it on failure, so a caller sees the
+ * error and no slot.
+ */
+an_error	an_schedule_range(const an_schedule *s, int64_t from, int64_t to,
+							  int (*emit) (void *arg, int64_t slot), void *arg,
+							  char *err, size_t errlen);
+
+/*
+ * an_fire_at: when to act on a slot, spread over [slot, slot + max_jitter_ms)
+ * by a hash of (job, slot) that every instance computes alike (see
+ * schedule_fire.c for the exact function).  max_jitter_ms must be 0 (the
+ * slot itself) up to max_late_ms, the setting in force: a claim made later
+ * than that after its slot would be answered 'late'.  AN_E_INPUT otherwise,
+ * or for a bad job or slot.
+ */
+an_error	an_fire_at(const char *job, size_t job_len, int64_t slot, int64_t max_jitter_ms,
+					   int64_t max_late_ms, int64_t *fire_at, char *err, size_t errlen);
 
 #endif							/* ANARCHON_SCHEDULE_H */

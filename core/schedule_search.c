@@ -1,9 +1,10 @@
 /*
  * schedule_search.c — the scheduled time at or before an instant, and the
- * next one after it (see schedule.h).
+ * next one after it (see schedule.h), in UTC; and the same search on any
+ * wall clock, bounded on both sides, for schedule_zone.c.
  *
  * Interval schedules are arithmetic: multiples of the interval since the
- * epoch.  Cron schedules are searched field by field on the UTC calendar,
+ * epoch.  Cron schedules are searched field by field on the calendar,
  * from the month down to the second: a field that does not match jumps
  * straight to the next (or previous) allowed value of that field, resetting
  * the fields below it.  So the cost is bounded by the months and days
@@ -13,12 +14,15 @@
  *
  * The calendar conversions are the proleptic Gregorian day-count formulas
  * (days since 1970-01-01), in integers only, valid far beyond 0000-9999.
+ * A wall clock east or west of UTC reaches a day past either end of the
+ * slot range, so the calendar here runs from 1969 to 10000; the bounds each
+ * search is given keep its answers inside the range it was asked about.
  */
-#include "schedule.h"
+#include "schedule_wall.h"
 
 #define MS_PER_DAY INT64_C(86400000)
-#define YEAR_FIRST 1970
-#define YEAR_LAST 9999
+#define YEAR_FIRST 1969
+#define YEAR_LAST 10000
 
 /* A UTC calendar instant, to the second. */
 typedef struct civil
@@ -58,7 +62,7 @@ days_from_civil(int y, int mo, int d)
 	return era * 146097 + doe - 719468;
 }
 
-/* The date of a day count from 1970-01-01 (z >= 0 here). */
+/* The date of a day count from 1970-01-01 (z >= -719468, the year 0, here). */
 static void
 civil_from_days(int64_t z, civil *c)
 {
@@ -82,9 +86,10 @@ civil_from_days(int64_t z, civil *c)
 static void
 civil_from_ms(int64_t ms, civil *c)
 {
-	int64_t		secs = (ms % MS_PER_DAY) / 1000;
+	int64_t		day = an_floor_div(ms, MS_PER_DAY);
+	int64_t		secs = (ms - day * MS_PER_DAY) / 1000;
 
-	civil_from_days(ms / MS_PER_DAY, c);
+	civil_from_days(day, c);
 	c->h = (int) (secs / 3600);
 	c->mi = (int) (secs / 60 % 60);
 	c->s = (int) (secs % 60);
@@ -101,7 +106,7 @@ civil_to_ms(const civil *c)
 static int
 weekday(int y, int mo, int d)
 {
-	return (int) ((days_from_civil(y, mo, d) + 4) % 7);
+	return (int) ((days_from_civil(y, mo, d) % 7 + 11) % 7);
 }
 
 /* The smallest set bit of mask in [from, hi], or -1. */
@@ -196,15 +201,15 @@ prev_minute(civil *c)
 		prev_hour(c);
 }
 
-/* The earliest matching second at or after c; 0 when past 9999. */
+/* The earliest matching second at or after c and at or before limit; 0 when none. */
 static int
-search_forward(const an_schedule *s, civil c, int64_t *out)
+search_forward(const an_schedule *s, civil c, int64_t limit, int64_t *out)
 {
 	for (;;)
 	{
 		int			v;
 
-		if (c.y > YEAR_LAST)
+		if (c.y > YEAR_LAST || civil_to_ms(&c) > limit)
 			return 0;
 		if ((v = bit_at_or_after(s->months, c.mo, 12)) < 0)
 		{
@@ -247,19 +252,19 @@ search_forward(const an_schedule *s, civil c, int64_t *out)
 		}
 		c.s = v;
 		*out = civil_to_ms(&c);
-		return 1;
+		return *out <= limit;
 	}
 }
 
-/* The latest matching second at or before c; 0 when before 1970. */
+/* The latest matching second at or before c and at or after floor; 0 when none. */
 static int
-search_backward(const an_schedule *s, civil c, int64_t *out)
+search_backward(const an_schedule *s, civil c, int64_t floor, int64_t *out)
 {
 	for (;;)
 	{
 		int			v;
 
-		if (c.y < YEAR_FIRST)
+		if (c.y < YEAR_FIRST || civil_to_ms(&c) < floor)
 			return 0;
 		if ((v = bit_at_or_before(s->months, c.mo, 1)) < 0)
 		{
@@ -305,28 +310,69 @@ search_backward(const an_schedule *s, civil c, int64_t *out)
 		}
 		c.s = v;
 		*out = civil_to_ms(&c);
-		return 1;
+		return *out >= floor;
 	}
+}
+
+int
+an_wall_next(const an_schedule *s, int64_t lo, int64_t hi, int64_t *w)
+{
+	civil		c;
+	int64_t		t;
+
+	if (lo < AN_WALL_MIN)
+		lo = AN_WALL_MIN;
+	if (hi > AN_WALL_MAX)
+		hi = AN_WALL_MAX;
+	if (s->kind == AN_SCHEDULE_INTERVAL)
+	{
+		t = -an_floor_div(-lo, s->interval_ms) * s->interval_ms;
+		*w = t;
+		return t <= hi;
+	}
+	/* The first whole second at or after lo. */
+	t = -an_floor_div(-lo, 1000) * 1000;
+	if (t > hi)
+		return 0;
+	civil_from_ms(t, &c);
+	return search_forward(s, c, hi, w);
+}
+
+int
+an_wall_prev(const an_schedule *s, int64_t hi, int64_t lo, int64_t *w)
+{
+	civil		c;
+	int64_t		t;
+
+	if (lo < AN_WALL_MIN)
+		lo = AN_WALL_MIN;
+	if (hi > AN_WALL_MAX)
+		hi = AN_WALL_MAX;
+	if (s->kind == AN_SCHEDULE_INTERVAL)
+	{
+		t = an_floor_div(hi, s->interval_ms) * s->interval_ms;
+		*w = t;
+		return t >= lo;
+	}
+	t = an_floor_div(hi, 1000) * 1000;
+	if (t < lo)
+		return 0;
+	civil_from_ms(t, &c);
+	return search_backward(s, c, lo, w);
 }
 
 an_error
 an_schedule_slot(const an_schedule *s, int64_t at, int64_t *slot, int *found,
 				 char *err, size_t errlen)
 {
-	civil		c;
 	an_error	rc;
 
 	*found = 0;
 	if ((rc = an_validate_instant(at, err, errlen)) != AN_OK)
 		return rc;
-	if (s->kind == AN_SCHEDULE_INTERVAL)
-	{
-		*slot = at - at % s->interval_ms;
-		*found = 1;
-		return AN_OK;
-	}
-	civil_from_ms(at - at % 1000, &c);
-	*found = search_backward(s, c, slot);
+	if (s->tz != NULL)
+		return an_zone_slot(s, at, slot, found, err, errlen);
+	*found = an_wall_prev(s, at, 0, slot);
 	return AN_OK;
 }
 
@@ -334,30 +380,13 @@ an_error
 an_schedule_next_slot(const an_schedule *s, int64_t after, int64_t *slot, int *found,
 					  char *err, size_t errlen)
 {
-	civil		c;
-	int64_t		t;
 	an_error	rc;
 
 	*found = 0;
 	if ((rc = an_validate_instant(after, err, errlen)) != AN_OK)
 		return rc;
-	if (s->kind == AN_SCHEDULE_INTERVAL)
-	{
-		t = (after / s->interval_ms + 1) * s->interval_ms;
-		if (t <= AN_SLOT_MAX)
-		{
-			*slot = t;
-			*found = 1;
-		}
-		return AN_OK;
-	}
-	/* The first whole second after `after`. */
-	t = after + 1;
-	if (t % 1000 != 0)
-		t += 1000 - t % 1000;
-	if (t > AN_SLOT_MAX)
-		return AN_OK;
-	civil_from_ms(t, &c);
-	*found = search_forward(s, c, slot);
+	if (s->tz != NULL)
+		return an_zone_next_slot(s, after, slot, found, err, errlen);
+	*found = an_wall_next(s, after + 1, AN_SLOT_MAX, slot);
 	return AN_OK;
 }

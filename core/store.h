@@ -83,8 +83,9 @@ typedef struct an_check_result
  * it, so a store built against an older store.h keeps working.
  *   1  open .. close
  *   2  check_url
+ *   3  recall
  */
-#define AN_STORE_VERSION 2
+#define AN_STORE_VERSION 3
 
 typedef struct an_store_methods
 {
@@ -141,6 +142,22 @@ typedef struct an_store_methods
 	 * not at the first claim.
 	 */
 	int			(*check_url) (an_store *st, const char *url);
+
+	/* ---- version 3 ---- */
+
+	/*
+	 * recall (optional): which of n slots of rq->job the store holds a run
+	 * for, in any state (anarchon_missed).  slots are ascending, pass
+	 * an_validate_slot and can no longer be claimed (older than max_late_ms of
+	 * rq->settings); rq->slot and rq->token are unused.  Sets has_run[i] to 1
+	 * or 0 for each.  A store that may have forgotten a run of one of them
+	 * (its memory is shorter than that slot's age) must not guess: it fails
+	 * with AN_E_UNSUPPORTED and says how far back it can answer.  Stores that
+	 * keep no run they could be asked about leave it NULL; the host then says
+	 * that this store cannot tell missed slots.
+	 */
+	int			(*recall) (an_store *st, const an_request *rq, const int64_t *slots, size_t n,
+						   unsigned char *has_run);
 } an_store_methods;
 
 struct an_store
@@ -188,6 +205,10 @@ void		an_store_clear(an_store *st);
  * connecting.
  */
 int			an_store_check_url(an_store *st, const char *url);
+
+/* The store's recall method, when its table has one (version 3 or later); else NULL. */
+#define AN_STORE_RECALL(st) \
+	((st)->m->version >= 3 ? (st)->m->recall : NULL)
 
 /* Ask the host whether to give up the current call. */
 int			an_store_interrupted(const an_store *st);

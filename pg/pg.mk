@@ -10,13 +10,13 @@
 AN_PG_VERSION := $(shell sed -n 's/^\#define AN_VERSION "\(.*\)"/\1/p' core/anarchon.h)
 
 MODULE_big = anarchon
-OBJS = $(patsubst %.c,%.o,$(sort $(wildcard pg/*.c)) $(CORE_SRCS) $(REMOTE_SRCS))
-PG_CPPFLAGS = -Ibuild -Icore -Iremote -Ipg $(REMOTE_CFLAGS)
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard pg/*.c)) $(CORE_SRCS) $(SCHEDULE_SRCS) $(REMOTE_SRCS))
+PG_CPPFLAGS = -Ibuild -Icore -Iremote -Ipg $(REMOTE_CFLAGS) $(SCHEDULE_CFLAGS)
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter
 # Only the entry points are exported.  -z defs cannot be used here: the
 # module's references to the server (palloc, SPI, ...) resolve only when the
 # postgres executable loads it; test/build checks them against it instead.
-SHLIB_LINK = $(REMOTE_LIBS) -lm -Wl,--version-script=pg/exports.map
+SHLIB_LINK = $(REMOTE_LIBS) $(SCHEDULE_LIBS) -lm -Wl,--version-script=pg/exports.map
 
 AN_PG_SCRIPT = pg/anarchon--$(AN_PG_VERSION).sql
 AN_PG_PIECES = $(sort $(wildcard pg/sql/*.sql))
@@ -36,7 +36,7 @@ EXTRA_CLEAN += pg/anarchon--*.sql.tmp
 # The core and remote sources are written for C11 (the SQLite build compiles
 # them with -std=c11), where declarations may follow statements; PostgreSQL's
 # own flags would turn that style into an error here.
-$(patsubst %.c,%.o,$(CORE_SRCS) $(REMOTE_SRCS)): override CFLAGS += -Wno-declaration-after-statement
+$(patsubst %.c,%.o,$(CORE_SRCS) $(SCHEDULE_SRCS) $(REMOTE_SRCS)): override CFLAGS += -Wno-declaration-after-statement
 
 $(AN_PG_SCRIPT): $(AN_PG_PIECES) core/anarchon.h pg/pg.mk
 	cat $(AN_PG_PIECES) > $@.tmp

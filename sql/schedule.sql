@@ -1,7 +1,8 @@
 -- anarchon_slot / anarchon_next_slot: schedules as slots, in UTC.
 CREATE EXTENSION IF NOT EXISTS anarchon;
 SET timezone = 'UTC';
-\set VERBOSITY terse
+\set VERBOSITY default
+\set SHOW_CONTEXT never
 
 -- A table of schedules and instants; the answers are worked out by hand
 -- (and checked again, with many more, by test/schedule's C table test).

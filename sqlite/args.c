@@ -45,8 +45,32 @@ an_sqlite_error(sqlite3_context *ctx, int code, const char *fn, const char *msg)
 
 /*
  * Milliseconds from an integer or an integral real, checked by the slot rule
- * or the instant rule; 0 after setting the error result.
+ * or the instant rule: SQLITE_OK, or an error code with a message in err.
  */
+static int
+value_ms(sqlite3_value *v, const char *what, int64_t *out,
+		 an_error (*rule) (int64_t, char *, size_t),
+		 an_error (*rule_double) (double, int64_t *, char *, size_t),
+		 char *err, size_t errlen)
+{
+	int			type = sqlite3_value_type(v);
+
+	if (type == SQLITE_INTEGER)
+		return rule(*out = sqlite3_value_int64(v), err, errlen) == AN_OK ? SQLITE_OK : SQLITE_ERROR;
+	if (type == SQLITE_FLOAT)
+		return rule_double(sqlite3_value_double(v), out, err, errlen) == AN_OK ? SQLITE_OK : SQLITE_ERROR;
+	snprintf(err, errlen, "%s must be an integer number of milliseconds since 1970-01-01 UTC, got %s",
+			 what, an_sqlite_type_name(type));
+	return SQLITE_MISMATCH;
+}
+
+int
+an_sqlite_value_instant(sqlite3_value *v, const char *what, int64_t *out, char *err, size_t errlen)
+{
+	return value_ms(v, what, out, an_validate_instant, an_validate_instant_double, err, errlen);
+}
+
+/* The same, as the error result of ctx; 0 after setting it. */
 static int
 arg_ms(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *what,
 	   int64_t *out,
@@ -54,24 +78,11 @@ arg_ms(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *what,
 	   an_error (*rule_double) (double, int64_t *, char *, size_t))
 {
 	char		err[AN_ERRMAX];
-	int			type = sqlite3_value_type(v);
-	an_error	rc;
+	int			rc = value_ms(v, what, out, rule, rule_double, err, sizeof(err));
 
-	if (type == SQLITE_INTEGER)
-		rc = rule(*out = sqlite3_value_int64(v), err, sizeof(err));
-	else if (type == SQLITE_FLOAT)
-		rc = rule_double(sqlite3_value_double(v), out, err, sizeof(err));
-	else
+	if (rc != SQLITE_OK)
 	{
-		snprintf(err, sizeof(err),
-				 "%s must be an integer number of milliseconds since 1970-01-01 UTC, got %s",
-				 what, an_sqlite_type_name(type));
-		an_sqlite_error(ctx, SQLITE_MISMATCH, fn, err);
-		return 0;
-	}
-	if (rc != AN_OK)
-	{
-		an_sqlite_error(ctx, SQLITE_ERROR, fn, err);
+		an_sqlite_error(ctx, rc, fn, err);
 		return 0;
 	}
 	return 1;

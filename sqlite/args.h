@@ -29,4 +29,11 @@ int			an_sqlite_arg_slot(sqlite3_context *ctx, const char *fn, sqlite3_value *v,
 int			an_sqlite_arg_instant(sqlite3_context *ctx, const char *fn, sqlite3_value *v,
 								  const char *what, int64_t *out);
 
+/*
+ * The instant rule for a value outside a function call (a table-valued
+ * function's argument): SQLITE_OK, or an error code with a message in err.
+ */
+int			an_sqlite_value_instant(sqlite3_value *v, const char *what, int64_t *out,
+									char *err, size_t errlen);
+
 #endif							/* ANARCHON_SQLITE_ARGS_H */

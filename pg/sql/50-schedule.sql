@@ -79,6 +79,30 @@ CREATE FUNCTION anarchon.run_log_add(job text, slot timestamptz, outcome text,
 			pg_catalog.current_setting('application_name'), $6)
 	$$;
 
+-- The schedule anarchon.run was last called with, for each job, and since
+-- when: what anarchon.missed_runs (55-slots.sql) checks for missed slots.  A
+-- call with another schedule replaces it and starts the watch again.
+CREATE TABLE anarchon.run_schedules (
+	job			text PRIMARY KEY,
+	schedule	text NOT NULL,
+	since		timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp()
+);
+COMMENT ON TABLE anarchon.run_schedules IS 'anarchon: the schedule of each job anarchon.run runs, for anarchon.missed_runs';
+SELECT pg_catalog.pg_extension_config_dump('anarchon.run_schedules', '');
+REVOKE ALL ON anarchon.run_schedules FROM PUBLIC;
+GRANT SELECT ON anarchon.run_schedules TO pg_monitor;
+
+-- run_schedule_note: record job's schedule, writing only when it changed (so
+-- that a fleet calling anarchon.run every minute costs one index probe).
+CREATE FUNCTION anarchon.run_schedule_note(job text, schedule text)
+	RETURNS void
+	LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+	AS $$
+	INSERT INTO anarchon.run_schedules AS r (job, schedule) VALUES ($1, $2)
+	ON CONFLICT (job) DO UPDATE SET schedule = excluded.schedule, since = excluded.since
+	WHERE r.schedule IS DISTINCT FROM excluded.schedule
+	$$;
+
 -- anarchon.run(job, schedule, command [, lease_ms]) claims the current slot
 -- of schedule for job, commits, runs command on 'won', then finishes the run
 -- 'succeeded' or 'failed' and commits again.  The outcome comes back as the
@@ -112,6 +136,7 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 	v_token := anarchon.anarchon_token();
+	PERFORM anarchon.run_schedule_note(job, schedule);
 
 	-- The claim is made inside this procedure, so it must opt in to being part
 	-- of the transaction; that transaction is committed right after it,

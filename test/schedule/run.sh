@@ -16,9 +16,16 @@ else
 fi
 
 # The same under AddressSanitizer and UBSan (where the compiler has them).
+sched_srcs=$(make -s --no-print-directory -f - print-srcs <<'MK'
+include Makefile
+print-srcs:
+	@echo $(SCHEDULE_SRCS) core/validate.c
+MK
+)
+icu_libs=$(pkg-config --libs icu-i18n icu-uc 2>/dev/null)
 if cc -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -std=c11 -D_GNU_SOURCE \
-	-Wall -Wextra -Werror -Icore -o "$tmp/schedule_test_asan" $here/schedule_test.c \
-	core/schedule.c core/schedule_search.c core/validate.c -lm > "$tmp/asan-build.log" 2>&1; then
+	-Wall -Wextra -Werror -Ibuild -Icore -o "$tmp/schedule_test_asan" $here/schedule_test.c \
+	$sched_srcs $icu_libs -lm > "$tmp/asan-build.log" 2>&1; then
 	if "$tmp/schedule_test_asan" 500 > "$tmp/asan.out" 2>&1 && ! grep -q '^not ok' "$tmp/asan.out"; then
 		ok "schedule_test under AddressSanitizer and UBSan"
 	else

@@ -20,6 +20,9 @@
 
 static int failures;
 
+/* The zones the schedules name, found once for the whole run. */
+static an_tz_cache *zones;
+
 /* "YYYY-MM-DD HH:MM:SS[.mmm]" (UTC) to ms; "none" to -1. */
 static int64_t
 ms_of(const char *iso)
@@ -167,7 +170,7 @@ run_slot_cases(void)
 					found_next = 0;
 
 		snprintf(name, sizeof(name), "'%s' at %s: %s", c->schedule, c->at, c->why);
-		if (an_schedule_parse(c->schedule, strlen(c->schedule), &s, err, sizeof(err)) != AN_OK)
+		if (an_schedule_parse(c->schedule, strlen(c->schedule), zones, &s, err, sizeof(err)) != AN_OK)
 		{
 			result(0, name, err);
 			continue;
@@ -246,7 +249,7 @@ run_error_cases(void)
 		char		err[AN_ERRMAX] = "";
 		char		name[300];
 		char		detail[AN_ERRMAX + 64];
-		an_error	rc = an_schedule_parse(c->schedule, strlen(c->schedule), &s, err, sizeof(err));
+		an_error	rc = an_schedule_parse(c->schedule, strlen(c->schedule), zones, &s, err, sizeof(err));
 
 		snprintf(name, sizeof(name), "refused '%s'", c->schedule);
 		for (char *p = name; *p; p++)
@@ -261,7 +264,7 @@ run_error_cases(void)
 	{
 		an_schedule s;
 		char		err[AN_ERRMAX] = "";
-		an_error	rc = an_schedule_parse(longtext, sizeof(longtext), &s, err, sizeof(err));
+		an_error	rc = an_schedule_parse(longtext, sizeof(longtext), zones, &s, err, sizeof(err));
 
 		result(rc == AN_E_INPUT && strstr(err, "schedule is 400 bytes long, at most 256") != NULL,
 			   "refused a 400-byte schedule by its length", err);
@@ -271,7 +274,7 @@ run_error_cases(void)
 		an_schedule s;
 		char		err[AN_ERRMAX] = "";
 		const char *t = "0 0 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,x * *";
-		an_error	rc = an_schedule_parse(t, strlen(t), &s, err, sizeof(err));
+		an_error	rc = an_schedule_parse(t, strlen(t), zones, &s, err, sizeof(err));
 
 		result(rc == AN_E_INPUT && strstr(err, "...': 'x' is not a number") != NULL,
 			   "a long field is quoted cut short", err);
@@ -283,7 +286,7 @@ run_error_cases(void)
 		int64_t		slot;
 		int			found;
 
-		an_schedule_parse("* * * * *", 9, &s, err, sizeof(err));
+		an_schedule_parse("* * * * *", 9, zones, &s, err, sizeof(err));
 		result(an_schedule_slot(&s, -1, &slot, &found, err, sizeof(err)) == AN_E_INPUT &&
 			   strstr(err, "out of range") != NULL, "slot at -1 ms is refused", err);
 		result(an_schedule_next_slot(&s, AN_SLOT_MAX + 1, &slot, &found, err, sizeof(err)) == AN_E_INPUT,
@@ -429,7 +432,7 @@ run_oracle(int rounds)
 			snprintf(f[3], sizeof(f[3]), "$");
 		snprintf(text, sizeof(text), "%s%s%s %s %s %s %s", six ? f[0] : "", six ? " " : "",
 				 f[1], f[2], f[3], f[4], f[5]);
-		if (an_schedule_parse(text, strlen(text), &s, err, sizeof(err)) != AN_OK)
+		if (an_schedule_parse(text, strlen(text), zones, &s, err, sizeof(err)) != AN_OK)
 			continue;			/* a never-running date: refused, fine */
 		for (int dir = 0; dir < 2; dir++)
 		{
@@ -505,7 +508,7 @@ run_fuzz(int rounds)
 			for (size_t k = 0; k < len; k++)
 				text[k] = alphabet[rand() % (sizeof(alphabet) - 1)];
 		err[0] = '\0';
-		rc = an_schedule_parse(text, len, &s, err, sizeof(err));
+		rc = an_schedule_parse(text, len, zones, &s, err, sizeof(err));
 		if (rc == AN_OK)
 		{
 			int64_t		slot;
@@ -554,7 +557,7 @@ bench(void)
 		int			found,
 					n = 200000;
 
-		an_schedule_parse(schedules[i], strlen(schedules[i]), &s, err, sizeof(err));
+		an_schedule_parse(schedules[i], strlen(schedules[i]), zones, &s, err, sizeof(err));
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (int k = 0; k < n; k++)
 		{
@@ -573,6 +576,8 @@ main(int argc, char **argv)
 {
 	int			rounds;
 
+	if ((zones = an_tz_cache_new()) == NULL)
+		return 2;
 	if (argc > 1 && strcmp(argv[1], "bench") == 0)
 		return bench();
 	rounds = argc > 1 ? atoi(argv[1]) : 400;

@@ -1,0 +1,306 @@
+/*
+ * slots.c — the set-returning schedule functions of PostgreSQL.
+ *
+ *   anarchon_slots(schedule, from, to)          → TABLE (slot)
+ *       every slot of schedule with from <= slot < to, in order
+ *   anarchon_missed(job, schedule, from, to)    → TABLE (slot)
+ *       the slots of schedule in [from, to) that can no longer be claimed
+ *       (clock_timestamp() - slot > anarchon.max_late_ms) and of which the
+ *       store holds no run: the runs every instance missed
+ *   anarchon_zones()                            → TABLE (name)
+ *       the zone names a CRON_TZ schedule may use
+ *
+ * from, to and slot are timestamptz, or bigint ms in the _ms forms.  The rows
+ * are materialized (a tuplestore) before the first is returned, so a range
+ * over AN_SCHEDULE_RANGE_MAX slots is an error and never a partial answer.
+ * anarchon_missed reads anarchon.runs with a kept plan, as the owner of the
+ * tables (as_owner.c), or asks a network store through its recall method
+ * (core/store.h); a store without one cannot tell, and says so.
+ */
+#include "anarchon_pg.h"
+
+#include "access/tupdesc.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+
+#include "schedule_pg.h"
+
+PG_FUNCTION_INFO_V1(anarchon_slots);
+PG_FUNCTION_INFO_V1(anarchon_slots_ms);
+PG_FUNCTION_INFO_V1(anarchon_missed);
+PG_FUNCTION_INFO_V1(anarchon_missed_ms);
+PG_FUNCTION_INFO_V1(anarchon_zones);
+
+/* Slots collected before any is returned (palloc'd in the call's context). */
+typedef struct slot_list
+{
+	int64	   *slots;
+	size_t		n,
+				cap;
+	int64		cutoff;			/* anarchon_missed: slots from here on are not missed yet */
+} slot_list;
+
+static int
+emit_slot(void *arg, int64_t slot)
+{
+	slot_list  *l = arg;
+
+	if (slot >= l->cutoff)
+		return 1;
+	if (l->n == l->cap)
+	{
+		l->cap = l->cap ? l->cap * 2 : 256;
+		l->slots = l->slots ? repalloc_huge(l->slots, l->cap * sizeof(int64))
+			: palloc(l->cap * sizeof(int64));
+	}
+	l->slots[l->n++] = slot;
+	return 0;
+}
+
+/* Every slot of the schedule of argument sched_arg in [from, to) below l->cutoff. */
+static void
+collect(FunctionCallInfo fcinfo, int sched_arg, bool as_ms, slot_list *l)
+{
+	const an_schedule *s = an_pg_arg_schedule(fcinfo, sched_arg);
+	int64		from = an_pg_arg_instant(fcinfo, sched_arg + 1, as_ms, "from");
+	int64		to = an_pg_arg_instant(fcinfo, sched_arg + 2, as_ms, "to");
+	char		err[AN_ERRMAX];
+	an_error	rc;
+
+	if (sched_arg > 0 && from < AN_SLOT_MIN && from <= to)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("anarchon: the range starts before the first slot a claim accepts"),
+				 errdetail("from is %lld ms; no run can exist before 100000000000 (1973-03-03).",
+						   (long long) from),
+				 errhint("Start the range later (if you gave seconds, multiply by 1000).")));
+	if ((rc = an_schedule_range(s, from, to, emit_slot, l, err, sizeof(err))) != AN_OK)
+		an_pg_raise_schedule(rc, err);
+}
+
+/*
+ * Set up materialize mode for rows of one column of type `type`.  These
+ * functions return TABLE (one column), whose result type is that column's
+ * scalar type, which InitMaterializedSRF does not take: the descriptor is
+ * made here.
+ */
+static ReturnSetInfo *
+materialize(FunctionCallInfo fcinfo, Oid type, const char *column)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MemoryContext old;
+	TupleDesc	desc;
+
+	if (rsinfo == NULL || !IsA(rsinfo, ReturnSetInfo) ||
+		!(rsinfo->allowedModes & SFRM_Materialize))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("anarchon: set-valued function called in context that cannot accept a set")));
+	old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
+	desc = CreateTemplateTupleDesc(1);
+	TupleDescInitEntry(desc, (AttrNumber) 1, column, type, -1, 0);
+	rsinfo->returnMode = SFRM_Materialize;
+	rsinfo->setResult = tuplestore_begin_heap(true, false, work_mem);
+	rsinfo->setDesc = desc;
+	MemoryContextSwitchTo(old);
+	return rsinfo;
+}
+
+/* Return the list as rows of one column, timestamptz or bigint. */
+static void
+return_slots(FunctionCallInfo fcinfo, const slot_list *l, bool as_ms)
+{
+	ReturnSetInfo *rsinfo = materialize(fcinfo, as_ms ? INT8OID : TIMESTAMPTZOID, "slot");
+	for (size_t i = 0; i < l->n; i++)
+	{
+		Datum		value = as_ms ? Int64GetDatum(l->slots[i])
+			: TimestampTzGetDatum(an_pg_ms_to_ts(l->slots[i]));
+		bool		isnull = false;
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+	}
+}
+
+static Datum
+slots_call(FunctionCallInfo fcinfo, bool as_ms)
+{
+	slot_list	l = {NULL, 0, 0, PG_INT64_MAX};
+
+	collect(fcinfo, 0, as_ms, &l);
+	return_slots(fcinfo, &l, as_ms);
+	return (Datum) 0;
+}
+
+/* anarchon_slots(schedule, from timestamptz, to timestamptz) */
+Datum
+anarchon_slots(PG_FUNCTION_ARGS)
+{
+	return slots_call(fcinfo, false);
+}
+
+/* anarchon_slots(schedule, from bigint, to bigint) */
+Datum
+anarchon_slots_ms(PG_FUNCTION_ARGS)
+{
+	return slots_call(fcinfo, true);
+}
+
+/* ---------------------------------------------------------------- anarchon_missed */
+
+static SPIPlanPtr runs_plan;
+
+/* Drop from l the slots with a run in anarchon.runs (one ordered range scan). */
+static void
+drop_local_runs(slot_list *l, const char *job)
+{
+	an_pg_owner_state owner;
+	Datum		values[3];
+	size_t		keep = 0,
+				i = 0;
+
+	if (l->n == 0)
+		return;
+	an_pg_owner_enter(&owner);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "anarchon: SPI_connect failed");
+	if (runs_plan == NULL)
+	{
+		Oid			types[3] = {TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID};
+		SPIPlanPtr	p = SPI_prepare("SELECT slot FROM anarchon.runs WHERE job = $1 AND slot >= $2 AND slot <= $3 ORDER BY slot",
+									3, types);
+
+		if (p == NULL || SPI_keepplan(p) != 0)
+			elog(ERROR, "anarchon: could not prepare the query of anarchon_missed: %s",
+				 SPI_result_code_string(SPI_result));
+		runs_plan = p;
+	}
+	values[0] = CStringGetTextDatum(job);
+	values[1] = TimestampTzGetDatum(an_pg_ms_to_ts(l->slots[0]));
+	values[2] = TimestampTzGetDatum(an_pg_ms_to_ts(l->slots[l->n - 1]));
+	if (SPI_execute_plan(runs_plan, values, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "anarchon: the query of anarchon_missed failed");
+	/* Both lists are in order: one merge. */
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		bool		isnull;
+		int64		ran = an_pg_ts_to_ms(DatumGetTimestampTz(SPI_getbinval(SPI_tuptable->vals[r],
+																		   SPI_tuptable->tupdesc, 1, &isnull)));
+
+		for (; i < l->n && l->slots[i] < ran; i++)
+			l->slots[keep++] = l->slots[i];
+		if (i < l->n && l->slots[i] == ran)
+			i++;
+	}
+	for (; i < l->n; i++)
+		l->slots[keep++] = l->slots[i];
+	l->n = keep;
+	if (SPI_finish() != SPI_OK_FINISH)
+		elog(ERROR, "anarchon: SPI_finish failed");
+	an_pg_owner_leave(&owner);
+}
+
+/* Drop the slots a network store remembers a run for. */
+static void
+drop_remote_runs(slot_list *l, an_store *st, const char *job, const an_settings *settings)
+{
+	int			(*recall) (an_store *, const an_request *, const int64_t *, size_t,
+						   unsigned char *) = AN_STORE_RECALL(st);
+	an_request	rq;
+	unsigned char *has_run;
+	size_t		keep = 0;
+
+	if (recall == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("anarchon: the %s store cannot tell which slots were missed", st->m->name),
+				 errdetail("It keeps no runs that can be looked up by slot."),
+				 errhint("anarchon_missed works on the local store and on Redis with strategy=lease.")));
+	if (l->n == 0)
+		return;
+	memset(&rq, 0, sizeof(rq));
+	rq.job = job;
+	rq.settings = settings;
+	has_run = palloc(l->n);
+	an_store_clear(st);
+	if (recall(st, &rq, (const int64_t *) l->slots, l->n, has_run) != AN_OK)
+		an_pg_raise(st);
+	for (size_t i = 0; i < l->n; i++)
+		if (!has_run[i])
+			l->slots[keep++] = l->slots[i];
+	l->n = keep;
+}
+
+static Datum
+missed_call(FunctionCallInfo fcinfo, bool as_ms)
+{
+	an_settings settings;
+	slot_list	l = {NULL, 0, 0, 0};
+	char		job[AN_JOB_MAX + 1];
+	char		err[AN_ERRMAX];
+	text	   *t;
+	size_t		len;
+	an_store   *st;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("anarchon: job must not be NULL")));
+	t = PG_GETARG_TEXT_PP(0);
+	len = VARSIZE_ANY_EXHDR(t);
+	if (an_validate_job(VARDATA_ANY(t), len, err, sizeof(err)) != AN_OK)
+		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
+	memcpy(job, VARDATA_ANY(t), len);
+	job[len] = '\0';
+	an_pg_current_settings(&settings);
+	l.cutoff = an_pg_now_ms() - settings.max_late_ms;
+	collect(fcinfo, 1, as_ms, &l);
+	st = an_pg_store();
+	if (st->m == &an_pg_local_methods)
+		drop_local_runs(&l, job);
+	else
+		drop_remote_runs(&l, st, job, &settings);
+	return_slots(fcinfo, &l, as_ms);
+	return (Datum) 0;
+}
+
+/* anarchon_missed(job, schedule, from timestamptz, to timestamptz) */
+Datum
+anarchon_missed(PG_FUNCTION_ARGS)
+{
+	return missed_call(fcinfo, false);
+}
+
+/* anarchon_missed(job, schedule, from bigint, to bigint) */
+Datum
+anarchon_missed_ms(PG_FUNCTION_ARGS)
+{
+	return missed_call(fcinfo, true);
+}
+
+/* ---------------------------------------------------------------- anarchon_zones */
+
+static int
+emit_zone(void *arg, const char *name)
+{
+	ReturnSetInfo *rsinfo = arg;
+	Datum		value = CStringGetTextDatum(name);
+	bool		isnull = false;
+
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+	return 0;
+}
+
+/* anarchon_zones(): every name a CRON_TZ schedule accepts. */
+Datum
+anarchon_zones(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = materialize(fcinfo, TEXTOID, "name");
+	char		err[AN_ERRMAX];
+
+	if (an_tz_each_name(emit_zone, rsinfo, err, sizeof(err)) != 0)
+		an_pg_raise_schedule(AN_E_UNSUPPORTED, err);
+	return (Datum) 0;
+}

@@ -1,0 +1,70 @@
+-- Schedules as lists: every slot of a range, the slots every instance
+-- missed, when to act on a slot, and the time zones a schedule may name
+-- (pg/slots.c, pg/schedule.c; doc/schedules.md).
+
+-- Every slot of the schedule with from <= slot < to, in order.  More than
+-- 1 000 000 slots is an error (nothing is returned), a reversed range too;
+-- from = to is an empty range.
+CREATE FUNCTION anarchon.anarchon_slots(schedule text, from_at timestamptz, to_at timestamptz)
+	RETURNS TABLE (slot timestamptz)
+	AS 'MODULE_PATHNAME', 'anarchon_slots'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 1000;
+
+CREATE FUNCTION anarchon.anarchon_slots(schedule text, from_ms bigint, to_ms bigint)
+	RETURNS TABLE (slot bigint)
+	AS 'MODULE_PATHNAME', 'anarchon_slots_ms'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 1000;
+
+-- The slots of the range that can no longer be claimed (older than
+-- anarchon.max_late_ms on the database clock) and of which the store holds
+-- no run: the local store, or Redis with strategy=lease.  Reads the clock and
+-- the runs: VOLATILE.
+CREATE FUNCTION anarchon.anarchon_missed(job text, schedule text, from_at timestamptz, to_at timestamptz)
+	RETURNS TABLE (slot timestamptz)
+	AS 'MODULE_PATHNAME', 'anarchon_missed'
+	LANGUAGE C VOLATILE ROWS 10;
+
+CREATE FUNCTION anarchon.anarchon_missed(job text, schedule text, from_ms bigint, to_ms bigint)
+	RETURNS TABLE (slot bigint)
+	AS 'MODULE_PATHNAME', 'anarchon_missed_ms'
+	LANGUAGE C VOLATILE ROWS 10;
+
+-- The slot plus an offset in [0, max_jitter_ms) hashed from (job, slot): every
+-- instance computes the same time.  max_jitter_ms may not exceed
+-- anarchon.max_late_ms (a later claim would be 'late'), so it reads a GUC:
+-- STABLE.
+CREATE FUNCTION anarchon.anarchon_fire_at(job text, slot timestamptz, max_jitter_ms bigint)
+	RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'anarchon_fire_at'
+	LANGUAGE C STABLE PARALLEL SAFE;
+
+CREATE FUNCTION anarchon.anarchon_fire_at(job text, slot bigint, max_jitter_ms bigint)
+	RETURNS bigint
+	AS 'MODULE_PATHNAME', 'anarchon_fire_at_ms'
+	LANGUAGE C STABLE PARALLEL SAFE;
+
+-- The names CRON_TZ accepts, and the version of the time-zone database they
+-- come from (ICU's own copy, which may be older than the system's tzdata).
+CREATE FUNCTION anarchon.anarchon_zones()
+	RETURNS TABLE (name text)
+	AS 'MODULE_PATHNAME', 'anarchon_zones'
+	LANGUAGE C STABLE PARALLEL SAFE ROWS 600;
+
+CREATE FUNCTION anarchon.anarchon_tzdata_version()
+	RETURNS text
+	AS 'MODULE_PATHNAME', 'anarchon_tzdata_version'
+	LANGUAGE C STABLE PARALLEL SAFE;
+
+-- The dead-man's switch for the jobs anarchon.run runs: their missed slots of
+-- the last 7 days (and not before anarchon.run first ran the job with its
+-- current schedule).  A slot that every instance missed leaves no trace
+-- anywhere else.  For another range, call anarchon_missed yourself.
+CREATE VIEW anarchon.missed_runs AS
+	SELECT r.job, r.schedule, m.slot
+	  FROM anarchon.run_schedules r,
+		   LATERAL anarchon.anarchon_missed(r.job, r.schedule,
+				GREATEST(r.since, pg_catalog.now() - interval '7 days'),
+				pg_catalog.now()) AS m;
+COMMENT ON VIEW anarchon.missed_runs IS 'anarchon: slots of the last 7 days that no instance ran, for the jobs anarchon.run runs';
+REVOKE ALL ON anarchon.missed_runs FROM PUBLIC;
+GRANT SELECT ON anarchon.missed_runs TO pg_monitor;

@@ -1,0 +1,518 @@
+/*
+ * slots.c — the table-valued functions of the SQLite extension.
+ *
+ *   SELECT slot FROM anarchon_slots(schedule, from, to)
+ *       every slot of schedule with from <= slot < to, in order (ms, UTC)
+ *   SELECT slot FROM anarchon_missed(job, schedule, from, to)
+ *       the slots of schedule in [from, to) that can no longer be claimed
+ *       (now - slot > max_late_ms, on the database clock) and of which the
+ *       store holds no run: runs every instance missed
+ *   SELECT name FROM anarchon_zones
+ *       the time-zone names a CRON_TZ schedule may use
+ *
+ * Each is an eponymous virtual table (no CREATE VIRTUAL TABLE needed): its
+ * arguments are hidden columns, and all of them must be given.  The rows are
+ * computed in full when the query starts, so a range over the limit of
+ * AN_SCHEDULE_RANGE_MAX slots is an error before any row, not after a
+ * million of them.  anarchon_missed reads the local store's anarchon_runs
+ * on this connection (a read, no lock beyond it), or asks a network store
+ * through its recall method (core/store.h); stores without one cannot tell.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "args.h"
+#include "schedule.h"
+
+SQLITE_EXTENSION_INIT3
+
+typedef struct tv_cursor tv_cursor;
+
+/* One table-valued function: its columns, its arguments and how it fills rows. */
+typedef struct tv_kind
+{
+	const char *name;
+	const char *schema;          /* column 0 is the result; then the arguments */
+	int			nargs;
+	const char *usage;           /* for a call with missing arguments */
+	int			(*fill) (tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen);
+} tv_kind;
+
+/* What a module is registered with. */
+typedef struct tv_aux
+{
+	an_sqlite_sched *sc;
+	const tv_kind *kind;
+} tv_aux;
+
+typedef struct tv_vtab
+{
+	sqlite3_vtab base;
+	const tv_aux *aux;
+	sqlite3    *db;
+} tv_vtab;
+
+struct tv_cursor
+{
+	sqlite3_vtab_cursor base;
+	tv_vtab    *vt;
+	int64_t    *slots;           /* slot rows */
+	char	  **names;           /* or name rows */
+	size_t		n,
+				cap,
+				row;
+};
+
+/* Append a row (a slot, or a name copied with sqlite3_mprintf). */
+static int
+push(tv_cursor *c, int64_t slot, const char *name)
+{
+	if (c->n == c->cap)
+	{
+		size_t		cap = c->cap ? c->cap * 2 : 64;
+		void	   *p = name ? sqlite3_realloc64(c->names, cap * sizeof(char *))
+			: sqlite3_realloc64(c->slots, cap * sizeof(int64_t));
+
+		if (p == NULL)
+			return -1;
+		if (name)
+			c->names = p;
+		else
+			c->slots = p;
+		c->cap = cap;
+	}
+	if (name)
+	{
+		if ((c->names[c->n] = sqlite3_mprintf("%s", name)) == NULL)
+			return -1;
+	}
+	else
+		c->slots[c->n] = slot;
+	c->n++;
+	return 0;
+}
+
+static void
+clear_rows(tv_cursor *c)
+{
+	for (size_t i = 0; c->names != NULL && i < c->n; i++)
+		sqlite3_free(c->names[i]);
+	sqlite3_free(c->names);
+	sqlite3_free(c->slots);
+	c->names = NULL;
+	c->slots = NULL;
+	c->n = c->cap = c->row = 0;
+}
+
+static int
+emit_slot(void *arg, int64_t slot)
+{
+	return push(arg, slot, NULL);
+}
+
+/* An SQLite code for a core error. */
+static int
+sqlite_code(an_error rc)
+{
+	return rc == AN_OK ? SQLITE_OK : rc == AN_E_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+}
+
+/* ---------------------------------------------------------------- anarchon_slots */
+
+static int
+fill_slots(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
+{
+	an_schedule s;
+	int64_t		from,
+				to;
+	int			rc;
+
+	if ((rc = an_sqlite_parse_schedule(c->vt->aux->sc, argv[0], &s, err, errlen)) != SQLITE_OK ||
+		(rc = an_sqlite_value_instant(argv[1], "from", &from, err, errlen)) != SQLITE_OK ||
+		(rc = an_sqlite_value_instant(argv[2], "to", &to, err, errlen)) != SQLITE_OK)
+		return rc;
+	return sqlite_code(an_schedule_range(&s, from, to, emit_slot, c, err, errlen));
+}
+
+/* ---------------------------------------------------------------- anarchon_missed */
+
+/* The slots of the range that can no longer be claimed: up to cutoff. */
+typedef struct missed_walk
+{
+	tv_cursor  *c;
+	int64_t		cutoff;
+} missed_walk;
+
+static int
+emit_claimable_no_more(void *arg, int64_t slot)
+{
+	missed_walk *mw = arg;
+
+	if (slot >= mw->cutoff)
+		return 1;
+	return push(mw->c, slot, NULL);
+}
+
+/*
+ * Drop from c the slots that have a run in this database's anarchon_runs
+ * (the local store).  No table yet: no run was ever claimed here.
+ */
+static int
+drop_local_runs(tv_cursor *c, const char *job, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	size_t		keep = 0,
+				i = 0;
+	int			rc,
+				exists = 0;
+
+	if (c->n == 0)
+		return SQLITE_OK;
+	rc = sqlite3_prepare_v2(c->vt->db,
+							"SELECT count(*) FROM main.sqlite_master WHERE type = 'table' AND name = 'anarchon_runs'",
+							-1, &st, NULL);
+	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		exists = sqlite3_column_int(st, 0) > 0;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc != SQLITE_OK || !exists)
+		goto done;
+	rc = sqlite3_prepare_v2(c->vt->db,
+							"SELECT slot FROM main.anarchon_runs WHERE job = ?1 AND slot >= ?2 AND slot <= ?3 ORDER BY slot",
+							-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		goto done;
+	sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, c->slots[0]);
+	sqlite3_bind_int64(st, 3, c->slots[c->n - 1]);
+	/* Both lists are in order: one merge. */
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+	{
+		int64_t		ran = sqlite3_column_int64(st, 0);
+
+		for (; i < c->n && c->slots[i] < ran; i++)
+			c->slots[keep++] = c->slots[i];
+		if (i < c->n && c->slots[i] == ran)
+			i++;
+	}
+	if (rc == SQLITE_DONE)
+		rc = SQLITE_OK;
+	for (; i < c->n; i++)
+		c->slots[keep++] = c->slots[i];
+	c->n = keep;
+done:
+	if (rc != SQLITE_OK)
+		snprintf(err, errlen, "cannot read anarchon_runs: %s", sqlite3_errmsg(c->vt->db));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Drop the slots that a network store remembers a run for. */
+static int
+drop_remote_runs(tv_cursor *c, an_store *st, const an_request *rq, char *err, size_t errlen)
+{
+	int			(*recall) (an_store *, const an_request *, const int64_t *, size_t,
+						   unsigned char *) = AN_STORE_RECALL(st);
+	unsigned char *has_run;
+	size_t		keep = 0;
+
+	if (recall == NULL)
+	{
+		snprintf(err, errlen, "the %s store cannot tell which slots were missed: it keeps no runs that can be looked up by slot (anarchon_missed works on the local store and on Redis with strategy=lease)",
+				 st->m->name);
+		return SQLITE_ERROR;
+	}
+	if (c->n == 0)
+		return SQLITE_OK;
+	if ((has_run = sqlite3_malloc64(c->n)) == NULL)
+		return SQLITE_NOMEM;
+	an_store_clear(st);
+	if (recall(st, rq, c->slots, c->n, has_run) != AN_OK)
+	{
+		an_store_error_text(st, err, errlen);
+		sqlite3_free(has_run);
+		return st->err == AN_E_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+	}
+	for (size_t i = 0; i < c->n; i++)
+		if (!has_run[i])
+			c->slots[keep++] = c->slots[i];
+	c->n = keep;
+	sqlite3_free(has_run);
+	return SQLITE_OK;
+}
+
+static int
+fill_missed(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
+{
+	an_sqlite_conn *conn = c->vt->aux->sc->conn;
+	an_schedule s;
+	an_request	rq;
+	missed_walk mw;
+	an_store   *st;
+	const char *job;
+	int64_t		from,
+				to;
+	int			rc;
+
+	if (sqlite3_value_type(argv[0]) != SQLITE_TEXT)
+	{
+		snprintf(err, errlen, "job must be text, got %s", an_sqlite_type_name(sqlite3_value_type(argv[0])));
+		return SQLITE_MISMATCH;
+	}
+	if ((job = (const char *) sqlite3_value_text(argv[0])) == NULL)
+		return SQLITE_NOMEM;
+	if (an_validate_job(job, (size_t) sqlite3_value_bytes(argv[0]), err, errlen) != AN_OK)
+		return SQLITE_ERROR;
+	if ((rc = an_sqlite_parse_schedule(c->vt->aux->sc, argv[1], &s, err, errlen)) != SQLITE_OK ||
+		(rc = an_sqlite_value_instant(argv[2], "from", &from, err, errlen)) != SQLITE_OK ||
+		(rc = an_sqlite_value_instant(argv[3], "to", &to, err, errlen)) != SQLITE_OK)
+		return rc;
+	if (from < AN_SLOT_MIN && from <= to)
+	{
+		snprintf(err, errlen, "from (%lld) is before %lld (1973-03-03), the first slot a claim accepts: no run can exist before it (if you gave seconds, multiply by 1000)",
+				 (long long) from, (long long) AN_SLOT_MIN);
+		return SQLITE_ERROR;
+	}
+	if ((st = an_sqlite_store(conn, err, errlen)) == NULL)
+		return SQLITE_ERROR;
+	mw.c = c;
+	mw.cutoff = an_sqlite_now(c->vt->db) - conn->settings.max_late_ms;
+	if ((rc = sqlite_code(an_schedule_range(&s, from, to, emit_claimable_no_more, &mw,
+											err, errlen))) != SQLITE_OK)
+		return rc;
+	if (st->m == &an_sqlite_local_methods)
+		return drop_local_runs(c, job, err, errlen);
+	memset(&rq, 0, sizeof(rq));
+	rq.job = job;
+	rq.settings = &conn->settings;
+	return drop_remote_runs(c, st, &rq, err, errlen);
+}
+
+/* ---------------------------------------------------------------- anarchon_zones */
+
+/* Out of memory stops the walk with 2 (-1 is the walk's own failure). */
+static int
+emit_name(void *arg, const char *name)
+{
+	return push(arg, 0, name) ? 2 : 0;
+}
+
+static int
+fill_zones(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
+{
+	(void) argv;
+	switch (an_tz_each_name(emit_name, c, err, errlen))
+	{
+		case 0:
+			return SQLITE_OK;
+		case -1:
+			return SQLITE_ERROR;
+		default:
+			return SQLITE_NOMEM;
+	}
+}
+
+static const tv_kind kinds[] = {
+	{"anarchon_slots", "CREATE TABLE x(slot INTEGER, schedule HIDDEN, from_ms HIDDEN, to_ms HIDDEN)",
+	 3, "anarchon_slots(schedule, from, to) needs its three arguments", fill_slots},
+	{"anarchon_missed", "CREATE TABLE x(slot INTEGER, job HIDDEN, schedule HIDDEN, from_ms HIDDEN, to_ms HIDDEN)",
+	 4, "anarchon_missed(job, schedule, from, to) needs its four arguments", fill_missed},
+	{"anarchon_zones", "CREATE TABLE x(name TEXT)", 0, "", fill_zones},
+};
+
+/* ---------------------------------------------------------------- the module */
+
+static int
+tv_connect(sqlite3 *db, void *paux, int argc, const char *const *argv,
+		   sqlite3_vtab **out, char **errmsg)
+{
+	const tv_aux *aux = paux;
+	tv_vtab    *vt;
+	int			rc;
+
+	(void) argc;
+	(void) argv;
+	(void) errmsg;
+	if ((rc = sqlite3_declare_vtab(db, aux->kind->schema)) != SQLITE_OK)
+		return rc;
+	if ((vt = sqlite3_malloc(sizeof(*vt))) == NULL)
+		return SQLITE_NOMEM;
+	memset(vt, 0, sizeof(*vt));
+	vt->aux = aux;
+	vt->db = db;
+	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+	*out = &vt->base;
+	return SQLITE_OK;
+}
+
+static int
+tv_disconnect(sqlite3_vtab *v)
+{
+	sqlite3_free(v);
+	return SQLITE_OK;
+}
+
+/*
+ * Every argument must be an equality on its hidden column; idxNum is the set
+ * of those given.  Rows come out in slot order.
+ */
+static int
+tv_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
+{
+	const tv_kind *kind = ((tv_vtab *) v)->aux->kind;
+	int			seen = 0;
+
+	for (int i = 0; i < info->nConstraint; i++)
+	{
+		const struct sqlite3_index_constraint *cs = &info->aConstraint[i];
+		int			arg = cs->iColumn - 1;
+
+		if (arg < 0 || arg >= kind->nargs || cs->op != SQLITE_INDEX_CONSTRAINT_EQ)
+			continue;
+		if (!cs->usable)
+			return SQLITE_CONSTRAINT;
+		if (seen & (1 << arg))
+			continue;
+		seen |= 1 << arg;
+		info->aConstraintUsage[i].argvIndex = arg + 1;
+		info->aConstraintUsage[i].omit = 1;
+	}
+	info->idxNum = seen;
+	info->estimatedCost = 1000;
+	if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn == 0 && !info->aOrderBy[0].desc)
+		info->orderByConsumed = 1;
+	return SQLITE_OK;
+}
+
+static int
+tv_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
+{
+	tv_cursor  *c = sqlite3_malloc(sizeof(*c));
+
+	if (c == NULL)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	c->vt = (tv_vtab *) v;
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int
+tv_close(sqlite3_vtab_cursor *cur)
+{
+	clear_rows((tv_cursor *) cur);
+	sqlite3_free(cur);
+	return SQLITE_OK;
+}
+
+static int
+tv_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr, int argc,
+		  sqlite3_value **argv)
+{
+	tv_cursor  *c = (tv_cursor *) cur;
+	const tv_kind *kind = c->vt->aux->kind;
+	char		err[AN_ERRMAX] = "";
+	int			rc;
+
+	(void) idxstr;
+	clear_rows(c);
+	if (idxnum != (1 << kind->nargs) - 1 || argc != kind->nargs)
+	{
+		snprintf(err, sizeof(err), "%s", kind->usage);
+		rc = SQLITE_ERROR;
+	}
+	else
+		rc = kind->fill(c, argv, err, sizeof(err));
+	if (rc != SQLITE_OK)
+	{
+		clear_rows(c);
+		if (rc != SQLITE_NOMEM)
+		{
+			sqlite3_free(c->vt->base.zErrMsg);
+			c->vt->base.zErrMsg = sqlite3_mprintf("%s: %s", kind->name, err);
+		}
+		return rc == SQLITE_MISMATCH ? SQLITE_ERROR : rc;
+	}
+	return SQLITE_OK;
+}
+
+static int
+tv_next(sqlite3_vtab_cursor *cur)
+{
+	((tv_cursor *) cur)->row++;
+	return SQLITE_OK;
+}
+
+static int
+tv_eof(sqlite3_vtab_cursor *cur)
+{
+	tv_cursor  *c = (tv_cursor *) cur;
+
+	return c->row >= c->n;
+}
+
+static int
+tv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+	tv_cursor  *c = (tv_cursor *) cur;
+
+	if (col != 0)
+		sqlite3_result_null(ctx);
+	else if (c->names != NULL)
+		sqlite3_result_text(ctx, c->names[c->row], -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_result_int64(ctx, c->slots[c->row]);
+	return SQLITE_OK;
+}
+
+static int
+tv_rowid(sqlite3_vtab_cursor *cur, sqlite_int64 *rowid)
+{
+	*rowid = (sqlite_int64) ((tv_cursor *) cur)->row + 1;
+	return SQLITE_OK;
+}
+
+static const sqlite3_module tv_module = {
+	.iVersion = 0,
+	.xCreate = NULL,			/* eponymous only: no CREATE VIRTUAL TABLE */
+	.xConnect = tv_connect,
+	.xBestIndex = tv_best_index,
+	.xDisconnect = tv_disconnect,
+	.xDestroy = tv_disconnect,
+	.xOpen = tv_open,
+	.xClose = tv_close,
+	.xFilter = tv_filter,
+	.xNext = tv_next,
+	.xEof = tv_eof,
+	.xColumn = tv_column,
+	.xRowid = tv_rowid,
+};
+
+static void
+aux_free(void *p)
+{
+	tv_aux	   *aux = p;
+
+	an_sqlite_sched_release(aux->sc);
+	sqlite3_free(aux);
+}
+
+int
+an_sqlite_slots_register(sqlite3 *db, an_sqlite_sched *sc)
+{
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+	{
+		tv_aux	   *aux = sqlite3_malloc(sizeof(*aux));
+		int			rc;
+
+		if (aux == NULL)
+			return SQLITE_NOMEM;
+		aux->sc = sc;
+		aux->kind = &kinds[i];
+		sc->refs++;
+		/* On failure SQLite has already called aux_free. */
+		if ((rc = sqlite3_create_module_v2(db, kinds[i].name, &tv_module, aux, aux_free)) != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
