@@ -96,8 +96,10 @@ expect "nats: ... and accepted when max_late_ms fits in it" won drv -l 4000 "$U?
 expect_match "nats: an existing stream that does not take <prefix>.> is refused" \
 	'^error config: NATS stream EXISTING exists but does not take the subjects cron.>' \
 	drv "$U?stream=EXISTING" claim sync "$S" tokA
-# A stream in memory forgets every claim when the server stops or crashes.
-nats_api main '$JS.API.STREAM.CREATE.MEM' '{"name":"MEM","subjects":["mem.>"],"storage":"memory","duplicate_window":120000000000}' > /dev/null
+# A stream in memory forgets every claim when the server stops or crashes
+# (the restarts below forget it too: mem_stream makes it again before use).
+mem_stream() { nats_api main '$JS.API.STREAM.CREATE.MEM' '{"name":"MEM","subjects":["mem.>"],"storage":"memory","duplicate_window":120000000000}' > /dev/null; }
+mem_stream
 expect_match "nats: a stream on memory storage is refused, saying why" \
 	'^error config: NATS stream MEM keeps its messages in memory \(storage memory\): a restart or crash of the server forgets every claim' \
 	drv "$U?stream=MEM&prefix=mem" claim sync "$(mq_now)" tokA
@@ -208,6 +210,7 @@ expect_match "nats/sqlite: max_late_ms longer than the duplicate window is refus
 	'anarchon_claim: the duplicate window of the NATS stream CRON \(120000 ms\) is shorter than max_late_ms \(300000 ms\)' \
 	sq "$U" "SELECT anarchon_config('max_late_ms', '300000');" "SELECT anarchon_claim('sq', $S, 'tokA');"
 expect_match "nats/sqlite: a bad URL is refused when set" 'is not known to nats stores' sq "$U?foo=1" "SELECT anarchon_claim('sq', $S, 'tokA');"
+mem_stream
 expect_match "nats/sqlite: a stream on memory storage is refused, with the hint" \
 	'anarchon_claim: NATS stream MEM keeps its messages in memory .*\. Use a stream with file storage .*durability=accept-loss' \
 	sq "$U?stream=MEM&prefix=mem" "SELECT anarchon_claim('sq', $S, 'tokA');"
@@ -228,6 +231,7 @@ if [ -n "${PGPORT:-}" ]; then
 		ok "nats/pg: a wrong token in the user mapping is refused, without showing it"
 	else not_ok "nats/pg: a wrong token in the user mapping is refused, without showing it" "$out"; fi
 	pq -c "CREATE SERVER js_mem FOREIGN DATA WRAPPER anarchon OPTIONS (url '$U?stream=MEM&prefix=mem')" > /dev/null
+	mem_stream
 	out=$(PGOPTIONS="-c anarchon.store=js_mem" psql -X -A -t -q -c "SELECT anarchon_claim('pgmem', ${S}::bigint, 'tokA')" 2>&1)
 	if printf '%s' "$out" | grep -q '^ERROR: .*NATS stream MEM keeps its messages in memory' &&
 		printf '%s' "$out" | grep -q '^HINT: .*durability=accept-loss'; then ok "nats/pg: a stream on memory storage is refused, with a HINT"
