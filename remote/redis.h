@@ -12,6 +12,7 @@
  *                    the script strategy, the idmp stream set-up)
  *   redis_lease.c    strategy lease
  *   redis_stream.c   strategies stream-id, idmp and script
+ *   redis_missed.c   recall, for anarchon_missed (lease only)
  *
  * Keys of a job all carry the hash tag {<job>}, so a Redis Cluster keeps a
  * job's keys on one node and its scripts may touch all of them:
@@ -182,6 +183,10 @@ extern const rds_strategy rds_strategy_lease;
 extern const rds_strategy rds_strategy_stream_id;
 extern const rds_strategy rds_strategy_idmp;
 extern const rds_strategy rds_strategy_script;
+
+/* The store's recall method (redis_missed.c): which slots have a run (lease only). */
+int			rds_recall(an_store *st, const an_request *rq, const int64_t *slots, size_t n,
+					   unsigned char *has_run);
 
 /* The error for a server without XADD ... IDMP: names Redis 8.6, suggests script. */
 int			rds_idmp_unsupported(an_store *st, struct rds_store *rs);

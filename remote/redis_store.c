@@ -306,7 +306,7 @@ redis_check(an_store *st, const an_request *rq, an_check_result *res)
 }
 
 const an_store_methods an_redis_methods = {
-	.version = 2,
+	.version = 3,
 	.name = "redis",
 	.open = redis_open,
 	.claim = redis_claim,
@@ -317,4 +317,5 @@ const an_store_methods an_redis_methods = {
 	.validate = redis_validate,
 	.close = redis_close,
 	.check_url = redis_check_url,
+	.recall = rds_recall,        /* anarchon_missed, strategy lease (redis_missed.c) */
 };
