@@ -83,14 +83,14 @@ redis_pkg() {
 	fi
 }
 
-sqlite_pkgs="gcc make pkg-config libsqlite3-dev sqlite3"
+sqlite_pkgs="gcc make pkg-config libsqlite3-dev sqlite3 libicu-dev"
 case $target in
 	sqlite) want=$sqlite_pkgs ;;
 	all)
 		pg=$(pg_major)
 		want="$sqlite_pkgs postgresql-$pg postgresql-server-dev-$pg postgresql-$pg-cron libpq-dev
 			libhiredis-dev librabbitmq-dev libnats-dev $(redis_pkg) rabbitmq-server nats-server
-			valgrind python3 python3-psycopg2 procps iproute2 faketime" ;;
+			valgrind python3 python3-psycopg2 procps iproute2 faketime tzdata" ;;
 	platforms) want="debootstrap" ;;
 esac
 
