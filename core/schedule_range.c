@@ -29,7 +29,7 @@ an_schedule_range(const an_schedule *s, int64_t from, int64_t to,
 	}
 	if (from > to)
 	{
-		an_errf(err, errlen, "the range is reversed: from (%lld) is after to (%lld); the slots listed are those with from <= slot < to",
+		an_errf(err, errlen, "the range is reversed: its start (%lld) is after its end (%lld); the slots listed are those with from <= slot < to, so give the earlier time first",
 				(long long) from, (long long) to);
 		return AN_E_INPUT;
 	}

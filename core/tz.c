@@ -394,8 +394,8 @@ an_tz_find(an_tz_cache *cache, const char *name, size_t len, an_tz **out,
 		id[i] = (UChar) name[i];
 	if (!icu_knows(id, (int32_t) len))
 	{
-		an_errf(err, errlen, "time zone '%.*s' is not in the time-zone database (tzdata %s of ICU %s; names are case-sensitive): %s",
-				(int) len, name, tz_version(), U_ICU_VERSION, AN_TZ_LIST_HINT);
+		an_errf(err, errlen, "time zone '%.*s' is not in the time-zone database (names are case-sensitive): %s",
+				(int) len, name, AN_TZ_LIST_HINT);
 		return AN_E_INPUT;
 	}
 	if ((tz = calloc(1, sizeof(*tz))) == NULL)

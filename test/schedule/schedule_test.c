@@ -4,10 +4,14 @@
  *
  * Part 1 is a table: a schedule, an instant, the slot at or before it and the
  * next slot after it, all written as UTC calendar times (converted with the C
- * library's timegm, not with the code under test).  Part 2 is the table of
- * refusals: each bad schedule and a piece of the message it must produce.
- * Part 3 draws random schedules and instants and compares the search with a
- * day-by-day scan that uses gmtime for the calendar.
+ * library's timegm, not with the code under test).  Part 1b is the
+ * daylight-saving table: the two changes of a year in several zones, each
+ * slot of a range worked out by hand, for fixed-time and wall-clock
+ * schedules, walked forward and backward.  Part 2 is the table of refusals:
+ * each bad schedule and a piece of the message it must produce.  Part 3
+ * draws random schedules and instants and compares the search with a
+ * day-by-day scan that uses gmtime for the calendar.  Part 5 checks
+ * anarchon_fire_at's spread.
  *
  * Prints one "ok - ..." or "not ok - ..." line per check, as the suites do.
  */
@@ -191,6 +195,173 @@ run_slot_cases(void)
 	}
 }
 
+/* ------------------------------------------------------------ part 1b */
+
+#define MAX_SLOTS 12
+
+typedef struct dst_case
+{
+	const char *schedule;
+	const char *from;            /* UTC */
+	const char *to;              /* UTC, exclusive */
+	const char *slots[MAX_SLOTS];	/* UTC, in order; NULL-terminated */
+	const char *why;             /* the wall times, by hand */
+} dst_case;
+
+static const dst_case dst_cases[] = {
+	/* Europe/Berlin: 2024-03-31 01:00Z CET -> CEST (02:00 -> 03:00); 2024-10-27 01:00Z CEST -> CET (03:00 -> 02:00) */
+	{"CRON_TZ=Europe/Berlin 30 2 * * *", "2024-03-30 00:00:00", "2024-04-01 12:00:00",
+		{"2024-03-30 01:30:00", "2024-03-31 01:00:00", "2024-04-01 00:30:00"},
+	"Berlin spring, fixed: 02:30 CET; 02:30 skipped -> 03:00 CEST; 02:30 CEST"},
+	{"CRON_TZ=Europe/Berlin 0,30 2 * * *", "2024-03-30 00:00:00", "2024-04-01 12:00:00",
+		{"2024-03-30 01:00:00", "2024-03-30 01:30:00", "2024-03-31 01:00:00", "2024-04-01 00:00:00", "2024-04-01 00:30:00"},
+	"Berlin spring, fixed: 02:00 and 02:30 both skipped, one slot at 03:00 CEST"},
+	{"CRON_TZ=Europe/Berlin 30 * * * *", "2024-03-30 23:00:00", "2024-03-31 03:00:00",
+		{"2024-03-30 23:30:00", "2024-03-31 00:30:00", "2024-03-31 01:30:00", "2024-03-31 02:30:00"},
+	"Berlin spring, wall clock: 00:30, 01:30 CET, (02:30 none), 03:30, 04:30 CEST"},
+	{"CRON_TZ=Europe/Berlin */30 2 * * *", "2024-03-30 23:00:00", "2024-03-31 03:00:00", {NULL},
+	"Berlin spring, wall clock in the skipped hour: no slot"},
+	{"CRON_TZ=Europe/Berlin 30 2 * * *", "2024-10-26 00:00:00", "2024-10-28 12:00:00",
+		{"2024-10-26 00:30:00", "2024-10-27 00:30:00", "2024-10-28 01:30:00"},
+	"Berlin autumn, fixed: 02:30 CEST; 02:30 twice -> the first, CEST; 02:30 CET"},
+	{"CRON_TZ=Europe/Berlin 30 * * * *", "2024-10-26 23:00:00", "2024-10-27 03:00:00",
+		{"2024-10-26 23:30:00", "2024-10-27 00:30:00", "2024-10-27 01:30:00", "2024-10-27 02:30:00"},
+	"Berlin autumn, wall clock: 01:30, 02:30 CEST, 02:30 CET, 03:30 CET"},
+	{"CRON_TZ=Europe/Berlin */30 2 * * *", "2024-10-26 23:00:00", "2024-10-27 03:00:00",
+		{"2024-10-27 00:00:00", "2024-10-27 00:30:00", "2024-10-27 01:00:00", "2024-10-27 01:30:00"},
+	"Berlin autumn, wall clock in the repeated hour: each showing"},
+	{"CRON_TZ=Europe/Berlin 1 days", "2024-10-26 00:00:00", "2024-10-29 00:00:00",
+		{"2024-10-26 22:00:00", "2024-10-27 23:00:00", "2024-10-28 23:00:00"},
+	"Berlin autumn, interval 1 day: local midnights, CEST then CET"},
+	/* America/New_York: 2024-03-10 07:00Z EST -> EDT; 2024-11-03 06:00Z EDT -> EST */
+	{"TZ=America/New_York 30 2 * * *", "2024-03-09 00:00:00", "2024-03-11 12:00:00",
+		{"2024-03-09 07:30:00", "2024-03-10 07:00:00", "2024-03-11 06:30:00"},
+	"New York spring, fixed: 02:30 EST; skipped -> 03:00 EDT; 02:30 EDT"},
+	{"CRON_TZ=America/New_York @hourly", "2024-03-10 05:00:00", "2024-03-10 09:00:00",
+		{"2024-03-10 05:00:00", "2024-03-10 06:00:00", "2024-03-10 07:00:00", "2024-03-10 08:00:00"},
+	"New York spring, @hourly: 00:00, 01:00 EST, 03:00, 04:00 EDT"},
+	{"CRON_TZ=America/New_York 30 1 * * *", "2024-11-02 00:00:00", "2024-11-04 12:00:00",
+		{"2024-11-02 05:30:00", "2024-11-03 05:30:00", "2024-11-04 06:30:00"},
+	"New York autumn, fixed: 01:30 EDT; twice -> the first, EDT; 01:30 EST"},
+	{"CRON_TZ=America/New_York @hourly", "2024-11-03 03:00:00", "2024-11-03 08:00:00",
+		{"2024-11-03 03:00:00", "2024-11-03 04:00:00", "2024-11-03 05:00:00", "2024-11-03 06:00:00", "2024-11-03 07:00:00"},
+	"New York autumn, @hourly: 23:00, 00:00, 01:00 EDT, 01:00, 02:00 EST"},
+	/* Australia/Lord_Howe: +10:30 standard, +11 summer: half-hour shifts */
+	{"CRON_TZ=Australia/Lord_Howe 45 1 * * *", "2024-04-05 12:00:00", "2024-04-07 18:00:00",
+		{"2024-04-05 14:45:00", "2024-04-06 14:45:00", "2024-04-07 15:15:00"},
+	"Lord Howe autumn (02:00 +11 -> 01:30 +10:30), fixed: 01:45 +11; twice -> +11; 01:45 +10:30"},
+	{"CRON_TZ=Australia/Lord_Howe 0 * * * *", "2024-04-06 13:00:00", "2024-04-06 17:00:00",
+		{"2024-04-06 13:00:00", "2024-04-06 14:00:00", "2024-04-06 15:30:00", "2024-04-06 16:30:00"},
+	"Lord Howe autumn, wall clock: 00:00, 01:00 +11, 02:00, 03:00 +10:30"},
+	{"CRON_TZ=Australia/Lord_Howe 15 2 * * *", "2024-10-04 12:00:00", "2024-10-06 18:00:00",
+		{"2024-10-04 15:45:00", "2024-10-05 15:30:00", "2024-10-06 15:15:00"},
+	"Lord Howe spring (02:00 -> 02:30 +11), fixed: 02:15 +10:30; skipped -> 02:30 +11; 02:15 +11"},
+	{"CRON_TZ=Australia/Lord_Howe 0 * * * *", "2024-10-05 13:00:00", "2024-10-05 18:00:00",
+		{"2024-10-05 13:30:00", "2024-10-05 14:30:00", "2024-10-05 16:00:00", "2024-10-05 17:00:00"},
+	"Lord Howe spring, wall clock: 00:00, 01:00 +10:30, (02:00 none), 03:00, 04:00 +11"},
+	/* Europe/Dublin: negative daylight saving (GMT is its winter 'saving'), same instants as London */
+	{"CRON_TZ=Europe/Dublin 30 1 * * *", "2024-03-30 00:00:00", "2024-04-01 12:00:00",
+		{"2024-03-30 01:30:00", "2024-03-31 01:00:00", "2024-04-01 00:30:00"},
+	"Dublin spring, fixed: 01:30 GMT; skipped -> 02:00 IST; 01:30 IST"},
+	{"CRON_TZ=Europe/Dublin 30 1 * * *", "2024-10-26 00:00:00", "2024-10-28 12:00:00",
+		{"2024-10-26 00:30:00", "2024-10-27 00:30:00", "2024-10-28 01:30:00"},
+	"Dublin autumn, fixed: 01:30 IST; twice -> the first, IST; 01:30 GMT"},
+	{"CRON_TZ=Europe/Dublin 30 * * * *", "2024-10-26 23:00:00", "2024-10-27 03:00:00",
+		{"2024-10-26 23:30:00", "2024-10-27 00:30:00", "2024-10-27 01:30:00", "2024-10-27 02:30:00"},
+	"Dublin autumn, wall clock: 00:30, 01:30 IST, 01:30, 02:30 GMT"},
+	/* Asia/Kathmandu: 1986-01-01 00:00 +05:30 -> 00:15 +05:45 */
+	{"CRON_TZ=Asia/Kathmandu 0 0 * * *", "1985-12-30 00:00:00", "1986-01-02 00:00:00",
+		{"1985-12-30 18:30:00", "1985-12-31 18:30:00", "1986-01-01 18:15:00"},
+	"Kathmandu, fixed: midnight +05:30; skipped -> 00:15 +05:45; midnight +05:45"},
+	{"CRON_TZ=Asia/Kathmandu */10 * * * *", "1985-12-31 18:00:00", "1985-12-31 19:00:00",
+		{"1985-12-31 18:00:00", "1985-12-31 18:10:00", "1985-12-31 18:20:00", "1985-12-31 18:35:00",
+		"1985-12-31 18:45:00", "1985-12-31 18:55:00"},
+	"Kathmandu, wall clock: 23:30, 23:40, 23:50 +05:30, (00:00, 00:10 none), 00:20, 00:30, 00:40 +05:45"},
+	/* Pacific/Apia: 2011-12-30 skipped (10:00Z: Dec 29 24:00 -10 -> Dec 31 00:00 +14) */
+	{"CRON_TZ=Pacific/Apia 0 3,15 * * *", "2011-12-28 00:00:00", "2012-01-01 00:00:00",
+		{"2011-12-28 01:00:00", "2011-12-28 13:00:00", "2011-12-29 01:00:00", "2011-12-29 13:00:00",
+		"2011-12-30 01:00:00", "2011-12-30 10:00:00", "2011-12-30 13:00:00", "2011-12-31 01:00:00",
+		"2011-12-31 13:00:00"},
+	"Apia, fixed: 15:00 Dec 27 .. 15:00 Dec 29 (-10); Dec 30's 03:00 and 15:00 -> one slot at 00:00 Dec 31 (+14); then +14"},
+	{"CRON_TZ=Pacific/Apia 0 */6 * * *", "2011-12-30 00:00:00", "2011-12-31 00:00:00",
+		{"2011-12-30 04:00:00", "2011-12-30 10:00:00", "2011-12-30 16:00:00", "2011-12-30 22:00:00"},
+	"Apia, wall clock: 18:00 Dec 29 (-10), (Dec 30 none), 00:00, 06:00, 12:00 Dec 31 (+14)"},
+};
+
+static int
+collect_slot(void *arg, int64_t slot)
+{
+	int64_t    *out = arg;
+
+	if (out[0] >= MAX_SLOTS)
+		return -1;
+	out[1 + out[0]++] = slot;
+	return 0;
+}
+
+static void
+run_dst_cases(void)
+{
+	for (size_t i = 0; i < sizeof(dst_cases) / sizeof(dst_cases[0]); i++)
+	{
+		const dst_case *c = &dst_cases[i];
+		an_schedule s;
+		char		err[AN_ERRMAX] = "",
+					name[400],
+					detail[1200] = "";
+		int64_t		fwd[MAX_SLOTS + 2] = {0},
+					back[MAX_SLOTS];
+		int			nwant = 0,
+					nback = 0,
+					good;
+		int64_t		at = ms_of(c->to) - 1,
+					slot;
+		int			found;
+
+		snprintf(name, sizeof(name), "'%s' %s .. %s: %s", c->schedule, c->from, c->to, c->why);
+		if (an_schedule_parse(c->schedule, strlen(c->schedule), zones, &s, err, sizeof(err)) != AN_OK ||
+			an_schedule_range(&s, ms_of(c->from), ms_of(c->to), collect_slot, fwd, err, sizeof(err)) != AN_OK)
+		{
+			result(0, name, err);
+			continue;
+		}
+		/* The same slots walked backward, one anarchon_slot at a time. */
+		while (nback < MAX_SLOTS && an_schedule_slot(&s, at, &slot, &found, err, sizeof(err)) == AN_OK &&
+			   found && slot >= ms_of(c->from))
+		{
+			back[nback++] = slot;
+			at = slot - 1;
+		}
+		while (nwant < MAX_SLOTS && c->slots[nwant] != NULL)
+			nwant++;
+		good = fwd[0] == nwant && nback == nwant;
+		for (int k = 0; good && k < nwant; k++)
+			good = fwd[1 + k] == ms_of(c->slots[k]) && back[nwant - 1 - k] == ms_of(c->slots[k]);
+		if (!good)
+		{
+			size_t		len = 0;
+
+			len += snprintf(detail + len, sizeof(detail) - len, "forward:");
+			for (int k = 0; k < fwd[0] && len < sizeof(detail) - 40; k++)
+			{
+				char		b[64];
+
+				iso_of(fwd[1 + k], 1, b, sizeof(b));
+				len += snprintf(detail + len, sizeof(detail) - len, " %s", b);
+			}
+			len += snprintf(detail + len, sizeof(detail) - len, "; backward:");
+			for (int k = nback - 1; k >= 0 && len < sizeof(detail) - 40; k--)
+			{
+				char		b[64];
+
+				iso_of(back[k], 1, b, sizeof(b));
+				len += snprintf(detail + len, sizeof(detail) - len, " %s", b);
+			}
+		}
+		result(good, name, detail);
+	}
+}
+
 /* ------------------------------------------------------------ part 2 */
 
 typedef struct error_case
@@ -235,6 +406,23 @@ static const error_case error_cases[] = {
 	{"10 fortnights", "interval '10 fortnights': unknown unit 'fortnights'"},
 	{"0 0 * * *\x01", "schedule has byte 0x01 at position 10: only printable ASCII is allowed"},
 	{"0 0 * * *\xc3\xa9", "schedule has byte 0xc3 at position 10"},
+	/* time zones */
+	{"CRON_TZ=Mars/Base 0 3 * * *", "time zone 'Mars/Base' is not in the time-zone database"},
+	{"CRON_TZ=europe/berlin 0 3 * * *", "names are case-sensitive): list the known names with SELECT * FROM anarchon_zones()"},
+	{"CRON_TZ=", "schedule names an empty time zone ('CRON_TZ=' with nothing after the '=')"},
+	{"CRON_TZ= 0 3 * * *", "schedule names an empty time zone"},
+	{"TZ=", "schedule names an empty time zone ('TZ='"},
+	{"CRON_TZ=Europe/Berlin", "schedule has a time zone (Europe/Berlin) and nothing after it"},
+	{"CRON_TZ=../../etc/passwd 0 3 * * *", "time zone '../../etc/passwd' is not an IANA zone name (position 1)"},
+	{"CRON_TZ=Europe//Berlin 0 3 * * *", "is not an IANA zone name (position 7)"},
+	{"CRON_TZ=/etc/localtime 0 3 * * *", "is not an IANA zone name (position 1)"},
+	{"CRON_TZ=PST 0 3 * * *", "time zone 'PST' is not an IANA zone name: write the zone by its Area/Location name"},
+	{"CRON_TZ=SystemV/AST4 0 3 * * *", "is not an IANA zone name"},
+	{"CRON_TZ=GMT+05:00 0 3 * * *", "is not an IANA zone name (position 7)"},
+	{"cron_tz=UTC 0 3 * * *", "schedule starts with 'cron_tz=': the only setting a schedule may start with is its time zone"},
+	{"MAILTO=root 0 3 * * *", "schedule starts with 'MAILTO='"},
+	{"CRON_TZ=Europe/Berlin 0 0 30 2 *", "no such date, the schedule would never run"},
+	{"CRON_TZ=Europe/Berlin @reboot", "'@reboot' has no scheduled times"},
 };
 
 static void
@@ -268,6 +456,20 @@ run_error_cases(void)
 
 		result(rc == AN_E_INPUT && strstr(err, "schedule is 400 bytes long, at most 256") != NULL,
 			   "refused a 400-byte schedule by its length", err);
+	}
+	/* An 8 KB zone name: described by its length, not echoed. */
+	{
+		static char big[8300];
+		an_schedule s;
+		char		err[AN_ERRMAX] = "";
+		an_error	rc;
+
+		memcpy(big, "CRON_TZ=", 8);
+		memset(big + 8, 'A', 8192);
+		memcpy(big + 8 + 8192, " 0 3 * * *", 10);
+		rc = an_schedule_parse(big, 8 + 8192 + 10, zones, &s, err, sizeof(err));
+		result(rc == AN_E_INPUT && strstr(err, "time zone name is 8192 bytes long") != NULL &&
+			   strlen(err) < 400, "refused an 8 KB zone name by its length", err);
 	}
 	/* A long bad field is quoted cut short. */
 	{
@@ -571,6 +773,68 @@ bench(void)
 	return 0;
 }
 
+/* ------------------------------------------------------------ part 5 */
+
+/*
+ * anarchon_fire_at: the same answer every time, inside [slot, slot + max),
+ * the slot itself for max 0, spread evenly over the window across jobs and
+ * slots, and refusals for a jitter out of [0, max_late_ms].
+ */
+static void
+run_fire_at(void)
+{
+	int64_t		slot = INT64_C(1796000000000),
+				a,
+				b;
+	char		err[AN_ERRMAX] = "";
+	int			buckets[10] = {0},
+				inside = 1,
+				n = 0;
+	char		job[32];
+
+	result(an_fire_at("nightly", 7, slot, 60000, 60000, &a, err, sizeof(err)) == AN_OK &&
+		   an_fire_at("nightly", 7, slot, 60000, 60000, &b, err, sizeof(err)) == AN_OK && a == b,
+		   "fire_at: the same (job, slot) gives the same time", err);
+	result(an_fire_at("nightly", 7, slot, 0, 60000, &a, err, sizeof(err)) == AN_OK && a == slot,
+		   "fire_at: max_jitter_ms 0 is the slot itself", err);
+	for (int j = 0; j < 200; j++)
+		for (int k = 0; k < 50; k++)
+		{
+			snprintf(job, sizeof(job), "job-%d", j);
+			if (an_fire_at(job, strlen(job), slot + (int64_t) k * 3600000, 3600000, 3600000, &a,
+						   err, sizeof(err)) != AN_OK ||
+				a < slot + (int64_t) k * 3600000 || a >= slot + (int64_t) (k + 1) * 3600000)
+				inside = 0;
+			else
+				buckets[(a - slot - (int64_t) k * 3600000) / 360000]++;
+			n++;
+		}
+	result(inside, "fire_at: 10000 (job, slot) pairs fall inside [slot, slot + max_jitter_ms)", err);
+	{
+		int			lo = n,
+					hi = 0;
+		char		d[128];
+
+		for (int i = 0; i < 10; i++)
+		{
+			lo = buckets[i] < lo ? buckets[i] : lo;
+			hi = buckets[i] > hi ? buckets[i] : hi;
+		}
+		snprintf(d, sizeof(d), "tenths of the hour hold %d to %d of %d", lo, hi, n);
+		/* 1000 expected per tenth; 850..1150 is more than 4 standard deviations. */
+		result(lo > 850 && hi < 1150, "fire_at: spread evenly over the window (each tenth 850-1150 of 10000)", d);
+	}
+	result(an_fire_at("nightly", 7, slot, -1, 60000, &a, err, sizeof(err)) == AN_E_INPUT &&
+		   strstr(err, "max_jitter_ms is negative (-1)") != NULL, "fire_at: a negative jitter is refused", err);
+	result(an_fire_at("nightly", 7, slot, 60001, 60000, &a, err, sizeof(err)) == AN_E_INPUT &&
+		   strstr(err, "longer than max_late_ms (60000)") != NULL, "fire_at: a jitter past max_late_ms is refused", err);
+	result(an_fire_at("nightly", 7, slot, INT64_MAX, 60000, &a, err, sizeof(err)) == AN_E_INPUT,
+		   "fire_at: a huge jitter is refused", err);
+	result(an_fire_at("bad job", 7, slot, 1000, 60000, &a, err, sizeof(err)) == AN_E_INPUT &&
+		   an_fire_at("nightly", 7, slot + 1, 1000, 60000, &a, err, sizeof(err)) == AN_E_INPUT,
+		   "fire_at: a bad job or slot is refused", err);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -583,7 +847,9 @@ main(int argc, char **argv)
 	rounds = argc > 1 ? atoi(argv[1]) : 400;
 
 	run_slot_cases();
+	run_dst_cases();
 	run_error_cases();
+	run_fire_at();
 	run_oracle(rounds);
 	run_fuzz(rounds * 100);
 	return failures ? 1 : 0;
