@@ -40,7 +40,9 @@ How each kind runs (the marker is described in blocks.py):
 
 Options of the SQL and Python kinds: "nats=HOST:PORT" says the block's
 HOST:PORT stands for a NATS server; it is replaced by the suite's own
-(127.0.0.1) before the block runs.  Nothing else is substituted.
+(127.0.0.1) before the block runs.  Nothing else is substituted.  A block
+may name any host in CREATE SERVER (only the URL is checked there), but one
+that makes its session use a store outside 127.0.0.0/8 is refused, not run.
 
 Where a SQL statement's comment states its answer ("-- 'won'", a list of
 "--  won -> ..." lines, "-- none | running | ..."), its output is checked,
@@ -113,13 +115,45 @@ def away_from_minute_end():
 
 
 def substitute(b, text):
-    """Replace the stand-in addresses a block's options name (nats=...)."""
+    """Replace the stand-in addresses a block's options name (nats=...).
+
+    Then refuse to run a block that would connect outside 127.0.0.0/8."""
     for option, env in (("nats", "DOCS_NATS"),):
         if option in b.options:
             if not os.environ.get(env):
                 raise Failure("the block needs a %s server and the suite started none" % option)
             text = text.replace(b.options[option], os.environ[env])
+    host = host_used_outside_loopback(text)
+    if host:
+        raise Failure("the block would connect to %s: only 127.0.0.0/8 may be used here; give the"
+                      " marker HOST:PORT of a server the suite starts (nats=...), or mark it none"
+                      % host)
     return text
+
+
+STORE_SET = re.compile(r"SET\s+(?:LOCAL\s+)?anarchon\.store\s*(?:=|TO)\s*'([^']*)'", re.I)
+STORE_CONFIG = re.compile(r"anarchon_config\(\s*'store'\s*,\s*'([^']*)'")
+SERVER_URL = re.compile(r"CREATE\s+SERVER\s+(\w+)\s[^;]*?\burl\s+'([^']*)'", re.I | re.S)
+
+
+def host_used_outside_loopback(text):
+    """The host of a store the block makes its session use, when not loopback.
+
+    CREATE SERVER, ALTER ROLE/DATABASE ... SET only record a URL; a SET of
+    anarchon.store (or anarchon_config('store', ...)) makes the next calls
+    connect to it."""
+    servers = {name.lower(): url for name, url in SERVER_URL.findall(text)}
+    urls = STORE_CONFIG.findall(text)
+    for m in STORE_SET.finditer(text):
+        line = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+        if "alter" not in line.lower():
+            urls.append(servers.get(m.group(1).lower(), m.group(1)))
+    for url in urls:
+        m = re.match(r"^[a-z]+://(?:[^@/]*@)?(\[[^]]*\]|[^:/?]*)", url)
+        host = m.group(1).strip("[]") if m else ""
+        if host and not (host.startswith("127.") or host in ("localhost", "::1")):
+            return host
+    return None
 
 
 # ---------------------------------------------------------------- SQL
