@@ -4,9 +4,10 @@
 #   drv ARGS...                   the store driver (test/amqp/mq_driver.c)
 #   expect NAME WANT CMD...       ok when CMD prints exactly WANT
 #   expect_match NAME REGEX CMD...  ok when CMD's output matches REGEX (grep -E)
-#   contend NAME URL JOB PROCS SLOTS  PROCS processes claim the same SLOTS
-#                                 slots with their own tokens: ok when every
-#                                 slot has exactly one `won` and nothing failed
+#   contend NAME URL JOB PROCS SLOTS [SLOT0]  PROCS processes claim the same
+#                                 SLOTS slots (from SLOT0, default now) with
+#                                 their own tokens: ok when every slot has
+#                                 exactly one `won` and nothing failed
 #   within NAME MAX_MS CMD...     ok when CMD ends within MAX_MS (a "did not
 #                                 hang" bound; its output goes to $MQ_OUT)
 #   sq URL SQL...                 the sqlite3 CLI with the extension loaded and
@@ -52,8 +53,7 @@ expect_match() {
 }
 
 contend() {
-	local name=$1 url=$2 job=$3 procs=$4 slots=$5 slot0 d pids=() i bad
-	slot0=$(mq_now)
+	local name=$1 url=$2 job=$3 procs=$4 slots=$5 slot0=${6:-$(mq_now)} d pids=() i bad
 	d=$MQ_TMP/contend.$job
 	mkdir -p "$d"
 	for i in $(seq 1 "$procs"); do
