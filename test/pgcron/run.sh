@@ -8,7 +8,8 @@
 #   2. pg_cron on one server: a pg_cron job calls anarchon.run every minute
 #      while four outside processes call it for the same job at the same
 #      moments; exactly one winner per minute slot, the command's effect once
-#      per slot.
+#      per slot.  Alongside, a job whose schedule has a time zone (CRON_TZ,
+#      tz.sh): only the zone's slots run, each once.
 #   3. (when the build has the Redis store) a fleet: two servers with pg_cron
 #      and the same schedule share one Redis store; each slot runs on exactly
 #      one server.
@@ -91,6 +92,9 @@ start_contender() {
 for i in 1 2 3 4; do
 	start_contender "contender-$i" solo postgres
 done
+# ... and a job with a CRON_TZ schedule (tz.sh)
+source "$here/tz.sh"
+tz_start
 
 # ---------------------------------------------------------------- part 3
 fleet=0
@@ -151,6 +155,8 @@ check "pg_cron: slots were contended ($contended slots with four or more callers
 
 q -c "SELECT application_name, outcome, count(*) FROM anarchon.run_log WHERE job = 'solo' GROUP BY 1, 2 ORDER BY 1, 2" |
 	sed 's/^/# /'
+
+tz_checks
 
 if [ "$fleet" -eq 1 ]; then
 	fleet_checks

@@ -745,7 +745,9 @@ bench(void)
 {
 	static const char *const schedules[] = {
 		"* * * * *", "0 3 * * *", "*/10 * * * * *", "0 0 29 2 *", "0 0 */31 2 1",
-		"0 12 * jan,jul mon-fri", "10 seconds", NULL
+		"0 12 * jan,jul mon-fri", "10 seconds", "CRON_TZ=Europe/Berlin 0 3 * * *",
+		"CRON_TZ=Europe/Berlin * * * * *", "CRON_TZ=America/New_York */15 * * * *",
+		"CRON_TZ=Australia/Lord_Howe 0 2 * * *", NULL
 	};
 
 	for (int i = 0; schedules[i] != NULL; i++)
@@ -759,7 +761,11 @@ bench(void)
 		int			found,
 					n = 200000;
 
-		an_schedule_parse(schedules[i], strlen(schedules[i]), zones, &s, err, sizeof(err));
+		if (an_schedule_parse(schedules[i], strlen(schedules[i]), zones, &s, err, sizeof(err)) != AN_OK)
+		{
+			printf("# %s: %s\n", schedules[i], err);
+			continue;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (int k = 0; k < n; k++)
 		{
