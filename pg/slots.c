@@ -50,6 +50,9 @@ emit_slot(void *arg, int64_t slot)
 
 	if (slot >= l->cutoff)
 		return 1;
+	/* A long list stays cancellable; the search holds nothing to release. */
+	if ((l->n & 4095) == 0)
+		CHECK_FOR_INTERRUPTS();
 	if (l->n == l->cap)
 	{
 		l->cap = l->cap ? l->cap * 2 : 256;

@@ -422,9 +422,9 @@ static const fn_entry functions[] = {
 	{"anarchon_loaded", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, fn_loaded},
 };
 
-/* The last function sharing conn frees it. */
-static void
-conn_release(void *p)
+/* The last function (or module) sharing conn frees it. */
+void
+an_sqlite_conn_release(void *p)
 {
 	an_sqlite_conn *conn = p;
 
@@ -445,8 +445,8 @@ an_sqlite_register_functions(sqlite3 *db, an_sqlite_conn *conn)
 		conn->refs++;
 		rc = sqlite3_create_function_v2(db, functions[i].name, functions[i].nargs,
 										functions[i].flags, conn, functions[i].fn,
-										NULL, NULL, conn_release);
-		/* On failure SQLite has already called conn_release for this one. */
+										NULL, NULL, an_sqlite_conn_release);
+		/* On failure SQLite has already called an_sqlite_conn_release for this one. */
 		if (rc != SQLITE_OK)
 			return rc;
 	}

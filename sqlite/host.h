@@ -69,5 +69,10 @@ const void *an_sqlite_build_tag(void);
 
 /* Register the SQL functions (functions.c). */
 int			an_sqlite_register_functions(sqlite3 *db, an_sqlite_conn *conn);
+/*
+ * Drop one reference to conn (a destructor SQLite calls for each function
+ * registered with it; schedule.c holds one too); the last one frees it.
+ */
+void		an_sqlite_conn_release(void *conn);
 
 #endif							/* ANARCHON_SQLITE_HOST_H */

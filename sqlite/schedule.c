@@ -44,6 +44,7 @@ an_sqlite_sched_release(void *p)
 	if (--sc->refs > 0)
 		return;
 	an_tz_cache_free(sc->zones);
+	an_sqlite_conn_release(sc->conn);
 	sqlite3_free(sc);
 }
 
@@ -235,13 +236,15 @@ an_sqlite_schedule_register(sqlite3 *db, an_sqlite_conn *conn)
 
 	if (sc == NULL)
 		return SQLITE_NOMEM;
-	sc->conn = conn;
-	sc->refs = 1;				/* ours, until the registrations below hold theirs */
 	if ((sc->zones = an_tz_cache_new()) == NULL)
 	{
 		sqlite3_free(sc);
 		return SQLITE_NOMEM;
 	}
+	/* conn lives as long as anything here can use it. */
+	sc->conn = conn;
+	conn->refs++;
+	sc->refs = 1;				/* ours, until the registrations below hold theirs */
 	rc = SQLITE_OK;
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]) && rc == SQLITE_OK; i++)
 	{

@@ -15,7 +15,7 @@
  * schedules named (kept for the connection's life, so a parsed schedule may
  * point into them), and the connection's settings and store, for
  * anarchon_fire_at and anarchon_missed.  Reference-counted: every function
- * and module registered with it holds one reference.
+ * and module registered with it holds one reference, and it holds one on conn.
  */
 typedef struct an_sqlite_sched
 {
