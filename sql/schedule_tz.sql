@@ -75,6 +75,16 @@ SELECT count(*) AS as_reader
 RESET ROLE;
 DROP ROLE anarchon_tz_reader;
 
+-- across a change of the clocks: New York's 02:30 around 2024-03-10, when
+-- the run of the skipped 02:30 (its slot is 03:00 EDT, 07:00 UTC) is in the
+-- history (written here directly: a claim that old would be 'late')
+SELECT string_agg(to_char(slot, 'MM-DD HH24:MI'), ', ') AS none_ran
+  FROM anarchon_missed('dst', 'CRON_TZ=America/New_York 30 2 * * *', '2024-03-09'::timestamptz, '2024-03-11 12:00');
+INSERT INTO anarchon.runs VALUES ('dst', '2024-03-10 07:00+00', 1, 't', 'succeeded',
+	'2024-03-10 07:00:30+00', '2024-03-10 07:00:00.5+00', '2024-03-10 07:00:20+00');
+SELECT string_agg(to_char(slot, 'MM-DD HH24:MI'), ', ') AS gap_ran
+  FROM anarchon_missed('dst', 'CRON_TZ=America/New_York 30 2 * * *', '2024-03-09'::timestamptz, '2024-03-11 12:00');
+SELECT count(*) FROM anarchon_missed('dst', '* * * * * *', '2025-01-01'::timestamptz, '2026-01-01');
 -- bad input: clear errors, and nothing stored changes
 SELECT count(*) AS runs_before FROM anarchon.runs;
 SELECT * FROM anarchon_missed('nightly', 'CRON_TZ= 0 3 * * *', '2025-01-01'::timestamptz, '2025-02-01');

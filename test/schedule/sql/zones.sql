@@ -45,6 +45,13 @@ SELECT anarchon_claim('nightly', (SELECT a FROM h) + 3600000 * 9, 't3') AS c3;
 SELECT anarchon_config('max_late_ms', 60000);
 SELECT count(*) AS missed, sum(slot = (SELECT a FROM h) + 3600000 * 2) AS ran_listed FROM anarchon_missed('nightly', '1 hours', (SELECT a FROM h), (SELECT b FROM h));
 SELECT count(*) AS other_job FROM anarchon_missed('weekly', '1 hours', (SELECT a FROM h), (SELECT b FROM h));
+-- across a change of the clocks: Berlin's 02:30 around 2024-03-31, when the
+-- run of the skipped 02:30 (its slot is 03:00 CEST, 01:00 UTC) is in the
+-- history (written here directly: a claim that old would be 'late')
+SELECT group_concat(datetime(slot / 1000, 'unixepoch'), ', ') AS none_ran FROM anarchon_missed('dst', 'CRON_TZ=Europe/Berlin 30 2 * * *', 1711756800000, 1712016000000);
+INSERT INTO anarchon_runs (job, slot, attempt, token, state, lease_until, claimed_at, finished_at)
+VALUES ('dst', 1711846800000, 1, 't', 'succeeded', 1711846830000, 1711846800500, 1711846820000);
+SELECT group_concat(datetime(slot / 1000, 'unixepoch'), ', ') AS gap_ran FROM anarchon_missed('dst', 'CRON_TZ=Europe/Berlin 30 2 * * *', 1711756800000, 1712016000000);
 -- bad input: clear errors, and nothing stored changes
 SELECT count(*) AS runs_before FROM anarchon_runs;
 SELECT * FROM anarchon_missed('nightly', 'CRON_TZ= 0 3 * * *', 1735689600000, 1767225600000);
