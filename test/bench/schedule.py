@@ -46,7 +46,7 @@ def row(store, scenario, ops, base, p50, p99):
     print(json.dumps({"store": store, "scenario": scenario, "clients": 1,
                       "ops_per_s": round(ops, 1), "baseline_ops_per_s": round(base, 1),
                       "ratio": round(ops / base, 3) if base else 0,
-                      "p50_us": int(p50), "p99_us": int(p99)}), flush=True)
+                      "p50_us": round(p50, 3), "p99_us": round(p99, 3)}), flush=True)
 
 
 def bench(store, q, slot_sql, list_sql, base_sql):
