@@ -126,6 +126,17 @@ else
 	if command -v redis-server > /dev/null && redis_start missed "$rport" > "$tmp/redis.log" 2>&1; then
 		py_checks missed-redis 120 "$here/missed.py" sqlite "$tmp/missed-redis.db" \
 			"redis://127.0.0.1:$rport?strategy=lease"
+		# What Redis cannot answer it refuses, saying why, rather than guess.
+		out=$(sqlite3 "$tmp/missed-redis2.db" ".load ./sqlite/anarchon" \
+			"SELECT anarchon_config('store', 'redis://127.0.0.1:$rport?strategy=lease');" \
+			"SELECT * FROM anarchon_missed('j', '@hourly', 1700000000000, 1700003600000);" 2>&1)
+		check "anarchon_missed through Redis lease refuses slots older than it keeps runs for" \
+			grep -q "keeps a run only max_late_ms + lease_ms \* attempts = 90000 ms after its slot" <<< "$out"
+		out=$(sqlite3 "$tmp/missed-redis3.db" ".load ./sqlite/anarchon" \
+			"SELECT anarchon_config('store', 'redis://127.0.0.1:$rport?strategy=stream-id');" \
+			"SELECT * FROM anarchon_missed('j', '@hourly', 1700000000000, 1700003600000);" 2>&1)
+		check "anarchon_missed through Redis stream-id says it cannot tell" \
+			grep -q "redis strategy stream-id cannot tell which slots were missed" <<< "$out"
 	else
 		not_ok "start redis-server for anarchon_missed through Redis" "$(tail -n 5 "$tmp/redis.log" 2>/dev/null)"
 	fi
