@@ -101,10 +101,12 @@ static const query_def queries[Q_COUNT] = {
 		"SET lease_until = date_trunc('milliseconds', clock_timestamp()) + $4 * interval '1 millisecond' "
 		"WHERE job = $1 AND slot = $2 AND token = $3 AND state = 'running'",
 		4, {TEXTOID, TIMESTAMPTZOID, TEXTOID, INT8OID}},
+	/* The owner's finish sent again with the same status is true, as on every store. */
 	[Q_FINISH] = {
 		"UPDATE anarchon.runs "
-		"SET state = $4, finished_at = date_trunc('milliseconds', clock_timestamp()) "
-		"WHERE job = $1 AND slot = $2 AND token = $3 AND state = 'running'",
+		"SET state = $4, finished_at = CASE WHEN state = 'running' "
+		"THEN date_trunc('milliseconds', clock_timestamp()) ELSE finished_at END "
+		"WHERE job = $1 AND slot = $2 AND token = $3 AND state IN ('running', $4)",
 		4, {TEXTOID, TIMESTAMPTZOID, TEXTOID, TEXTOID}},
 	/*
 	 * A run whose lease is still alive stays, however old its slot.  Joined

@@ -80,8 +80,14 @@ static const char *const stmt_sql[S_COUNT] = {
 	/* Fencing: only the token that owns a running run may touch it. */
 	[S_HEARTBEAT] = "UPDATE anarchon_runs SET lease_until = ?5"
 	" WHERE job = ?1 AND slot = ?2 AND token = ?3 AND state = 'running'",
-	[S_FINISH] = "UPDATE anarchon_runs SET state = ?6, finished_at = ?4"
-	" WHERE job = ?1 AND slot = ?2 AND token = ?3 AND state = 'running'",
+	/*
+	 * The owner's finish, sent again with the same status (its answer was
+	 * lost), is answered true as every store answers it; the first finish's
+	 * time is kept.
+	 */
+	[S_FINISH] = "UPDATE anarchon_runs SET state = ?6,"
+	" finished_at = CASE WHEN state = 'running' THEN ?4 ELSE finished_at END"
+	" WHERE job = ?1 AND slot = ?2 AND token = ?3 AND state IN ('running', ?6)",
 	/* A run still holding a live lease is kept, however old its slot. */
 	[S_PRUNE] = "DELETE FROM anarchon_runs"
 	" WHERE slot < ?1 AND (state <> 'running' OR lease_until < ?2)",
