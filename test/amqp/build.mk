@@ -11,10 +11,10 @@ test/bin/mq-driver: test/amqp/mq_driver.c $(MQ_DRIVER_OBJS) test/testutil.h buil
 # mq-base: the bare server operations the RabbitMQ and NATS bench rows are
 # measured against (test/bench/amqp.sh, test/bench/nats.sh).
 # (also the RabbitMQ suite's check of a returned publish)
-ifeq ($(HAVE_AMQP)$(HAVE_NATS),yesyes)
+ifeq ($(HAVE_AMQP)$(AN_HAVE_LIBNATS),yesyes)
 test-programs: test/bin/mq-base
 endif
 
 test/bin/mq-base: test/amqp/mq_base.c $(MQ_DRIVER_OBJS) test/testutil.h build/config.h
 	@mkdir -p test/bin
-	$(CC) $(TEST_CFLAGS) -Icore -Iremote $(REMOTE_CFLAGS) -o $@ $< $(MQ_DRIVER_OBJS) $(REMOTE_LIBS)
+	$(CC) $(TEST_CFLAGS) -Icore -Iremote $(REMOTE_CFLAGS) $(AN_LIBNATS_CFLAGS) -o $@ $< $(MQ_DRIVER_OBJS) $(REMOTE_LIBS) $(AN_LIBNATS_LIBS)
