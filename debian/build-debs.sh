@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 # The libraries and PostgreSQL's server headers, then the packaging tools.
 bash test/deps.sh all
-tools="debhelper dpkg-dev fakeroot postgresql-server-dev-all"
+tools="build-essential debhelper dpkg-dev fakeroot postgresql-server-dev-all"
 missing=$(for p in $tools; do
 	[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)" = installed ] || echo "$p"
 done)
