@@ -18,7 +18,9 @@
 #   2. the work tree's tracked files (with their uncommitted changes, without
 #      build products) copied fresh to /root/anarchon inside it;
 #   3. `make test` run there with a clean environment, its output streamed
-#      with the release's name in front of each line.
+#      with the release's name in front of each line (on trixie also
+#      test/deb-install.sh: the Debian packages installed and used from
+#      their installed paths).
 #
 # Each release ends with "# platform NAME: N passed, N failed", the whole with
 # "N passed, N failed"; the exit status is non-zero when a check failed or a
@@ -313,6 +315,17 @@ for p in "${platforms[@]}"; do
 	# handled at once (its cleanup stops the run inside the chroot).
 	in_root "$r" bash -c 'cd /root/anarchon && make test' 2>&1 | tee "$LOG_DIR/$p.out" | sed -u "s/^/[$p] /" &
 	wait $!
+	# The Debian packages, built, installed and used from their installed
+	# paths (test/deb-install.sh changes the system's packages, so only here,
+	# and on one release: the packaging is the same on each).
+	deb_p=0 deb_f=0
+	if [ "$p" = "${ANARCHON_DEB_PLATFORM:-trixie}" ]; then
+		in_root "$r" bash -c 'cd /root/anarchon && bash test/deb-install.sh' 2>&1 | tee "$LOG_DIR/$p.deb.out" | sed -u "s/^/[$p] /" &
+		wait $!
+		deb_p=$(grep -c '^ok - ' "$LOG_DIR/$p.deb.out")
+		deb_f=$(grep -c '^not ok - ' "$LOG_DIR/$p.deb.out")
+		[ "$deb_p" -gt 0 ] || deb_f=$((deb_f + 1))
+	fi
 	leave_roots
 	exec 9>&-
 	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$LOG_DIR/$p.out" | tail -n 1)
@@ -324,6 +337,8 @@ for p in "${platforms[@]}"; do
 		echo "not ok - platform $p: make test ended without its count"
 		np=0 nf=1
 	fi
+	np=$((np + deb_p))
+	nf=$((nf + deb_f))
 	echo "# platform $p: $np passed, $nf failed in $(( $(date +%s) - t0 ))s"
 	total_p=$((total_p + np))
 	total_f=$((total_f + nf))
