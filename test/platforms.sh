@@ -29,6 +29,15 @@
 # The mirror is the host's own (the first Debian entry of its apt sources),
 # or $ANARCHON_MIRROR.  Whatever is mounted into a chroot is unmounted on exit,
 # and whatever this run started inside it is killed, also on failure or ^C.
+#
+# ANARCHON_PLATFORMS_JOBS=2 runs the releases side by side (their lines are
+# told apart by the prefix): most of a suite's time is spent waiting on
+# servers and clocks, so two at once take much less than twice one.
+#
+# The whole script is one function called on its last line: bash reads a
+# script as it runs it, and this one runs long enough for the file to be
+# edited meanwhile.
+main() {
 set -uo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -120,11 +129,13 @@ enter_root() {
 	echo 'Acquire::Check-Valid-Until "false";' > "$r/etc/apt/apt.conf.d/99anarchon-valid-until"
 }
 
-# in_root ROOT CMD...: run CMD in the chroot with a clean environment.
+# in_root ROOT CMD...: run CMD in the chroot with a clean environment (but
+# ANARCHON_SUITES, test/run's choice of suites, when it is set).
 in_root() {
-	local r=$1
+	local r=$1 pass=()
 	shift
-	chroot "$r" /usr/bin/env -i PATH="$INNER_PATH" HOME=/root LANG=C.UTF-8 "$RUN_TAG" "$@"
+	[ -n "${ANARCHON_SUITES:-}" ] && pass=("ANARCHON_SUITES=$ANARCHON_SUITES")
+	chroot "$r" /usr/bin/env -i PATH="$INNER_PATH" HOME=/root LANG=C.UTF-8 "$RUN_TAG" "${pass[@]}" "$@"
 }
 
 # root_pids ROOT: the processes whose root folder is ROOT or inside it.
@@ -182,12 +193,14 @@ umount_under() {
 
 BOOT_PIDS=()
 BOOT_DIRS=()
+RUN_PIDS=()
 cleanup() {
 	local pid d
-	for pid in "${BOOT_PIDS[@]}"; do
+	# Each background job cleans up after itself on TERM (its EXIT trap).
+	for pid in "${BOOT_PIDS[@]}" "${RUN_PIDS[@]}"; do
 		kill -TERM -- "-$pid" 2>/dev/null
 	done
-	for pid in "${BOOT_PIDS[@]}"; do wait "$pid" 2>/dev/null; done
+	for pid in "${BOOT_PIDS[@]}" "${RUN_PIDS[@]}"; do wait "$pid" 2>/dev/null; done
 	# An interrupted bootstrap leaves its staging folder (removed by the next
 	# one), but nothing running in it and nothing mounted on it.
 	for d in "${BOOT_DIRS[@]}"; do
@@ -288,37 +301,43 @@ copy_tree() {
 		tar -C "$REPO" --null -T - -cf - | tar -C "$dest" -xf -
 }
 
-total_p=0
-total_f=0
-for p in "${platforms[@]}"; do
-	r=$CHROOT_DIR/$p
+# run_platform P: make test (and on one release the packages) in P's chroot;
+# ends with P's count line and writes "PASSED FAILED" to $LOG_DIR/P.count.
+# Runs in its own process group, like bootstrap.
+run_platform() {
+	local p=$1 r=$CHROOT_DIR/$1 t0 last np nf deb_p=0 deb_f=0
+	trap leave_roots EXIT
+	trap 'exit 130' INT TERM HUP
+	echo "1 1" > "$LOG_DIR/$p.count"
 	if [ "${BOOT_OK[$p]:-0}" != 1 ]; then
 		echo "not ok - platform $p: the chroot could not be set up"
 		echo "# platform $p: 0 passed, 1 failed"
-		total_f=$((total_f + 1))
-		continue
+		echo "0 1" > "$LOG_DIR/$p.count"
+		return
 	fi
 	# Two runs must not share a chroot: each would stop the other's servers.
 	exec 9> "$CHROOT_DIR/.$p.lock"
-	flock -w 3600 9 || { echo "not ok - platform $p: chroot busy"; total_f=$((total_f + 1)); continue; }
+	if ! flock -w 3600 9; then
+		echo "not ok - platform $p: chroot busy"
+		echo "# platform $p: 0 passed, 1 failed"
+		echo "0 1" > "$LOG_DIR/$p.count"
+		return
+	fi
 	echo "# platform $p: Debian $(cat "$r/etc/debian_version"), chroot $r, tree ${ANARCHON_PLATFORMS_REF:-of the work tree}"
 	t0=$(date +%s)
 	if ! copy_tree "$r" || ! enter_root "$r"; then
 		echo "not ok - platform $p: copying the work tree or mounting failed"
 		echo "# platform $p: 0 passed, 1 failed"
-		total_f=$((total_f + 1))
-		leave_roots
-		exec 9>&-
-		continue
+		echo "0 1" > "$LOG_DIR/$p.count"
+		return
 	fi
-	# In the background and waited for, so that a TERM to this script is
-	# handled at once (its cleanup stops the run inside the chroot).
+	# In the background and waited for, so that a TERM is handled at once
+	# (the EXIT trap stops the run inside the chroot).
 	in_root "$r" bash -c 'cd /root/anarchon && make test' 2>&1 | tee "$LOG_DIR/$p.out" | sed -u "s/^/[$p] /" &
 	wait $!
 	# The Debian packages, built, installed and used from their installed
 	# paths (test/deb-install.sh changes the system's packages, so only here,
 	# and on one release: the packaging is the same on each).
-	deb_p=0 deb_f=0
 	if [ "$p" = "${ANARCHON_DEB_PLATFORM:-trixie}" ]; then
 		in_root "$r" bash -c 'cd /root/anarchon && bash test/deb-install.sh' 2>&1 | tee "$LOG_DIR/$p.deb.out" | sed -u "s/^/[$p] /" &
 		wait $!
@@ -340,9 +359,32 @@ for p in "${platforms[@]}"; do
 	np=$((np + deb_p))
 	nf=$((nf + deb_f))
 	echo "# platform $p: $np passed, $nf failed in $(( $(date +%s) - t0 ))s"
+	echo "$np $nf" > "$LOG_DIR/$p.count"
+}
+
+jobs=${ANARCHON_PLATFORMS_JOBS:-1}
+t0=$(date +%s)
+for p in "${platforms[@]}"; do
+	set -m
+	run_platform "$p" &
+	RUN_PIDS+=($!)
+	set +m
+	[ "$jobs" -gt 1 ] || wait $!
+done
+for pid in "${RUN_PIDS[@]}"; do wait "$pid"; done
+RUN_PIDS=()
+
+total_p=0
+total_f=0
+for p in "${platforms[@]}"; do
+	read -r np nf < "$LOG_DIR/$p.count"
 	total_p=$((total_p + np))
 	total_f=$((total_f + nf))
 done
-
+echo "# platforms ${platforms[*]} in $(( $(date +%s) - t0 ))s"
 echo "$total_p passed, $total_f failed"
 [ "$total_f" -eq 0 ]
+}
+
+main "$@"
+exit
