@@ -39,7 +39,7 @@ t_run_exit() {
 	local h
 	[ -f "$T_EXIT_FILE" ] || return 0
 	while IFS= read -r h; do eval "$h" || true; done < <(tac "$T_EXIT_FILE")
-	rm -f "$T_EXIT_FILE"
+	rm -f "$T_EXIT_FILE" "$T_EXIT_FILE.ports"
 }
 trap t_run_exit EXIT
 trap 'exit 130' INT TERM
@@ -53,12 +53,25 @@ t_tmpdir() {
 	echo "$d"
 }
 
-# free_port: a TCP port on 127.0.0.1 that nothing listens on right now.
+# free_port: a TCP port on 127.0.0.1 that nothing listens on right now, and
+# that this suite has not handed out before (a server given it may not be
+# listening yet).  It is taken below the kernel's ephemeral range: a port in
+# that range can be the local end of any outgoing connection (16 clients at
+# once, pgbench, ...), and a server started on it then fails to bind.
+T_PORTS_FILE=$T_EXIT_FILE.ports
 free_port() {
-	local p
+	local p lo=32768 hi=60999 base=20000 span
+	read -r lo hi < /proc/sys/net/ipv4/ip_local_port_range 2> /dev/null || true
+	if [ "$lo" -gt $((base + 2000)) ]; then span=$((lo - base)); else base=$((hi + 1)) span=$((65535 - hi)); fi
+	[ "$span" -gt 500 ] || { base=20000 span=40000; }
 	for _ in $(seq 1 200); do
-		p=$((20000 + RANDOM % 40000))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
+		p=$((base + (RANDOM * 32768 + RANDOM) % span))
+		grep -qx "$p" "$T_PORTS_FILE" 2> /dev/null && continue
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			echo "$p" >> "$T_PORTS_FILE"
+			echo "$p"
+			return 0
+		fi
 	done
 	return 1
 }
