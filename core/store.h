@@ -22,7 +22,9 @@
  *     (an_store_fail), and, where it helps, st->errhint to what to do about
  *     it (an_store_hintf, after an_store_fail).  PostgreSQL shows the two as
  *     its message and HINT; SQLite as one text, "message. Hint".  Never put a
- *     password or token of a URL in either.
+ *     password or token of a URL in either.  The host clears the error
+ *     (an_store_clear) before each call; a method's result is what it
+ *     returns, never an error left over from an earlier call.
  *   - Leave the store usable after an error: a method that lost its connection
  *     reconnects on the next call (and a claim resent after a lost reply uses
  *     the same token, so the store recognises it as ours).

@@ -177,13 +177,16 @@ declare_gate(an_store *st, amqp_store *a, const an_deadline *d, const char *gate
 	rc = amqp_link_rpc(st, &a->link, d, "the gate queue's declaration", AMQP_QUEUE_DECLARE_METHOD, &q,
 					   AMQP_QUEUE_DECLARE_OK_METHOD, NULL);
 	if (rc == AN_OK)
+	{
 		*exists = 1;
-	else if (passive && a->link.last_code == 404)
+		return AN_OK;
+	}
+	if (passive && a->link.last_code == 404)
 	{
 		an_store_clear(st);
 		return AN_OK;
 	}
-	else if (rc == AN_E_CONFIG)
+	if (rc == AN_E_CONFIG)
 	{
 		char		why[AN_ERRMAX];
 
@@ -192,7 +195,7 @@ declare_gate(an_store *st, amqp_store *a, const an_deadline *d, const char *gate
 					  "the gate queue %s exists with other arguments than this instance's: do all instances use the same slot_ttl_ms? (%s)",
 					  gate, why);
 	}
-	return st->err;
+	return rc;
 }
 
 /* The part of open that needs no server: allocate the store and read its URL. */
@@ -259,6 +262,26 @@ settle(an_store *st, amqp_store *a, const char *gate, int64_t declared_at, int *
 	return AN_OK;
 }
 
+/*
+ * RabbitMQ 4, just after a restart, answers a declaration of a durable queue
+ * it has not started again with 404 "home node ... is down or inaccessible".
+ * Nothing was published, so the declaration may be asked again: after a
+ * short wait, while the claim's time lasts.  Returns 1 (error cleared) to
+ * ask again, 0 to keep the error.
+ */
+static int
+recovering(an_store *st, amqp_store *a, const an_deadline *d)
+{
+	int64_t		until = an_mono_ms() + AN_WAIT_SLICE_MS;
+
+	if (st->err != AN_E_STORE || a->link.last_code != 404 || an_deadline_left(d) <= AN_WAIT_SLICE_MS)
+		return 0;
+	an_store_clear(st);
+	if (an_wait_until(st, until, a->link.who, "recover the gate queue after a restart") != AN_OK)
+		return 0;
+	return 1;
+}
+
 static int
 amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
 {
@@ -286,6 +309,8 @@ amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
 			return st->err;
 		if (declare_gate(st, a, &d, gate, 0, &exists) == AN_OK)
 			break;
+		if (recovering(st, a, &d))
+			continue;
 		/*
 		 * A kept connection found broken (e.g. the broker restarted since
 		 * the last call): nothing was published yet, so connect again once.

@@ -95,6 +95,7 @@ many(an_store *st, an_request *rq, long n, int bench)
 		rq->token = token;
 		rq->slot = slot0 + i;
 		clock_gettime(CLOCK_MONOTONIC, &a);
+		an_store_clear(st);		/* as the hosts do before each call */
 		if ((st->m->validate && st->m->validate(st, rq->settings) != AN_OK) ||
 			st->m->claim(st, rq, &res) != AN_OK)
 		{

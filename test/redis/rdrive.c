@@ -69,6 +69,7 @@ run_line(an_store *st, an_settings *s, char *line)
 		w[n++] = tok;
 	if (n == 0 || w[0][0] == '#')
 		return;
+	an_store_clear(st);
 	if (n >= 3)
 	{
 		rq.job = w[1];
@@ -144,6 +145,7 @@ contend(an_store *st, an_settings *s, const char *job, int64_t first, long n)
 		an_claim_result res;
 
 		random_token(token);
+		an_store_clear(st);		/* as the hosts do before each call */
 		if (st->m->claim(st, &rq, &res) == AN_OK)
 			printf("%lld %s\n", (long long) rq.slot, an_outcome_name(res.outcome));
 		else
