@@ -10,6 +10,7 @@
 #   make test       install what is missing, start the servers, run every suite
 #   make bench      throughput as ratios against each store's own primitive
 #   make test-platforms  every suite again in Debian 13 and sid chroots
+#   make soak       the fault suite at full size: 10^5 claims per store
 #
 # The PostgreSQL part is optional at build time: without pg_config the sqlite,
 # demo and bench targets still work.
@@ -56,7 +57,7 @@ SQLITE_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -Ibuild -Icore -Ir
 SQLITE_OBJS = $(patsubst %.c,build/sqlite/%.o,$(SQLITE_SRCS) $(CORE_SRCS) $(SCHEDULE_SRCS) $(REMOTE_SRCS))
 SQLITE_HEADERS = $(wildcard core/*.h sqlite/*.h remote/*.h) build/config.h
 
-.PHONY: sqlite install-sqlite deb demo test test-platforms bench
+.PHONY: sqlite install-sqlite deb demo test test-platforms soak bench
 
 sqlite: sqlite/anarchon.so
 
@@ -91,6 +92,10 @@ test:
 
 test-platforms:
 	@bash test/platforms.sh
+
+soak:
+	@ANARCHON_FAULT_SLOTS=$${ANARCHON_FAULT_SLOTS:-1250} ANARCHON_FAULT_TABLE=$(CURDIR)/doc/fault-table.md \
+		ANARCHON_SUITES=fault bash test/run
 
 bench:
 	@bash test/bench/run

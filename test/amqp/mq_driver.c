@@ -12,6 +12,11 @@
  *                                       "SLOT OUTCOME" line each
  *   mq-driver URL bench JOB SLOT0 N     N claims of fresh slots, then one line
  *                                       "ops OPS_PER_S P50_US P99_US ERRORS"
+ *   mq-driver URL log JOB SLOT0 N STEP TRIES TAG
+ *                                       the fault suite's claimer: N slots
+ *                                       STEP ms apart, each resent up to
+ *                                       TRIES times after an error, one log
+ *                                       line per answer, TAG in front
  *   mq-driver [-l ms] URL session       reads commands like the above, one a
  *                                       line, from stdin, all on one store
  *                                       (one connection, one session memory)
@@ -121,10 +126,54 @@ many(an_store *st, an_request *rq, long n, int bench)
 	return errors ? 3 : 0;
 }
 
+/*
+ * The fault suite's claimer: claim slots SLOT0, SLOT0+STEP, ... (n of them),
+ * each with a fresh token; a claim that ends in an error is sent again with
+ * the same token, as the docs tell an application to, up to `tries` times.
+ * Every answer is one line of the fault log:
+ *
+ *   PROC STORE FAULT JOB SLOT TOKEN OUTCOME ATTEMPT TRY WALL_MS
+ *
+ * OUTCOME is the claim's outcome or "error:CLASS"; TRY counts from 1.
+ */
+static int
+logged(an_store *st, an_request *rq, long n, int64_t step, int tries, const char *tag)
+{
+	int64_t		slot0 = rq->slot;
+	char		token[AN_TOKEN_HEX + 1];
+
+	for (long i = 0; i < n; i++)
+	{
+		rq->slot = slot0 + i * step;
+		random_token(token);
+		rq->token = token;
+		for (int t = 1; t <= tries; t++)
+		{
+			an_claim_result res;
+			int			rc;
+
+			an_store_clear(st);
+			canceled = 0;
+			if ((rc = st->m->validate ? st->m->validate(st, rq->settings) : AN_OK) == AN_OK)
+				rc = st->m->claim(st, rq, &res);
+			if (rc == AN_OK)
+				printf("%s %s %lld %s %s %d %d %lld\n", tag, rq->job, (long long) rq->slot, token,
+					   an_outcome_name(res.outcome), (int) res.attempt, t, (long long) host_now_ms(NULL));
+			else
+				printf("%s %s %lld %s error:%s 0 %d %lld\n", tag, rq->job, (long long) rq->slot, token,
+					   error_class(st->err), t, (long long) host_now_ms(NULL));
+			if (rc == AN_OK || st->err == AN_E_CONFIG)
+				break;
+			sleep_ms(t < 10 ? 50 * t : 500);
+		}
+	}
+	return 0;
+}
+
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: mq-driver [-l max_late_ms] URL claim|heartbeat|finish|check|validate|contend|bench|session ...\n");
+	fprintf(stderr, "usage: mq-driver [-l max_late_ms] URL claim|heartbeat|finish|check|validate|contend|bench|log|session ...\n");
 	return 2;
 }
 
@@ -216,6 +265,8 @@ run(an_store *st, an_settings *s, int argc, char **argv)
 	}
 	else if ((strcmp(cmd, "contend") == 0 || strcmp(cmd, "bench") == 0) && rq.token)
 		return many(st, &rq, atol(argv[3]), cmd[0] == 'b');
+	else if (strcmp(cmd, "log") == 0 && argc >= 7)
+		return logged(st, &rq, atol(argv[3]), atoll(argv[4]), atoi(argv[5]), argv[6]);
 	else
 		return usage();
 	return 0;

@@ -60,6 +60,14 @@ pg_remote_redis() {
 	q -c "ALTER USER MAPPING FOR PUBLIC SERVER pg_redis OPTIONS (SET password 'p@ss:w/rd')" > /dev/null
 
 	# A store that stops answering: the call stays cancellable.
+	# frozen_at PATTERN: until the session anarchon_frozen runs a query like PATTERN (30 s at most).
+	frozen_at() {
+		for _ in $(seq 1 300); do
+			[ "$(q -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'anarchon_frozen'
+				AND state = 'active' AND query LIKE '$1'")" = 1 ] && return 0
+			sleep 0.1
+		done
+	}
 	q -c "ALTER SERVER pg_redis OPTIONS (SET url 'redis://127.0.0.1:$pa/0?strategy=lease&prefix=pgtest&timeout_ms=60000')" > /dev/null
 	q -c "DROP USER MAPPING FOR PUBLIC SERVER pg_redis" > /dev/null
 	PGAPPNAME=anarchon_frozen PGOPTIONS="-c anarchon.store=pg_redis" psql -X -A -t -q \
@@ -67,9 +75,12 @@ pg_remote_redis() {
 		-c "SELECT pg_sleep(1)" \
 		-c "SELECT anarchon_claim('frozen', $slot::bigint, 'tok-1')" > "$TEST_TMP/frozen.out" 2>&1 &
 	pid=$!
-	sleep 0.5
+	# Each step waits for the session to get there: a loaded machine can take
+	# seconds to start psql, and a cancel sent too early would find no claim.
+	frozen_at "SELECT pg_sleep%"
 	kill -STOP "$(redis_pid pg-a)"
-	sleep 1.5
+	frozen_at "%anarchon_claim(''frozen''%"
+	sleep 0.5
 	start=$(date +%s)
 	q -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'anarchon_frozen'" > /dev/null
 	for _ in $(seq 1 100); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""check.py: read the fault suite's whole log and judge it.
+
+    check.py TABLE_FILE LOG...
+
+Each log line is one answer to one claim (written by `mq-driver log`):
+
+    PROC STORE FAULT JOB SLOT TOKEN OUTCOME ATTEMPT TRY WALL_MS
+
+A line "# injected STORE FAULT N" (the suite adds them) says how many faults
+were injected into that run.
+
+Fails (exit 1, one "FAIL ..." line each) on:
+  - a double win: two tokens told `won` for one (store, job, slot, attempt);
+    on won/lost stores the attempt is always 0, so for one (store, job, slot);
+  - a slot whose claims were all answered (the last try of every token was
+    not an error) and which has no winner, on a store whose rules say it
+    must have one.  RabbitMQ's rules do not: a claim whose confirm is lost
+    answers lost, and its slot may then go without a run.
+
+Writes TABLE_FILE, a Markdown table of store x fault, and prints it.
+"""
+import collections
+import sys
+
+# Stores whose slot may go without a winner when a reply is lost.
+MAY_SKIP = {"rabbitmq"}
+
+
+def main():
+    table_file, logs = sys.argv[1], sys.argv[2:]
+    injected = collections.Counter()
+    answers = collections.Counter()
+    errors = collections.Counter()
+    order = []
+    # (store, fault, job, slot) -> token -> list of (outcome, attempt, try)
+    slots = collections.defaultdict(lambda: collections.defaultdict(list))
+    bad_lines = 0
+    for path in logs:
+        with open(path, errors="replace") as f:
+            for line in f:
+                w = line.split()
+                if len(w) >= 5 and w[0] == "#" and w[1] == "injected":
+                    injected[(w[2], w[3])] += int(w[4])
+                    if (w[2], w[3]) not in order:
+                        order.append((w[2], w[3]))
+                    continue
+                if len(w) != 10:
+                    if line.strip():
+                        bad_lines += 1
+                    continue
+                proc, store, fault, job, slot, token, outcome, attempt, tr, _ = w
+                key = (store, fault)
+                if key not in order:
+                    order.append(key)
+                answers[key] += 1
+                if outcome.startswith("error"):
+                    errors[key] += 1
+                slots[(store, fault, job, slot)][token].append((outcome, int(attempt), int(tr)))
+
+    rows = collections.OrderedDict((k, collections.Counter()) for k in order)
+    failures = []
+    for (store, fault, job, slot), tokens in slots.items():
+        row = rows[(store, fault)]
+        row["slots"] += 1
+        row["claims"] += len(tokens)
+        winners = collections.defaultdict(set)
+        all_answered = True
+        for token, tries in tokens.items():
+            last = max(tries, key=lambda t: t[2])
+            if last[0].startswith("error"):
+                all_answered = False
+                row["unanswered"] += 1
+            for outcome, attempt, _ in tries:
+                if outcome == "won":
+                    winners[attempt].add(token)
+        late = all(t[0] == "late" for tr in tokens.values() for t in tr)
+        if winners:
+            row["won"] += 1
+        for attempt, who in winners.items():
+            if len(who) > 1:
+                row["double"] += 1
+                failures.append("double win: %s under %s, job %s slot %s attempt %d: %s"
+                                % (store, fault, job, slot, attempt, " ".join(sorted(who))))
+        if not winners and not late:
+            row["nowinner"] += 1
+            if all_answered and store not in MAY_SKIP:
+                failures.append("no winner: %s under %s, job %s slot %s: every claim answered, none won"
+                                % (store, fault, job, slot))
+
+    head = ("| store | fault | faults injected | claims | answers | slots won | double wins "
+            "| slots without a winner | error answers | claims never answered |")
+    out = [head, "|" + "---|" * 10]
+    for (store, fault), row in rows.items():
+        out.append("| %s | %s | %d | %d | %d | %d | %d | %d | %d | %d |" % (
+            store, fault, injected[(store, fault)], row["claims"], answers[(store, fault)],
+            row["won"], row["double"], row["nowinner"], errors[(store, fault)], row["unanswered"]))
+    text = "\n".join(out) + "\n"
+    with open(table_file, "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+    if bad_lines:
+        failures.append("%d log lines could not be read" % bad_lines)
+    for msg in failures[:20]:
+        print("FAIL " + msg)
+    if len(failures) > 20:
+        print("FAIL ... and %d more" % (len(failures) - 20))
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
