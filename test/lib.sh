@@ -86,6 +86,18 @@ wait_port() {
 	return 1
 }
 
+# sqlite_cli_norm: the sqlite3 shell's error lines in one form, whatever its
+# version.  Before 3.5x it writes "Runtime error near line N: MESSAGE (CODE)"
+# (the code for some errors only) and "Error: stepping, MESSAGE" for a
+# command-line statement; 3.5x writes "Error near line N: MESSAGE" and
+# "Error in Nth command line argument: MESSAGE".  Out: "Error near line N:
+# MESSAGE" and "Error: MESSAGE".
+sqlite_cli_norm() {
+	sed -E -e 's/^Runtime error( near line [0-9]+:)/Error\1/' \
+		-e '/^Error near line [0-9]+:/s/ \([0-9]{1,3}\)$//' \
+		-e 's/^Error: stepping, /Error: /' -e 's/^Error in [^:]* command line argument: /Error: /'
+}
+
 # suite_end: the suite's exit status (non-zero when a check failed).
 suite_end() { [ "$T_FAILED" -eq 0 ]; }
 

@@ -38,7 +38,7 @@ from zoneinfo import ZoneInfo
 import psycopg2
 
 STABLE = [
-    "Europe/Berlin", "Europe/London", "Europe/Dublin", "Europe/Moscow", "Europe/Chisinau",
+    "Europe/Berlin", "Europe/London", "Europe/Dublin", "Europe/Moscow",
     "America/New_York", "America/Chicago", "America/Los_Angeles", "America/St_Johns",
     "America/Havana", "America/Sao_Paulo", "America/Caracas",
     "Australia/Sydney", "Australia/Adelaide", "Australia/Lord_Howe",
@@ -46,9 +46,10 @@ STABLE = [
     "Asia/Kathmandu", "Asia/Colombo", "Asia/Jerusalem", "Asia/Dhaka",
     "Antarctica/Troll",
 ]
-# Changed by tz releases after 2022e (Iran's 1978 history, Greenland, Kazakhstan, Egypt, ...).
+# Changed by tz releases after 2022e (Iran's 1978 history, Greenland, Kazakhstan, Egypt,
+# Moldova's transitions from 2022 on, ...).
 CANARY = ["Asia/Tehran", "America/Nuuk", "Asia/Almaty", "Africa/Cairo", "America/Mexico_City",
-          "America/Asuncion"]
+          "America/Asuncion", "Europe/Chisinau"]
 
 START = int(datetime(1970, 1, 2, tzinfo=timezone.utc).timestamp())
 END = int(datetime(2038, 1, 1, tzinfo=timezone.utc).timestamp())

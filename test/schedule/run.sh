@@ -43,7 +43,7 @@ fi
 if make -s sqlite > "$tmp/build-sqlite.log" 2>&1; then
 	for f in "$here"/sql/*.sql; do
 		name=$(basename "$f" .sql)
-		stdbuf -oL sqlite3 "$tmp/$name.db" < "$f" > "$tmp/$name.out" 2>&1
+		stdbuf -oL sqlite3 "$tmp/$name.db" < "$f" 2>&1 | sqlite_cli_norm > "$tmp/$name.out"
 		diff_ok "sqlite schedule functions: $name" "$here/expected/$name.out" "$tmp/$name.out"
 		# ICU's own process-wide caches are not leaks of ours (icu.supp says which).
 		if command -v valgrind > /dev/null && [ "${name#long_}" = "$name" ]; then

@@ -21,7 +21,7 @@ run_script() {
 
 for f in "$here"/sql/*.sql; do
 	name=$(basename "$f" .sql)
-	run_script "$name" > "$tmp/$name.out"
+	run_script "$name" | sqlite_cli_norm > "$tmp/$name.out"
 	diff_ok "sqlite regression $name" "$here/expected/$name.out" "$tmp/$name.out"
 done
 
