@@ -154,10 +154,12 @@ finish_won(an_store *st, const an_request *rq, int tries)
  * OUTCOME is the claim's outcome or "error:CLASS"; TRY counts from 1.
  */
 static int
-logged(an_store *st, an_request *rq, long n, int64_t step, int tries, const char *tag)
+logged(an_store *st, const an_request *base, long n, int64_t step, int tries, const char *tag)
 {
-	int64_t		slot0 = rq->slot;
 	char		token[AN_TOKEN_HEX + 1];
+	an_request	req = *base;
+	an_request *rq = &req;
+	int64_t		slot0 = base->slot;
 
 	for (long i = 0; i < n; i++)
 	{

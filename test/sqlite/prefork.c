@@ -69,6 +69,13 @@ main(int argc, char **argv)
 	sqlite3_stmt *s;
 	int			bad = 0;
 
+	/*
+	 * One write per line: the workers share the output file.  Set before any
+	 * output (setvbuf after a stream was used is undefined, and glibc then
+	 * kept full buffering: lines of two workers came out cut into each other).
+	 */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
 	if (argc != 6)
 	{
 		fprintf(stderr, "usage: sqlite_prefork DB EXTENSION WORKERS SLOTS FIRST\n");
@@ -105,8 +112,6 @@ main(int argc, char **argv)
 		}
 		if (pid == 0)
 		{
-			/* One write per line: the workers share the output file. */
-			setvbuf(stdout, NULL, _IOLBF, 0);
 			probe_main_opens = 0;
 			s = prepare_claim();
 			for (int i = 0; i < slots; i++)

@@ -14,10 +14,10 @@ clock_claims() {
 	for i in $(seq 1 $procs); do
 		(
 			for _ in 1 2 3 4 5; do
-				stdbuf -oL sqlite3 "$dir/db" ".load ./sqlite/anarchon" ".output /dev/null" "SELECT anarchon_config('overlap', 'allow');" ".output stdout" \
+				stdbuf -oL sqlite3 "$dir/db" ".timeout 10000" ".load ./sqlite/anarchon" ".output /dev/null" "SELECT anarchon_config('overlap', 'allow');" ".output stdout" \
 					"SELECT 'raw', s, anarchon_claim('clock', s, anarchon_token()) FROM (SELECT anarchon_now() AS s);" \
 					2>&1 | sqlite_cli_norm | sed 's/^Error: //'
-				stdbuf -oL sqlite3 "$dir/db" ".load ./sqlite/anarchon" ".output /dev/null" "SELECT anarchon_config('overlap', 'allow');" ".output stdout" \
+				stdbuf -oL sqlite3 "$dir/db" ".timeout 10000" ".load ./sqlite/anarchon" ".output /dev/null" "SELECT anarchon_config('overlap', 'allow');" ".output stdout" \
 					"SELECT 'cut', s, anarchon_claim('clock-cut', s, anarchon_token()) FROM (SELECT anarchon_now() / 1000 * 1000 AS s);" \
 					"SELECT 'seconds', s, anarchon_claim('clock-s', s, anarchon_token()) FROM (SELECT anarchon_now() / 1000 AS s);" \
 					2>&1 | sqlite_cli_norm | sed 's/^Error: //'
