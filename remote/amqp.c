@@ -44,7 +44,7 @@
 #define AMQP_DEFAULT_PORT 5672
 #define AMQP_TTL_DEFAULT_MS 120000
 #define AMQP_TIMEOUT_DEFAULT_MS 2000
-#define AMQP_KNOWN "prefix, slot_ttl_ms, timeout_ms, settle_ms, durability"
+#define AMQP_KNOWN "prefix, slot_ttl_ms, timeout_ms, settle_ms, durability, max_skew_ms"
 /*
  * How long after its declaration a gate is surely in the broker's files:
  * Mnesia's log (an Erlang disk_log) writes what it caches two seconds after
@@ -64,6 +64,7 @@ typedef struct amqp_store
 	char	   *password;
 	char		prefix[65];
 	int64_t		ttl_ms;
+	int64_t		skew_ms;         /* max_skew_ms: how far apart the instances' clocks may be */
 	int64_t		timeout_ms;
 	int64_t		settle_ms;
 	int			accept_loss;     /* durability=accept-loss */
@@ -92,6 +93,7 @@ parse_url(an_store *st, amqp_store *a, const char *url)
 		an_url_int(&u, "slot_ttl_ms", AMQP_TTL_DEFAULT_MS, 1000, AMQP_TTL_MAX_MS, &a->ttl_ms, err, sizeof(err)) < 0 ||
 		an_url_int(&u, "timeout_ms", AMQP_TIMEOUT_DEFAULT_MS, 1, 600000, &a->timeout_ms, err, sizeof(err)) < 0 ||
 		an_url_durability(&u, &a->accept_loss, err, sizeof(err)) < 0 ||
+		an_url_skew(&u, &a->skew_ms, err, sizeof(err)) < 0 ||
 		an_url_int(&u, "settle_ms", a->accept_loss ? 0 : AMQP_SETTLE_SAFE_MS, 0, AMQP_SETTLE_MAX_MS,
 				   &a->settle_ms, err, sizeof(err)) < 0 ||
 		an_url_no_unknown(&u, AMQP_KNOWN, err, sizeof(err)) < 0)
@@ -230,7 +232,7 @@ amqp_validate(an_store *st, const an_settings *s)
 	amqp_store *a = st->impl;
 
 	return an_noclock_memory_ok(st, "slot_ttl_ms (how long a gate queue outlives its last claim)",
-								"slot_ttl_ms", a->ttl_ms, s);
+								"slot_ttl_ms", a->ttl_ms, a->skew_ms, s);
 }
 
 /*

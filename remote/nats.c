@@ -35,7 +35,7 @@
 #define NATS_DEFAULT_PORT 4222
 #define NATS_WINDOW_DEFAULT_MS 120000
 #define NATS_TIMEOUT_DEFAULT_MS 2000
-#define NATS_KNOWN "stream, prefix, duplicate_window_ms, timeout_ms, durability"
+#define NATS_KNOWN "stream, prefix, duplicate_window_ms, timeout_ms, durability, max_skew_ms"
 /* Stream history is kept this long, or the duplicate window if longer. */
 #define NATS_MAX_AGE_MS INT64_C(604800000)
 
@@ -52,6 +52,7 @@ typedef struct nats_store
 	int64_t		window_ms;       /* from the URL: used when creating the stream */
 	int64_t		timeout_ms;
 	int			accept_loss;     /* durability=accept-loss: a memory stream is allowed */
+	int64_t		skew_ms;         /* max_skew_ms: how far apart the instances' clocks may be */
 	int			have_stream;     /* the stream was found or created */
 	int64_t		stream_window_ms;	/* the stream's actual duplicate window */
 	nats_link	link;
@@ -98,6 +99,7 @@ parse_url(an_store *st, nats_store *n, const char *url)
 			 an_url_int(&u, "timeout_ms", NATS_TIMEOUT_DEFAULT_MS, 1, 600000,
 						&n->timeout_ms, err, sizeof(err)) < 0 ||
 			 an_url_durability(&u, &n->accept_loss, err, sizeof(err)) < 0 ||
+			 an_url_skew(&u, &n->skew_ms, err, sizeof(err)) < 0 ||
 			 an_url_no_unknown(&u, NATS_KNOWN, err, sizeof(err)) < 0)
 		rc = an_store_fail(st, AN_E_CONFIG, "%s", err);
 	else if (stream && !valid_stream(stream))
@@ -268,7 +270,7 @@ ensure_stream(an_store *st, nats_store *n, const an_deadline *d, const an_settin
 		free(reply);
 		reply = NULL;
 		if (an_noclock_memory_ok(st, "the duplicate window (duplicate_window_ms)", "duplicate_window_ms",
-								 n->window_ms, s) != AN_OK)
+								 n->window_ms, n->skew_ms, s) != AN_OK)
 			return st->err;
 		rc = create_stream(st, n, d, &reply);
 		/* Another instance created it meanwhile (10058: name in use): read it. */
@@ -336,7 +338,7 @@ nats_validate(an_store *st, const an_settings *s)
 	snprintf(what, sizeof(what), "the duplicate window of the NATS stream %s", n->stream);
 	return an_noclock_memory_ok(st, what, "the stream's duplicate window (duplicate_window_ms= when "
 								"anarchon creates the stream; 'nats stream edit' for an existing one)",
-								n->stream_window_ms, s);
+								n->stream_window_ms, n->skew_ms, s);
 }
 
 /* Where get_msg looks. */

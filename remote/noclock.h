@@ -19,11 +19,19 @@
 int			an_noclock_late(const an_store *st, const an_request *rq);
 
 /*
- * AN_OK when memory_ms (how long the store remembers a run) covers
- * max_late_ms; else AN_E_CONFIG naming `what` and the parameter to raise.
+ * AN_OK when memory_ms (how long the store remembers a run, on the server's
+ * clock) covers max_late_ms plus twice skew_ms; else AN_E_CONFIG naming
+ * `what`, with a hint naming the parameter to raise.
+ *
+ * Why twice: lateness is judged on each instance's own clock.  An instance
+ * whose clock is skew_ms ahead can win a slot skew_ms before it comes, and
+ * one whose clock is skew_ms behind still thinks the slot is not late
+ * max_late_ms + skew_ms after it; the store must remember the win for the
+ * whole of that span.  skew_ms is 0 for a store that judges lateness on the
+ * server's own clock.
  */
 int			an_noclock_memory_ok(an_store *st, const char *what, const char *param,
-								 int64_t memory_ms, const an_settings *s);
+								 int64_t memory_ms, int64_t skew_ms, const an_settings *s);
 
 /* One claim made by this session. */
 typedef struct an_claim_memo

@@ -177,6 +177,11 @@ typedef struct rds_strategy
 	int64_t		(*memory_ms) (const struct rds_store *rs);
 	/* The URL parameter that sets memory_ms, named when it is too short. */
 	const char *memory_param;
+	/*
+	 * 1 when a first claim's lateness is judged on the host's clock while
+	 * memory_ms runs on Redis's: the memory must also cover max_skew_ms.
+	 */
+	int			host_late;
 } rds_strategy;
 
 extern const rds_strategy rds_strategy_lease;
@@ -200,6 +205,7 @@ typedef struct rds_store
 	char		prefix[65];
 	int64_t		window_ms;       /* script */
 	int64_t		duration_sec;    /* idmp */
+	int64_t		skew_ms;         /* max_skew_ms (idmp): how far apart the instances' clocks may be */
 	int64_t		deadline;        /* of the call in progress, on an_mono_ms */
 	char		sha[RDS_NSCRIPTS][41];  /* "" until loaded, per script */
 	int			sha_generation;  /* conn generation the idmp cache belongs to */

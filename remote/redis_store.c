@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "noclock.h"
 #include "redis.h"
 #include "remote.h"
 #include "url.h"
@@ -27,7 +28,7 @@ static const rds_strategy *const strategies[] = {
 	&rds_strategy_lease, &rds_strategy_stream_id, &rds_strategy_idmp, &rds_strategy_script
 };
 
-#define KNOWN_PARAMS "strategy, prefix, timeout_ms, durability, window_ms (strategy=script) and duration_sec (strategy=idmp)"
+#define KNOWN_PARAMS "strategy, prefix, timeout_ms, durability, max_skew_ms, window_ms (strategy=script) and duration_sec (strategy=idmp)"
 
 static const rds_strategy *
 find_strategy(const char *name)
@@ -109,6 +110,7 @@ parse_url(rds_store *rs, const char *url, char *err, size_t errlen)
 		an_url_int(&u, "window_ms", RDS_WINDOW_MS_DEFAULT, 1, AN_MAX_LATE_MS_MAX, &rs->window_ms, err, errlen) < 0 ||
 		an_url_int(&u, "duration_sec", RDS_DURATION_DEFAULT, 1, RDS_DURATION_MAX, &rs->duration_sec, err, errlen) < 0 ||
 		an_url_durability(&u, &rs->conn.accept_loss, err, errlen) < 0 ||
+		an_url_skew(&u, &rs->skew_ms, err, errlen) < 0 ||
 		an_url_no_unknown(&u, KNOWN_PARAMS, err, errlen) < 0 ||
 		parse_db(&u, &rs->conn.db, err, errlen) < 0)
 		goto done;
@@ -223,17 +225,18 @@ redis_validate(an_store *st, const an_settings *s)
 {
 	rds_store  *rs = st->impl;
 	int64_t		memory;
+	char		what[96];
 
 	an_store_clear(st);
 	if (rs == NULL)
 		return an_store_fail(st, AN_E_STATE, "the redis store is not open");
 	memory = rs->strategy->memory_ms(rs);
-	if (memory >= 0 && memory < s->max_late_ms)
-		return an_store_fail(st, AN_E_CONFIG,
-							 "redis strategy %s remembers a claim for %lld ms (%s), less than max_late_ms = %lld: a claim arriving after the store forgot the slot could win it a second time; raise %s or lower max_late_ms",
-							 rs->strategy->name, (long long) memory, rs->strategy->memory_param,
-							 (long long) s->max_late_ms, rs->strategy->memory_param);
-	return AN_OK;
+	if (memory < 0)
+		return AN_OK;
+	snprintf(what, sizeof(what), "%s (how long the redis %s strategy remembers a claim)",
+			 rs->strategy->memory_param, rs->strategy->name);
+	return an_noclock_memory_ok(st, what, rs->strategy->memory_param,
+								memory, rs->strategy->host_late ? rs->skew_ms : 0, s);
 }
 
 static int

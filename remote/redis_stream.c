@@ -480,11 +480,11 @@ duration(const rds_store *rs)
 }
 
 const rds_strategy rds_strategy_stream_id = {
-	"stream-id", stream_id_claim, stream_heartbeat, stream_finish, stream_check, forever, NULL
+	"stream-id", stream_id_claim, stream_heartbeat, stream_finish, stream_check, forever, NULL, 1
 };
 const rds_strategy rds_strategy_idmp = {
-	"idmp", idmp_claim, stream_heartbeat, stream_finish, stream_check, duration, "duration_sec"
+	"idmp", idmp_claim, stream_heartbeat, stream_finish, stream_check, duration, "duration_sec", 1
 };
 const rds_strategy rds_strategy_script = {
-	"script", script_claim, stream_heartbeat, stream_finish, stream_check, window, "window_ms"
+	"script", script_claim, stream_heartbeat, stream_finish, stream_check, window, "window_ms", 0
 };

@@ -374,6 +374,12 @@ bad:
 }
 
 int
+an_url_skew(an_url *u, int64_t *skew_ms, char *err, size_t errlen)
+{
+	return an_url_int(u, "max_skew_ms", AN_SKEW_DEFAULT_MS, 0, AN_MAX_LATE_MS_MAX, skew_ms, err, errlen);
+}
+
+int
 an_url_durability(an_url *u, int *accept_loss, char *err, size_t errlen)
 {
 	const char *v = an_url_param(u, "durability");

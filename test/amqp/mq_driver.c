@@ -2,7 +2,9 @@
  * mq_driver.c — drive one network store through the store interface, from
  * the command line, as the test suites and the bench need it.
  *
- *   mq-driver [-l max_late_ms] URL claim JOB SLOT TOKEN     prints the outcome
+ *   mq-driver [-l max_late_ms] [-k offset_ms] URL claim JOB SLOT TOKEN
+ *                                       prints the outcome; -k moves the
+ *                                       host's clock by offset_ms
  *   mq-driver [-l max_late_ms] URL heartbeat JOB SLOT TOKEN prints true/false
  *   mq-driver URL finish JOB SLOT TOKEN [succeeded|failed]  prints true/false
  *   mq-driver URL check JOB SLOT                            prints the state
@@ -39,6 +41,14 @@
 #include "../testutil.h"
 
 static volatile sig_atomic_t canceled;
+static int64_t clock_offset_ms;	/* -k: this instance's clock is that far ahead (behind if < 0) */
+
+/* The host's clock: this machine's, moved by -k, as an instance whose clock is off would read it. */
+static int64_t
+skewed_now_ms(void *ctx)
+{
+	return host_now_ms(ctx) + clock_offset_ms;
+}
 
 static void
 on_sigint(int sig)
@@ -196,7 +206,7 @@ logged(an_store *st, const an_request *base, long n, int64_t step, int tries, co
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: mq-driver [-l max_late_ms] URL claim|heartbeat|finish|check|validate|contend|bench|log|session ...\n");
+	fprintf(stderr, "usage: mq-driver [-l max_late_ms] [-k clock_offset_ms] URL claim|heartbeat|finish|check|validate|contend|bench|log|session ...\n");
 	return 2;
 }
 
@@ -315,7 +325,7 @@ open_store(an_store *st, const an_store_methods *m, an_host *host, const char *u
 int
 main(int argc, char **argv)
 {
-	an_host		host = {.ctx = NULL, .now_ms = host_now_ms, .interrupted = host_interrupted};
+	an_host		host = {.ctx = NULL, .now_ms = skewed_now_ms, .interrupted = host_interrupted};
 	an_settings s;
 	an_store	st;
 	const an_store_methods *m;
@@ -324,10 +334,12 @@ main(int argc, char **argv)
 	int			rc;
 
 	an_settings_default(&s);
-	while ((opt = getopt(argc, argv, "l:")) != -1)
+	while ((opt = getopt(argc, argv, "l:k:")) != -1)
 	{
 		if (opt == 'l')
 			s.max_late_ms = atoll(optarg);
+		else if (opt == 'k')
+			clock_offset_ms = atoll(optarg);
 		else
 			return usage();
 	}

@@ -80,9 +80,9 @@ expect "amqp: check from another session answers running" running drv "$U" check
 
 # A gate is remembered for slot_ttl_ms after its last use, then forgotten.
 S=$(( $(mq_now) + 30000 ))
-expect "amqp: with slot_ttl_ms=1000, a claim wins" won drv -l 500 "$UA&slot_ttl_ms=1000" claim ttl "$S" t1
+expect "amqp: with slot_ttl_ms=1000, a claim wins" won drv -l 500 "$UA&slot_ttl_ms=1000&max_skew_ms=250" claim ttl "$S" t1
 sleep 3
-expect "amqp: ... 3 s later the gate has expired: the slot is forgotten and won again" won drv -l 500 "$UA&slot_ttl_ms=1000" claim ttl "$S" t2
+expect "amqp: ... 3 s later the gate has expired: the slot is forgotten and won again" won drv -l 500 "$UA&slot_ttl_ms=1000&max_skew_ms=250" claim ttl "$S" t2
 expect_match "amqp: a settle_ms as long as slot_ttl_ms is refused (the gate would expire while it settles)" \
 	'^error config: store URL parameter settle_ms \(2500\) must be shorter than slot_ttl_ms \(2000\)' drv -l 500 "$U?slot_ttl_ms=2000" validate
 
@@ -92,7 +92,10 @@ expect_match "amqp: slot_ttl_ms shorter than max_late_ms is refused" \
 	'^error config: slot_ttl_ms \(how long a gate queue outlives its last claim\) \(30000 ms\) is shorter than max_late_ms \(60000 ms\)' \
 	drv "$U?slot_ttl_ms=30000" claim cfg "$S" tokA
 if queues | grep -q "^cron.cfg.slot"; then not_ok "amqp: ... and declared nothing"; else ok "amqp: ... and declared nothing"; fi
-expect "amqp: ... accepted when max_late_ms fits in it" won drv -l 30000 "$U?slot_ttl_ms=30000" claim cfg "$S" tokA
+expect "amqp: ... accepted when max_late_ms fits in it" won drv -l 30000 "$U?slot_ttl_ms=30000&max_skew_ms=0" claim cfg "$S" tokA
+expect_match "amqp: ... refused with the default max_skew_ms (10 s): the gate must outlive max_late_ms plus twice the clock skew, with a hint" \
+	'^error config: slot_ttl_ms .* \(30000 ms\) is shorter than max_late_ms \(30000 ms\) plus twice the clock skew allowed between instances \(max_skew_ms = 10000\)' \
+	drv -l 30000 "$U?slot_ttl_ms=30000" validate
 expect_match "amqp: a gate declared with another slot_ttl_ms by another instance is a configuration error" \
 	"^error config: the gate queue cron.cfg.slot.$S exists with other arguments than this instance's: do all instances use the same slot_ttl_ms\\? .*406 PRECONDITION_FAILED" \
 	drv "$U" claim cfg "$S" tokB

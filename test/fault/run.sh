@@ -59,25 +59,20 @@ nats_start main || not_ok "fault: start nats-server -js"
 rmq_start "$tmp/rmq" || not_ok "fault: start RabbitMQ"
 
 STORES="redis-lease redis-stream-id redis-script nats rabbitmq"
-declare -A SCHEME=([redis-lease]=redis [redis-stream-id]=redis [redis-script]=redis [nats]=nats [rabbitmq]=amqp)
-declare -A QUERY=(
-	[redis-lease]="strategy=lease&prefix=fault-lease"
-	[redis-stream-id]="strategy=stream-id&prefix=fault-sid"
-	[redis-script]="strategy=script&prefix=fault-script"
-	[nats]="stream=FAULT&prefix=fault"
-	[rabbitmq]="prefix=fault"
-)
+
+# scheme STORE: which server a store's claims go to.
+scheme() { case $1 in redis-*) echo redis ;; nats) echo nats ;; rabbitmq) echo amqp ;; esac; }
 
 # server_port STORE, server_pid STORE: the server a store's claims go to.
 server_port() {
-	case ${SCHEME[$1]} in
+	case $(scheme "$1") in
 		redis) echo "$RPORT" ;;
 		nats) echo "${NATS_PORT[main]}" ;;
 		amqp) echo "$RMQ_PORT" ;;
 	esac
 }
 server_pid() {
-	case ${SCHEME[$1]} in
+	case $(scheme "$1") in
 		redis) redis_pid main ;;
 		nats) echo "${NATS_PID[main]}" ;;
 		amqp) echo "$RMQ_VM" ;;
@@ -86,7 +81,7 @@ server_pid() {
 
 # server_kill STORE: SIGKILL the server, then start it again, same port and files.
 server_kill() {
-	case ${SCHEME[$1]} in
+	case $(scheme "$1") in
 		redis)
 			kill -KILL "$(redis_pid main)"
 			wait "$(redis_pid main)" 2> /dev/null
@@ -98,7 +93,18 @@ server_kill() {
 	esac
 }
 
-url() { echo "${SCHEME[$1]}://127.0.0.1:$2?${QUERY[$1]}&timeout_ms=$TIMEOUT_MS"; }
+# url STORE PORT: the store's URL, its names under the prefix "fault".
+url() {
+	local q
+	case $1 in
+		redis-lease) q="strategy=lease&prefix=fault-lease" ;;
+		redis-stream-id) q="strategy=stream-id&prefix=fault-sid" ;;
+		redis-script) q="strategy=script&prefix=fault-script" ;;
+		nats) q="stream=FAULT&prefix=fault" ;;
+		rabbitmq) q="prefix=fault" ;;
+	esac
+	echo "$(scheme "$1")://127.0.0.1:$2?$q&timeout_ms=$TIMEOUT_MS"
+}
 
 PROXY_PID=
 proxy_stop() { [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2> /dev/null && wait "$PROXY_PID" 2> /dev/null; PROXY_PID=; }

@@ -92,7 +92,30 @@ nats_api main '$JS.API.STREAM.CREATE.EXISTING' '{"name":"EXISTING","subjects":["
 expect_match "nats: an existing stream whose window is shorter than max_late_ms is refused" \
 	'^error config: the duplicate window of the NATS stream EXISTING \(5000 ms\) is shorter than max_late_ms' \
 	drv "$U?stream=EXISTING&prefix=ex" claim sync "$S" tokA
-expect "nats: ... and accepted when max_late_ms fits in it" won drv -l 4000 "$U?stream=EXISTING&prefix=ex" claim sync "$(mq_now)" tokA
+expect "nats: ... and accepted when max_late_ms fits in it" won drv -l 4000 "$U?stream=EXISTING&prefix=ex&max_skew_ms=500" claim sync "$(mq_now)" tokA
+expect_match "nats: ... and refused when it leaves less than twice max_skew_ms for clocks that disagree" \
+	'^error config: the duplicate window of the NATS stream EXISTING \(5000 ms\) is shorter than max_late_ms \(4000 ms\) plus twice the clock skew allowed between instances \(max_skew_ms = 501\)' \
+	drv -l 4000 "$U?stream=EXISTING&prefix=ex&max_skew_ms=501" claim sync "$(mq_now)" tokB
+
+# Clocks that disagree (-k moves an instance's clock).  Stream SKEW remembers
+# a claim for 3 s; with max_late_ms 1000 that allows max_skew_ms 1000.
+# Within it: A, 1 s ahead, wins a slot as its clock reaches the slot; B, 1 s
+# behind, claims it 2.5 s later, still not late by its own clock; the window
+# still holds A's claim, so B loses.  Past it (4 s either way): B claims after
+# the server forgot A's claim and wins too, which is why the check exists.
+nats_api main '$JS.API.STREAM.CREATE.SKEW' '{"name":"SKEW","subjects":["skew.>"],"storage":"file","duplicate_window":3000000000}' > /dev/null
+SK="$U?stream=SKEW&prefix=skew&max_skew_ms=1000"
+t=$(mq_now)
+a=$(drv -l 1000 -k 1000 "$SK" claim sk $((t + 1000)) tokA)
+sleep_until=$((t + 2500)); while [ "$(mq_now)" -lt "$sleep_until" ]; do sleep 0.05; done
+b=$(drv -l 1000 -k -1000 "$SK" claim sk $((t + 1000)) tokB)
+check "nats: clocks 2 s apart (within max_skew_ms 1000 either way): one winner ($a, $b)" test "$a:$b" = "won:lost"
+t=$(mq_now)
+a=$(drv -l 1000 -k 4000 "$SK" claim sk $((t + 4000)) tokA)
+sleep_until=$((t + 7000)); while [ "$(mq_now)" -lt "$sleep_until" ]; do sleep 0.1; done
+b=$(drv -l 1000 -k -4000 "$SK" claim sk $((t + 4000)) tokB)
+check "nats: clocks 8 s apart (past max_skew_ms): the second claim comes after the window and wins too, as doc/stores-amqp-nats.md warns ($a, $b)" \
+	test "$a:$b" = "won:won"
 expect_match "nats: an existing stream that does not take <prefix>.> is refused" \
 	'^error config: NATS stream EXISTING exists but does not take the subjects cron.>' \
 	drv "$U?stream=EXISTING" claim sync "$S" tokA
