@@ -27,15 +27,16 @@
 #define AN_SLOT_MAX   INT64_C(253402300799999)    /* 9999-12-31 23:59:59.999 UTC */
 #define AN_ERRMAX     512                         /* room for one error message */
 
-/* The answer to a claim. */
+/*
+ * The answer to a claim.  The numbers are listed once, here: the enum and
+ * the Lua scripts that run inside Redis (remote/redis_scripts.c) are both
+ * made from this list, so they cannot disagree.
+ */
+#define AN_OUTCOME_LIST(X) X(WON, 0) X(RUNNING, 1) X(DONE, 2) X(LATE, 3) X(OVERLAP, 4) X(LOST, 5)
+#define AN_ENUM_MEMBER_(name, value) AN_##name = value,
 typedef enum an_outcome
 {
-	AN_WON = 0,
-	AN_RUNNING,
-	AN_DONE,
-	AN_LATE,
-	AN_OVERLAP,
-	AN_LOST
+	AN_OUTCOME_LIST(AN_ENUM_MEMBER_)
 } an_outcome;
 
 /*
@@ -51,14 +52,11 @@ typedef enum an_run_state
 } an_run_state;
 
 /* What anarchon_check answers: the run state, with "running" split by lease. */
+#define AN_CHECK_LIST(X) X(CHECK_NONE, 0) X(CHECK_RUNNING, 1) X(CHECK_EXPIRED, 2) \
+	X(CHECK_SUCCEEDED, 3) X(CHECK_FAILED, 4) X(CHECK_INTERRUPTED, 5)
 typedef enum an_check_state
 {
-	AN_CHECK_NONE = 0,
-	AN_CHECK_RUNNING,
-	AN_CHECK_EXPIRED,
-	AN_CHECK_SUCCEEDED,
-	AN_CHECK_FAILED,
-	AN_CHECK_INTERRUPTED
+	AN_CHECK_LIST(AN_ENUM_MEMBER_)
 } an_check_state;
 
 /* Error classes.  Hosts map them to SQLSTATEs or SQLite result codes. */

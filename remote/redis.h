@@ -125,6 +125,14 @@ typedef struct rds_script
 	const char *source;
 } rds_script;
 
+/* The codes of rds_lua_scan's answer, listed once for the C and the Lua. */
+#define RDS_SCAN_LIST(X) X(SCAN_NONE, 0) X(SCAN_FOUND, 1) X(SCAN_APPENDED, 2) X(SCAN_LATE, 3)
+#define RDS_SCAN_MEMBER_(name, value) name = value,
+enum rds_scan_code
+{
+	RDS_SCAN_LIST(RDS_SCAN_MEMBER_)
+};
+
 extern const rds_script rds_lua_lease_claim;
 extern const rds_script rds_lua_lease_heartbeat;
 extern const rds_script rds_lua_lease_finish;

@@ -8,8 +8,9 @@
  * 15-digit slot into "2.534023008e+14".
  *
  * The lease claim is the lease stores' claim table; core/lease.c is the only other copy,
- * and test/redis replays the same rows against both.  Outcome and check codes
- * are the values of an_outcome and an_check_state in core/anarchon.h.
+ * and test/redis replays the same rows against both.  The outcome and check
+ * codes the scripts return are Lua constants (WON, CHECK_RUNNING, ...) made
+ * from the lists that define an_outcome and an_check_state (core/anarchon.h).
  *
  * Lease keys: KEYS[1] the run (hash: state, attempt, token, lease_until,
  * claimed_at, finished_at), KEYS[2] the job's live set (slot -> lease end),
@@ -21,9 +22,17 @@
  */
 #include "redis.h"
 
-#define PRELUDE \
+/* "local WON = 0\n" ...: the C enums' names and values, as Lua constants. */
+#define LUA_CONSTANT_(name, value) "local " #name " = " #value "\n"
+#define OUTCOMES AN_OUTCOME_LIST(LUA_CONSTANT_)
+#define CHECKS AN_CHECK_LIST(LUA_CONSTANT_)
+#define SCANS RDS_SCAN_LIST(LUA_CONSTANT_)
+
+#define CLOCK \
 	"local t = redis.call('TIME')\n" \
-	"local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n" \
+	"local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+
+#define PRELUDE CLOCK \
 	"local function num(n) return string.format('%d', n) end\n"
 
 /* Append an event of the run to the history, trimmed to what can be asked about. */
@@ -34,8 +43,7 @@
 	"end\n"
 
 /* ARGV: slot, token, lease_ms, max_late_ms, attempts, overlap_skip (1/0), keep_ms */
-const rds_script rds_lua_lease_claim = {0, "the lease claim script", PRELUDE HISTORY
-	"local WON, RUNNING, DONE, LATE, OVERLAP = 0, 1, 2, 3, 4\n"
+const rds_script rds_lua_lease_claim = {0, "the lease claim script", PRELUDE HISTORY OUTCOMES
 	"local slot, token = tonumber(ARGV[1]), ARGV[2]\n"
 	"local lease_ms, keep_ms = tonumber(ARGV[3]), tonumber(ARGV[7])\n"
 	"local function take(attempt)\n"
@@ -99,43 +107,42 @@ const rds_script rds_lua_lease_finish = {2, "the lease finish script", PRELUDE H
 };
 
 /* No ARGV; reads only.  Returns {an_check_state, attempt, lease_until}. */
-const rds_script rds_lua_lease_check = {3, "the lease check script",
-	"local t = redis.call('TIME')\n"
-	"local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+const rds_script rds_lua_lease_check = {3, "the lease check script", CLOCK CHECKS
 	"local run = redis.call('HMGET', KEYS[1], 'state', 'attempt', 'lease_until')\n"
-	"if not run[1] then return {0, 0, 0} end\n"
+	"if not run[1] then return {CHECK_NONE, 0, 0} end\n"
 	"local a, l = tonumber(run[2]), tonumber(run[3])\n"
-	"local codes = {succeeded = 3, failed = 4, interrupted = 5}\n"
+	"local codes = {succeeded = CHECK_SUCCEEDED, failed = CHECK_FAILED, interrupted = CHECK_INTERRUPTED}\n"
 	"if run[1] == 'running' then\n"
-	"  if l >= now then return {1, a, l} end\n"
-	"  return {2, a, l}\n"
+	"  if l >= now then return {CHECK_RUNNING, a, l} end\n"
+	"  return {CHECK_EXPIRED, a, l}\n"
 	"end\n"
-	"return {codes[run[1]] or 0, a, l}\n"
+	"return {codes[run[1]] or CHECK_NONE, a, l}\n"
 };
 
 /*
  * The script strategy, and the look-up of a claim on idmp's stream.
  * KEYS[1] the job's runs stream.  ARGV: slot, token, window_ms, max_late_ms,
  * mode ('claim' or 'find').  Entries are (slot, S, token, T), in that order.
- * Returns {1, token} when the slot has an entry in the last window_ms,
- * {0} for none (find), {3} late and {2} appended (claim).
+ * Returns {SCAN_FOUND, token} when the slot has an entry in the last
+ * window_ms, {SCAN_NONE} for none (find), {SCAN_LATE} and {SCAN_APPENDED}
+ * (claim).
  */
-const rds_script rds_lua_scan = {4, "the script strategy's scan", PRELUDE
+const rds_script rds_lua_scan = {4, "the script strategy's scan", PRELUDE SCANS
 	"local lo = num(math.max(0, now - tonumber(ARGV[3])))\n"
 	"local hi = '+'\n"
 	"while true do\n"
 	"  local batch = redis.call('XREVRANGE', KEYS[1], hi, lo, 'COUNT', 256)\n"
 	"  for _, e in ipairs(batch) do\n"
 	"    local f = e[2]\n"
-	"    if f[1] == 'slot' and f[2] == ARGV[1] then return {1, f[4]} end\n"
+	"    if f[1] == 'slot' and f[2] == ARGV[1] then return {SCAN_FOUND, f[4]} end\n"
 	"  end\n"
 	"  if #batch < 256 then break end\n"
 	"  hi = '(' .. batch[#batch][1]\n"
 	"end\n"
-	"if ARGV[5] ~= 'claim' then return {0} end\n"
-	"if now - tonumber(ARGV[1]) > tonumber(ARGV[4]) then return {3} end\n"
+	"if ARGV[5] ~= 'claim' then return {SCAN_NONE} end\n"
+	"if now - tonumber(ARGV[1]) > tonumber(ARGV[4]) then return {SCAN_LATE} end\n"
 	"redis.call('XADD', KEYS[1], 'MINID', '~', lo, '*', 'slot', ARGV[1], 'token', ARGV[2])\n"
-	"return {2}\n"
+	"return {SCAN_APPENDED}\n"
 };
 
 /*

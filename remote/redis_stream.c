@@ -25,12 +25,6 @@
 
 #include "redis.h"
 
-/* Codes of rds_lua_scan's answer. */
-#define SCAN_NONE     0
-#define SCAN_FOUND    1
-#define SCAN_APPENDED 2
-#define SCAN_LATE     3
-
 /* The token of an XRANGE entry [id, [slot, S, token, T]], or NULL. */
 static const char *
 entry_token(const redisReply *e)
