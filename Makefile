@@ -94,7 +94,8 @@ test-platforms:
 	@bash test/platforms.sh
 
 soak:
-	@ANARCHON_FAULT_SLOTS=$${ANARCHON_FAULT_SLOTS:-1250} ANARCHON_FAULT_TABLE=$(CURDIR)/doc/fault-table.md \
+	@ANARCHON_FAULT_SLOTS=$${ANARCHON_FAULT_SLOTS:-1250} ANARCHON_FAULT_STEP_MS=$${ANARCHON_FAULT_STEP_MS:-20} \
+		ANARCHON_FAULT_TABLE=$(CURDIR)/doc/fault-table.md \
 		ANARCHON_SUITES=fault bash test/run
 
 bench:

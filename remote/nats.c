@@ -273,12 +273,26 @@ ensure_stream(an_store *st, nats_store *n, const an_deadline *d, const an_settin
 								 n->window_ms, n->skew_ms, s) != AN_OK)
 			return st->err;
 		rc = create_stream(st, n, d, &reply);
-		/* Another instance created it meanwhile (10058: name in use): read it. */
-		if (rc == AN_OK && is_error(reply, &code) && code == 10058)
+		/*
+		 * Another instance created it meanwhile: read it.  The server says
+		 * so with 10058 (name in use), or with 10065 (subjects overlap) when
+		 * the other creation is still under way; check_stream then judges
+		 * what was made, and an overlap with a stream of another name is
+		 * reported below as the server put it.
+		 */
+		if (rc == AN_OK && is_error(reply, &code) && (code == 10058 || code == 10065))
 		{
-			free(reply);
-			reply = NULL;
-			rc = api(st, n, d, "the stream information request", "STREAM.INFO", "", &reply);
+			char	   *info = NULL;
+			int64_t		info_code;
+
+			rc = api(st, n, d, "the stream information request", "STREAM.INFO", "", &info);
+			if (rc != AN_OK || code == 10058 || !is_error(info, &info_code))
+			{
+				free(reply);
+				reply = info;
+			}
+			else
+				free(info);		/* no stream of ours: the overlap is the answer */
 		}
 	}
 	if (rc == AN_OK && is_error(reply, &code))

@@ -429,11 +429,13 @@ publish(an_store *st, nats_link *l, const an_deadline *d, const char *what,
 	return rc;
 }
 
+/* exchange()'s answer when nobody listens on the subject: no error set yet. */
+#define NO_RESPONDERS (-1)
+
 /* One request on a connected link: publish, then read until its answer. */
 static int
 exchange(an_store *st, nats_link *l, const an_deadline *d, const char *what,
-		 const char *subject, const char *msgid, const char *body, const char *noresp,
-		 char **reply)
+		 const char *subject, const char *msgid, const char *body, char **reply)
 {
 	char		rsubj[sizeof(l->inbox) + 24];
 	nats_in		in;
@@ -459,7 +461,7 @@ exchange(an_store *st, nats_link *l, const an_deadline *d, const char *what,
 		if (no_responders(&in))
 		{
 			consume(l, in.used);
-			return an_store_fail(st, AN_E_CONFIG, "%s: %s", l->who, noresp);
+			return NO_RESPONDERS;
 		}
 		if ((*reply = malloc(in.datalen + 1)) == NULL)
 			return an_store_fail(st, AN_E_NOMEM, "out of memory");
@@ -475,6 +477,8 @@ nats_link_request(an_store *st, nats_link *l, const an_deadline *d,
 				  const char *what, const char *subject, const char *msgid,
 				  const char *body, const char *noresp, char **reply)
 {
+	int64_t		listen_until = an_mono_ms() + an_deadline_left(d) / 4;
+
 	*reply = NULL;
 	for (int tries = 0;; tries++)
 	{
@@ -486,7 +490,16 @@ nats_link_request(an_store *st, nats_link *l, const an_deadline *d,
 		kept = l->fd >= 0;
 		if ((rc = nats_link_connect(st, l, d)) != AN_OK)
 			return rc;
-		rc = exchange(st, l, d, what, subject, msgid, body, noresp, reply);
+		rc = exchange(st, l, d, what, subject, msgid, body, reply);
+		if (rc == NO_RESPONDERS)
+		{
+			if (an_mono_ms() + AN_WAIT_SLICE_MS > listen_until)
+				return an_store_fail(st, AN_E_CONFIG, "%s: %s", l->who, noresp);
+			if (an_wait_until(st, an_mono_ms() + AN_WAIT_SLICE_MS, l->who, what) != AN_OK)
+				return st->err;
+			tries = -1;
+			continue;
+		}
 		/* A kept connection found broken: once more on a new one (see nats_link.h). */
 		if (rc != AN_E_CONNECT || !kept || tries > 0)
 			return rc;

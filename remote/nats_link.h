@@ -62,8 +62,10 @@ void		nats_link_close(nats_link *l);
  * Send body to subject (with a Nats-Msg-Id header when msgid is not NULL)
  * and wait for the answer until the deadline, connecting first if needed.
  * On AN_OK *reply holds the answer's data, NUL-terminated, to be freed with
- * free().  A "no responders" answer fails st with AN_E_CONFIG and the text
- * of noresp.
+ * free().  A "no responders" answer is asked again every slice while a
+ * quarter of the deadline lasts (a stream another instance has just created
+ * can take a moment to listen; nothing was stored, so asking again is
+ * safe), then fails st with AN_E_CONFIG and the text of noresp.
  */
 int			nats_link_request(an_store *st, nats_link *l, const an_deadline *d,
 							  const char *what, const char *subject, const char *msgid,

@@ -11,6 +11,9 @@
  *   claimer backup DB JOB SLOT                     check until expired, claim; print the result
  *   claimer demo DB NAME SECONDS PERIOD_MS [crash] run a schedule; "crash" dies once mid-run
  *   claimer bench DB SECONDS ID KIND LATFILE       KIND: claim|insert|check|select; print ops
+ *   claimer log DB JOB SLOT0 N STEP TRIES TAG WALL0 WALL_STEP
+ *                                                  the fault suite's claimer through SQLite:
+ *                                                  one line of its log per answer
  *
  * Settings may be passed as ANARCHON_<NAME>=value in the environment
  * (e.g. ANARCHON_OVERLAP=allow), applied with anarchon_config.
@@ -232,6 +235,93 @@ mode_backup(char **argv)
 	return 1;
 }
 
+/* ---------------------------------------------------------------- log */
+
+/*
+ * A statement that may fail, as a store call through SQLite may: its first
+ * column into `out`, or the error's class (busy, canceled, timeout,
+ * connection, store) into `out` and a non-zero result.
+ */
+static int
+try_run(sqlite3_stmt *s, char *out, size_t len, const char *job, int64_t slot, const char *token)
+{
+	const char *msg;
+	int			rc;
+
+	sqlite3_reset(s);
+	sqlite3_bind_text(s, 1, job, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(s, 2, slot);
+	sqlite3_bind_text(s, 3, token, -1, SQLITE_TRANSIENT);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+	{
+		snprintf(out, len, "%s", (const char *) sqlite3_column_text(s, 0));
+		sqlite3_reset(s);
+		return 0;
+	}
+	msg = sqlite3_errmsg(db);
+	rc = sqlite3_reset(s);
+	snprintf(out, len, "%s", (rc & 0xff) == SQLITE_BUSY ? "busy" :
+			 (rc & 0xff) == SQLITE_INTERRUPT ? "canceled" :
+			 (strstr(msg, "timed out") || strstr(msg, "timeout")) ? "timeout" :
+			 strstr(msg, "connect") ? "connection" : "store");
+	return 1;
+}
+
+/*
+ * log: the fault suite's claimer (test/fault), through the SQLite host and
+ * whatever store ANARCHON_STORE names.  The same log line as mq-driver's:
+ *
+ *   PROC STORE FAULT JOB SLOT TOKEN OUTCOME ATTEMPT TRY WALL_MS
+ *
+ * Slots are claimed as the plan says (test/testutil.h).  A claim that ends
+ * in an error is sent again with the same token; a won
+ * run is finished at once.  ATTEMPT is the local store's; network stores
+ * behind SQLite are won/lost stores, or lease stores whose lease outlives
+ * this run, so 0 there.
+ */
+static int
+mode_log(char **argv)
+{
+	const char *job = argv[3];
+	fault_plan	p = fault_plan_read(argv + 4);
+	const char *store = getenv("ANARCHON_STORE");
+	int			local = store == NULL || *store == '\0' || strcmp(store, "local") == 0;
+	sqlite3_stmt *claim = prepare("SELECT anarchon_claim(?1, ?2, ?3)");
+	sqlite3_stmt *finish = prepare("SELECT anarchon_finish(?1, ?2, ?3)");
+	sqlite3_stmt *tok = prepare("SELECT anarchon_token()");
+
+	for (long i = 0; i < p.n; i++)
+	{
+		int64_t		slot = p.slot0 + i * p.step;
+		char		token[64];
+		char		out[64];
+
+		fault_plan_wait(&p, i);
+		new_token(tok, token, sizeof(token));
+		for (int t = 1; t <= p.tries; t++)
+		{
+			int			failed = try_run(claim, out, sizeof(out), job, slot, token);
+			const char *attempt = !failed && local ? attempt_of(job, slot) : "0";
+			char		done[64];
+
+			printf("%s %s %lld %s %s%s %s %d %lld\n", p.tag, job, (long long) slot, token,
+				   failed ? "error:" : "", out, *attempt ? attempt : "0", t, (long long) (wall_us() / 1000));
+			if (failed)
+				printf("# %s\n", sqlite3_errmsg(db));
+			if (!failed)
+			{
+				/* Finish what we won, retried as the claim is, so the next slot is free. */
+				for (int f = 1; strcmp(out, "won") == 0 && f <= p.tries; f++)
+					if (try_run(finish, done, sizeof(done), job, slot, token) == 0)
+						break;
+				break;
+			}
+			sleep_ms(t < 10 ? 50 * t : 500);
+		}
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------- demo */
 
 typedef struct watched
@@ -393,7 +483,7 @@ main(int argc, char **argv)
 {
 	if (argc < 4)
 	{
-		fprintf(stderr, "usage: claimer contend|hold|backup|demo|bench DB ...\n");
+		fprintf(stderr, "usage: claimer contend|hold|backup|demo|bench|log DB ...\n");
 		return 2;
 	}
 	open_db(argv[2]);
@@ -408,6 +498,8 @@ main(int argc, char **argv)
 		return mode_demo(argv);
 	if (strcmp(argv[1], "bench") == 0 && argc >= 7)
 		return mode_bench(argv);
+	if (strcmp(argv[1], "log") == 0 && argc >= 11)
+		return mode_log(argv);
 	fprintf(stderr, "claimer: bad arguments for %s\n", argv[1]);
 	return 2;
 }

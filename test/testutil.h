@@ -61,6 +61,44 @@ sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * The fault suite's claimers (mq-driver log, claimer log) share one plan,
+ * read from the arguments SLOT0 N STEP TRIES TAG WALL0 WALL_STEP: slots
+ * SLOT0, SLOT0+STEP, ... (n of them), slot i claimed at wall-clock time
+ * WALL0 + i * WALL_STEP by every process together, as schedulers claim a
+ * slot when its time comes.  Slot values and pacing are apart so that slots
+ * stay whole seconds (as the hosts require) while claims come faster.
+ */
+typedef struct fault_plan
+{
+	int64_t		slot0;
+	long		n;
+	int64_t		step;
+	int			tries;
+	const char *tag;
+	int64_t		wall0;
+	int64_t		wall_step;
+} fault_plan;
+
+static inline fault_plan
+fault_plan_read(char **argv)
+{
+	fault_plan	p = {atoll(argv[0]), atol(argv[1]), atoll(argv[2]), atoi(argv[3]), argv[4],
+		atoll(argv[5]), atoll(argv[6])};
+
+	return p;
+}
+
+/* Wait for the wall-clock time of the plan's i-th slot. */
+static inline void
+fault_plan_wait(const fault_plan *p, long i)
+{
+	int64_t		left;
+
+	while ((left = p->wall0 + i * p->wall_step - wall_us() / 1000) > 0)
+		sleep_ms(left > 1000 ? 1000 : (int) left);
+}
+
 /* A setup that cannot go on (no server, a bad argument): say what and why,
  * prefixed with the program's name, and exit with status 2 — a status no
  * test reads as a result. */

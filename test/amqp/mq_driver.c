@@ -14,11 +14,17 @@
  *                                       "SLOT OUTCOME" line each
  *   mq-driver URL bench JOB SLOT0 N     N claims of fresh slots, then one line
  *                                       "ops OPS_PER_S P50_US P99_US ERRORS"
- *   mq-driver URL log JOB SLOT0 N STEP TRIES TAG
+ *   mq-driver URL log JOB SLOT0 N STEP TRIES TAG WALL0 WALL_STEP
  *                                       the fault suite's claimer: N slots
- *                                       STEP ms apart, each resent up to
- *                                       TRIES times after an error, one log
- *                                       line per answer, TAG in front
+ *                                       STEP ms apart, slot i claimed at
+ *                                       WALL0 + i * WALL_STEP, each resent up
+ *                                       to TRIES times after an error, one
+ *                                       log line per answer, TAG in front
+ *   mq-driver -F K URL log ...         the same, as a prefork server: one
+ *                                       claim in this process first, then
+ *                                       K-1 forked children and this process
+ *                                       share the slots' contention (PROC
+ *                                       in the tag becomes PROC.CHILD)
  *   mq-driver [-l ms] URL session       reads commands like the above, one a
  *                                       line, from stdin, all on one store
  *                                       (one connection, one session memory)
@@ -30,6 +36,7 @@
  * test/nats alike.
  */
 #include <signal.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +49,7 @@
 
 static volatile sig_atomic_t canceled;
 static int64_t clock_offset_ms;	/* -k: this instance's clock is that far ahead (behind if < 0) */
+static int	prefork;			/* -F: processes sharing the store opened before fork() */
 
 /* The host's clock: this machine's, moved by -k, as an instance whose clock is off would read it. */
 static int64_t
@@ -153,30 +161,31 @@ finish_won(an_store *st, const an_request *rq, int tries)
 }
 
 /*
- * The fault suite's claimer: claim slots SLOT0, SLOT0+STEP, ... (n of them),
- * each with a fresh token; a claim that ends in an error is sent again with
- * the same token, as the docs tell an application to, up to `tries` times;
- * a won run is finished (succeeded) at once, so the next slot is free.
- * Every answer is one line of the fault log:
+ * The fault suite's claimer (the plan: test/testutil.h): each slot with a
+ * fresh token; a claim that ends in an error is sent again with the same
+ * token, as the docs tell an application to, up to `tries` times; a won run
+ * is finished (succeeded) at once, so the next slot is free.  Every answer
+ * is one line of the fault log:
  *
  *   PROC STORE FAULT JOB SLOT TOKEN OUTCOME ATTEMPT TRY WALL_MS
  *
- * OUTCOME is the claim's outcome or "error:CLASS"; TRY counts from 1.
+ * OUTCOME is the claim's outcome or "error:CLASS", followed by a line
+ * "# MESSAGE"; TRY counts from 1.
  */
 static int
-logged(an_store *st, const an_request *base, long n, int64_t step, int tries, const char *tag)
+logged(an_store *st, const an_request *base, const fault_plan *p)
 {
 	char		token[AN_TOKEN_HEX + 1];
 	an_request	req = *base;
 	an_request *rq = &req;
-	int64_t		slot0 = base->slot;
 
-	for (long i = 0; i < n; i++)
+	for (long i = 0; i < p->n; i++)
 	{
-		rq->slot = slot0 + i * step;
+		rq->slot = p->slot0 + i * p->step;
+		fault_plan_wait(p, i);
 		random_token(token);
 		rq->token = token;
-		for (int t = 1; t <= tries; t++)
+		for (int t = 1; t <= p->tries; t++)
 		{
 			an_claim_result res;
 			int			rc;
@@ -186,15 +195,15 @@ logged(an_store *st, const an_request *base, long n, int64_t step, int tries, co
 			if ((rc = st->m->validate ? st->m->validate(st, rq->settings) : AN_OK) == AN_OK)
 				rc = st->m->claim(st, rq, &res);
 			if (rc == AN_OK)
-				printf("%s %s %lld %s %s %d %d %lld\n", tag, rq->job, (long long) rq->slot, token,
+				printf("%s %s %lld %s %s %d %d %lld\n", p->tag, rq->job, (long long) rq->slot, token,
 					   an_outcome_name(res.outcome), (int) res.attempt, t, (long long) host_now_ms(NULL));
 			else
-				printf("%s %s %lld %s error:%s 0 %d %lld\n", tag, rq->job, (long long) rq->slot, token,
-					   error_class(st->err), t, (long long) host_now_ms(NULL));
+				printf("%s %s %lld %s error:%s 0 %d %lld\n# %s\n", p->tag, rq->job, (long long) rq->slot, token,
+					   error_class(st->err), t, (long long) host_now_ms(NULL), st->errmsg);
 			if (rc == AN_OK || st->err == AN_E_CONFIG)
 			{
 				if (rc == AN_OK && res.outcome == AN_WON)
-					finish_won(st, rq, tries);
+					finish_won(st, rq, p->tries);
 				break;
 			}
 			sleep_ms(t < 10 ? 50 * t : 500);
@@ -203,10 +212,57 @@ logged(an_store *st, const an_request *base, long n, int64_t step, int tries, co
 	return 0;
 }
 
+/*
+ * The fork fault: the store is used here first (one logged claim of a slot
+ * of its own, just before the plan's, so that a connection and the client
+ * library's state exist), then this process forks, as gunicorn --preload or
+ * multiprocessing do, and every process claims the same slots through the
+ * store it inherited.  Each must start fresh after fork; sharing the
+ * parent's connection or library state is what once gave several winners of
+ * one slot.
+ */
+static int
+logged_prefork(an_store *st, const an_request *base, const fault_plan *p)
+{
+	fault_plan	warm = *p;
+	fault_plan	mine = *p;
+	const char *rest = strchr(p->tag, ' ');
+	char		tag[256];
+	int			child = 0;
+
+	warm.slot0 = p->slot0 - p->step;
+	warm.wall0 = p->wall0 - p->wall_step;
+	warm.n = 1;
+	logged(st, base, &warm);
+	fflush(stdout);
+	for (int c = 1; c < prefork; c++)
+	{
+		pid_t		pid = fork();
+
+		if (pid == 0)
+		{
+			child = c;
+			break;
+		}
+		if (pid < 0)
+			die("fork", "no process");
+	}
+	snprintf(tag, sizeof(tag), "%.*s.%d%s", rest ? (int) (rest - p->tag) : (int) strlen(p->tag), p->tag,
+			 child, rest ? rest : "");
+	mine.tag = tag;
+	logged(st, base, &mine);
+	fflush(stdout);
+	if (child)
+		_exit(0);
+	while (wait(NULL) > 0)
+		;
+	return 0;
+}
+
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: mq-driver [-l max_late_ms] [-k clock_offset_ms] URL claim|heartbeat|finish|check|validate|contend|bench|log|session ...\n");
+	fprintf(stderr, "usage: mq-driver [-l max_late_ms] [-k clock_offset_ms] [-F processes] URL claim|heartbeat|finish|check|validate|contend|bench|log|session ...\n");
 	return 2;
 }
 
@@ -298,8 +354,12 @@ run(an_store *st, an_settings *s, int argc, char **argv)
 	}
 	else if ((strcmp(cmd, "contend") == 0 || strcmp(cmd, "bench") == 0) && rq.token)
 		return many(st, &rq, atol(argv[3]), cmd[0] == 'b');
-	else if (strcmp(cmd, "log") == 0 && argc >= 7)
-		return logged(st, &rq, atol(argv[3]), atoll(argv[4]), atoi(argv[5]), argv[6]);
+	else if (strcmp(cmd, "log") == 0 && argc >= 9)
+	{
+		fault_plan	p = fault_plan_read(argv + 2);
+
+		return prefork > 1 ? logged_prefork(st, &rq, &p) : logged(st, &rq, &p);
+	}
 	else
 		return usage();
 	return 0;
@@ -334,12 +394,14 @@ main(int argc, char **argv)
 	int			rc;
 
 	an_settings_default(&s);
-	while ((opt = getopt(argc, argv, "l:k:")) != -1)
+	while ((opt = getopt(argc, argv, "l:k:F:")) != -1)
 	{
 		if (opt == 'l')
 			s.max_late_ms = atoll(optarg);
 		else if (opt == 'k')
 			clock_offset_ms = atoll(optarg);
+		else if (opt == 'F')
+			prefork = atoi(optarg);
 		else
 			return usage();
 	}

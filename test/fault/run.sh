@@ -9,6 +9,8 @@
 # faults:
 #
 #   none          nothing goes wrong (the baseline)
+#   fork          prefork: each driver claims once, then forks into 4
+#                 processes that share the store it opened (mq-driver -F)
 #   lost-request  through test/fault/proxy.py: a request reaches the server
 #                 whole, then the connection is cut before its reply
 #   lost-reply    through the proxy: a reply is cut half way
@@ -17,12 +19,24 @@
 #   sigstop       the server is frozen with SIGSTOP past the store's
 #                 timeout_ms, then resumed
 #
+# The same claims are also sent through the SQLite host (test/bin/claimer
+# log, the extension loaded in each process, the store set with
+# anarchon_config): the local SQLite store without a fault, and each
+# network store under SQLITE_FAULTS.  Their rows are named sqlite/STORE.
+#
 # The checker fails on two winners of one slot (of one attempt, on lease
 # stores) and on a slot whose claims were all answered without a winner
 # (except on RabbitMQ, which may skip a slot whose confirm was lost: see
 # doc/stores-amqp-nats.md).  It writes the table of store x fault to
-# build/fault-table.md.  ANARCHON_FAULT_PROCS and ANARCHON_FAULT_SLOTS make
-# it larger: `make soak` runs 16 x 1250 per cell, 10^5 claims per store.
+# build/fault-table.md.
+#
+# Slots are whole seconds (as the hosts require), a second apart, and every
+# process claims slot i at the same moment, START + i x STEP ms, as
+# schedulers claim a slot when its time comes; a server fault strikes at a
+# random moment in the first half of that contention.  ANARCHON_FAULT_PROCS,
+# ANARCHON_FAULT_SLOTS and ANARCHON_FAULT_STEP_MS set its size: `make soak`
+# runs 16 processes x 1250 slots, claimed 20 ms apart, per cell, over 10^5
+# claims per store.
 source "$(dirname "$0")/../lib.sh"
 cd "$REPO_ROOT" || exit 1
 source test/redis/server.sh
@@ -33,12 +47,14 @@ here=test/fault
 tmp=$(t_tmpdir)
 PROCS=${ANARCHON_FAULT_PROCS:-16}
 SLOTS=${ANARCHON_FAULT_SLOTS:-20}
+STEP=${ANARCHON_FAULT_STEP_MS:-200}
 TRIES=40                  # resends after errors: about 15 s of them
 TIMEOUT_MS=1000           # every store's timeout_ms here
 TABLE=${ANARCHON_FAULT_TABLE:-$REPO_ROOT/build/fault-table.md}
-FAULTS=${ANARCHON_FAULTS:-none lost-request lost-reply sigkill sigstop}
+FAULTS=${ANARCHON_FAULTS:-none fork lost-request lost-reply sigkill sigstop}
 
 mq_build || { suite_end; exit; }
+make -s sqlite test/bin/claimer > /dev/null 2>&1 || not_ok "fault: build the SQLite extension and test/bin/claimer"
 
 # The checker itself: a log with two winners of one slot, and one with a
 # slot answered lost by everyone, must each fail it.
@@ -59,6 +75,8 @@ nats_start main || not_ok "fault: start nats-server -js"
 rmq_start "$tmp/rmq" || not_ok "fault: start RabbitMQ"
 
 STORES="redis-lease redis-stream-id redis-script nats rabbitmq"
+SQLITE_STORES=${ANARCHON_FAULT_SQLITE_STORES:-local redis-stream-id redis-script nats rabbitmq}
+SQLITE_FAULTS=${ANARCHON_FAULT_SQLITE_FAULTS:-none sigkill}
 
 # scheme STORE: which server a store's claims go to.
 scheme() { case $1 in redis-*) echo redis ;; nats) echo nats ;; rabbitmq) echo amqp ;; esac; }
@@ -110,11 +128,34 @@ PROXY_PID=
 proxy_stop() { [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2> /dev/null && wait "$PROXY_PID" 2> /dev/null; PROXY_PID=; }
 at_exit proxy_stop
 
-# cell STORE FAULT: one run of the contention under one fault; its log goes
-# to $tmp/log/STORE.FAULT.* and one "# injected" line says how many faults.
+# claimer HOST STORE PORT FAULT I SLOT0 START: one claiming process of a cell.
+claimer() {
+	local host=$1 store=$2 port=$3 fault=$4 i=$5
+	local plan=("$6" "$SLOTS" 1000 "$TRIES" "$i $store $fault" "$7" "$STEP")
+	if [ "$host" = sqlite ]; then
+		local url=local
+		[ "$store" = local ] || url=$(url "$store" "$port")
+		plan[4]="$i sqlite/$store $fault"
+		ANARCHON_STORE=$url test/bin/claimer log "$tmp/sqlite-$store.db" "f-$fault" "${plan[@]}"
+	elif [ "$fault" = fork ]; then
+		"$DRV" -F 4 "$(url "$store" "$port")" log "f-$fault" "${plan[@]}"
+	else
+		"$DRV" "$(url "$store" "$port")" log "f-$fault" "${plan[@]}"
+	fi
+}
+
+# sleep_until MS: wait for the wall clock to reach MS.
+sleep_until() {
+	local d=$(( $1 - $(date +%s%3N) ))
+	[ "$d" -le 0 ] || sleep "$(( d / 1000 )).$(printf '%03d' $(( d % 1000 )))"
+}
+
+# cell HOST STORE FAULT: one run of the contention under one fault; its log
+# goes to $tmp/log/[HOST.]STORE.FAULT.* and one "# injected" line says how
+# many faults.
 cell() {
-	local store=$1 fault=$2 port pids=() i n=0 slot0 log=$tmp/log/$1.$2 pport pid
-	port=$(server_port "$store")
+	local host=$1 store=$2 fault=$3 port pids=() i n=0 slot0 log=$tmp/log/$1.$2.$3 pport pid nproc=$PROCS
+	[ "$store" = local ] || port=$(server_port "$store")
 	case $fault in
 		lost-request | lost-reply)
 			pport=$(free_port)
@@ -124,19 +165,25 @@ cell() {
 			port=$pport
 			;;
 	esac
+	local start=$(( $(date +%s%3N) + 1500 ))
 	slot0=$(( ($(date +%s) + 2) * 1000 ))
-	for i in $(seq 1 "$PROCS"); do
-		"$DRV" "$(url "$store" "$port")" log "f-$fault" "$slot0" "$SLOTS" 1000 "$TRIES" "$i $store $fault" \
-			> "$log.$i" 2>&1 &
+	# The server fault's moment: somewhere in the first half of the contention.
+	local strike=$(( start + SLOTS * STEP / 10 + RANDOM % (SLOTS * STEP * 4 / 10 + 1) ))
+	if [ "$fault" = fork ]; then
+		nproc=$(( (PROCS + 3) / 4 ))     # each forks into 4 (mq-driver -F 4)
+		n=$(( nproc * 3 ))
+	fi
+	for i in $(seq 1 "$nproc"); do
+		claimer "$host" "$store" "$port" "$fault" "$i" "$slot0" "$start" > "$log.$i" 2>&1 &
 		pids+=($!)
 	done
 	case $fault in
 		sigkill)
-			sleep 1
+			sleep_until "$strike"
 			server_kill "$store" && n=1
 			;;
 		sigstop)
-			sleep 1
+			sleep_until "$strike"
 			pid=$(server_pid "$store")
 			kill -STOP "$pid" && n=1
 			sleep $(( TIMEOUT_MS / 1000 + 1 ))
@@ -150,14 +197,22 @@ cell() {
 			n=$(cat "$log.cuts" 2> /dev/null || echo 0)
 			;;
 	esac
-	echo "# injected $store $fault $n" >> "$log.1"
-	[ "$fault" = none ] || [ "$n" -gt 0 ] || not_ok "fault: $store under $fault: no fault was injected"
+	local label=$store
+	[ "$host" = c ] || label=$host/$store
+	echo "# injected $label $fault $n" >> "$log.1"
+	[ "$fault" = none ] || [ "$n" -gt 0 ] || not_ok "fault: $label under $fault: no fault was injected"
 }
 
 mkdir -p "$tmp/log" "$(dirname "$TABLE")"
 for store in $STORES; do
 	for fault in $FAULTS; do
-		cell "$store" "$fault"
+		cell c "$store" "$fault"
+	done
+done
+for store in $SQLITE_STORES; do
+	for fault in $SQLITE_FAULTS; do
+		[ "$store" = local ] && [ "$fault" != none ] && continue
+		cell sqlite "$store" "$fault"
 	done
 done
 
