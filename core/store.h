@@ -28,8 +28,9 @@
  *   - Leave the store usable after an error: a method that lost its connection
  *     reconnects on the next call (and a claim resent after a lost reply uses
  *     the same token, so the store recognises it as ours).
- *   - Never block longer than the store's own timeout, and poll
- *     host->interrupted while waiting, returning AN_E_CANCELED when it says so.
+ *   - Never block longer than the store's own timeout; wait on sockets with
+ *     host->wait_socket (an_wait_socket in remote/wait.h does it), and ask
+ *     host->interrupted between waits, returning AN_E_CANCELED when it says so.
  *   - Never call back into the host except through an_host.
  * Optional methods may be NULL; the host then answers with an error that names
  * the store and the missing operation.
@@ -52,6 +53,19 @@ typedef struct an_host
 	int64_t		(*now_ms) (void *ctx);
 	/* Nonzero when the host wants the current call abandoned (cancel). May be NULL. */
 	int			(*interrupted) (void *ctx);
+
+	/*
+	 * Wait at most timeout_ms for fd to be readable (writable when
+	 * for_write): 1 when it is, 0 when not yet (the time ran out, or the host
+	 * was woken for something else: the store then asks interrupted and waits
+	 * again), -1 on an error with errno set.  Every wait of a store on a
+	 * socket goes through here, so a host can wait its own way: PostgreSQL
+	 * waits on its latch too, so that a cancel ends the wait at once, the wait
+	 * shows in pg_stat_activity, and postmaster death ends the backend.  May be
+	 * NULL: the store then polls in short slices and asks interrupted between
+	 * them (remote/wait.c).
+	 */
+	int			(*wait_socket) (void *ctx, int fd, int for_write, int timeout_ms);
 } an_host;
 
 /* The arguments of one call, already validated by the host. */

@@ -19,11 +19,13 @@
 #include "foreign/foreign.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
+#include "storage/latch.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
+#include "utils/wait_event.h"
 
 #include "remote.h"
 #include "url.h"
@@ -41,10 +43,31 @@ host_interrupted(void *ctx)
 	return QueryCancelPending || ProcDiePending;
 }
 
+/*
+ * A store's wait on its socket: on the backend's latch too, so that a cancel
+ * or a termination (whose signal handlers set the latch) wakes it at once,
+ * and the store then sees host_interrupted.  The wait shows in
+ * pg_stat_activity as wait_event_type Extension, and the backend exits at
+ * once if the postmaster dies meanwhile.
+ */
+static int
+host_wait_socket(void *ctx, int fd, int for_write, int timeout_ms)
+{
+	int			ev = WaitLatchOrSocket(MyLatch,
+									   WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH |
+									   (for_write ? WL_SOCKET_WRITEABLE : WL_SOCKET_READABLE),
+									   fd, timeout_ms, PG_WAIT_EXTENSION);
+
+	if (ev & WL_LATCH_SET)
+		ResetLatch(MyLatch);
+	return (ev & (WL_SOCKET_READABLE | WL_SOCKET_WRITEABLE)) ? 1 : 0;
+}
+
 const an_host an_pg_host = {
 	.ctx = NULL,
 	.now_ms = host_now,
 	.interrupted = host_interrupted,
+	.wait_socket = host_wait_socket,
 };
 
 static an_store local_store;

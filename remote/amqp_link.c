@@ -1,6 +1,7 @@
 /*
- * amqp_link.c — a RabbitMQ connection with sliced, cancellable waits
- * (see amqp_link.h).
+ * amqp_link.c — a RabbitMQ connection whose waits for answers go through
+ * the host's wait (an_wait_socket), bounded and cancellable (see
+ * amqp_link.h).
  */
 #include <string.h>
 #include <sys/time.h>
@@ -115,23 +116,26 @@ amqp_link_open(an_store *st, amqp_link *l, const amqp_login_info *li, const an_d
 	return AN_OK;
 }
 
-/* The next frame, waiting in slices; a timeout, cancel or socket error drops the link. */
+/*
+ * The next frame: rabbitmq-c reads it, but the wait for its bytes is
+ * an_wait_socket's (the host's wait), unless rabbitmq-c already holds them.
+ * A timeout, cancel or socket error drops the link.
+ */
 static int
 next_frame(an_store *st, amqp_link *l, const an_deadline *d, const char *what, amqp_frame_t *f)
 {
-	int			slice;
 	int			rc;
 
 	for (;;)
 	{
-		struct timeval tv;
+		struct timeval tv = tv_ms(1);
 
-		if ((rc = an_wait_tick(st, d, l->who, what, &slice)) != AN_OK)
+		if (!amqp_frames_enqueued(l->conn) && !amqp_data_in_buffer(l->conn) &&
+			(rc = an_wait_socket(st, d, l->who, what, amqp_get_sockfd(l->conn), 0)) != AN_OK)
 		{
 			drop(l);
 			return rc;
 		}
-		tv = tv_ms(slice);
 		rc = amqp_simple_wait_frame_noblock(l->conn, f, &tv);
 		if (rc == AMQP_STATUS_OK)
 			return AN_OK;
@@ -141,6 +145,7 @@ next_frame(an_store *st, amqp_link *l, const an_deadline *d, const char *what, a
 			return an_store_fail(st, AN_E_CONNECT, "lost the connection to %s while waiting for %s: %s",
 								 l->who, what, amqp_error_string2(rc));
 		}
+		/* Part of a frame came: wait for the rest (an_wait_socket checks the time left). */
 	}
 }
 

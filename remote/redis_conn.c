@@ -4,8 +4,9 @@
  * hiredis 0.14.1's blocking calls cannot be interrupted, and a blocking
  * context that timed out is dead.  So this file uses hiredis only for what is
  * safe: a non-blocking connect, formatting commands and parsing replies.  The
- * waiting is ours: poll() on the socket in short slices, asking the host
- * between slices whether to give up, until the call's deadline.
+ * waiting is ours: an_wait_socket (remote/wait.h), the host's wait or poll()
+ * in short slices, asking the host whether to give up, until the call's
+ * deadline.
  *
  * Commands are sent with send(MSG_NOSIGNAL) rather than hiredis's write(): a
  * write to a connection the server closed would raise SIGPIPE, which may kill
@@ -27,7 +28,6 @@
 
 #include "redis.h"
 
-#define SLICE_MS 20              /* how often a wait asks the host about cancel */
 
 void
 rds_conn_close(rds_conn *cn)
@@ -37,30 +37,23 @@ rds_conn_close(rds_conn *cn)
 	cn->c = NULL;
 }
 
-/* Wait until fd is ready for events, the deadline passes or the host cancels. */
+/*
+ * Wait until fd is ready for events, the deadline passes or the host cancels
+ * (an_wait_socket), with this store's own words for the last two.
+ */
 static int
 wait_fd(an_store *st, rds_conn *cn, int fd, short events, int64_t deadline)
 {
-	for (;;)
-	{
-		struct pollfd p = {.fd = fd,.events = events};
-		int64_t		left;
-		int			n;
+	an_deadline d = {.end_ms = deadline,.timeout_ms = cn->timeout_ms};
+	int			rc = an_wait_socket(st, &d, cn->where, "a command", fd, events == POLLOUT);
 
-		if (an_store_interrupted(st))
-			return an_store_fail(st, AN_E_CANCELED, "call to redis store %s was canceled", cn->where);
-		left = deadline - an_mono_ms();
-		if (left <= 0)
-			return an_store_fail(st, AN_E_TIMEOUT,
-								 "redis store %s did not answer within %d ms (timeout_ms): the server may be frozen, overloaded or unreachable",
-								 cn->where, cn->timeout_ms);
-		n = poll(&p, 1, (int) (left < SLICE_MS ? left : SLICE_MS));
-		if (n > 0)
-			return AN_OK;
-		if (n < 0 && errno != EINTR)
-			return an_store_fail(st, AN_E_CONNECT, "waiting for redis store %s failed: %s",
-								 cn->where, strerror(errno));
-	}
+	if (rc == AN_E_CANCELED)
+		return an_store_fail(st, AN_E_CANCELED, "call to redis store %s was canceled", cn->where);
+	if (rc == AN_E_TIMEOUT)
+		return an_store_fail(st, AN_E_TIMEOUT,
+							 "redis store %s did not answer within %d ms (timeout_ms): the server may be frozen, overloaded or unreachable",
+							 cn->where, cn->timeout_ms);
+	return rc;
 }
 
 /* The connection broke under us: close it, and say so once. */

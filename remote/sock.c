@@ -12,26 +12,12 @@
 
 #include "sock.h"
 
-/* Wait until fd is ready for events, in slices; fails st on deadline or cancel. */
+/* Wait until fd is ready for events; fails st on deadline or cancel. */
 static int
 wait_fd(an_store *st, const char *who, int fd, short events, const an_deadline *d,
 		const char *what)
 {
-	for (;;)
-	{
-		struct pollfd p = {.fd = fd,.events = events};
-		int			slice;
-		int			n;
-		int			rc;
-
-		if ((rc = an_wait_tick(st, d, who, what, &slice)) != AN_OK)
-			return rc;
-		n = poll(&p, 1, slice);
-		if (n > 0)
-			return AN_OK;
-		if (n < 0 && errno != EINTR)
-			return an_store_fail(st, AN_E_CONNECT, "waiting for %s failed: %s", who, strerror(errno));
-	}
+	return an_wait_socket(st, d, who, what, fd, events == POLLOUT);
 }
 
 /* One address of the list: a non-blocking connect, waited for. */

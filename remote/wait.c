@@ -1,7 +1,10 @@
 /*
- * wait.c — deadlines cut into short slices (see wait.h).
+ * wait.c — deadlines, and the waits on sockets and time that honour them
+ * and the host's cancel (see wait.h).
  */
 #include <errno.h>
+#include <poll.h>
+#include <string.h>
 #include <time.h>
 
 #include "wait.h"
@@ -45,6 +48,41 @@ an_wait_tick(an_store *st, const an_deadline *d, const char *who,
 							 who, what, (long long) d->timeout_ms);
 	*slice_ms = left < AN_WAIT_SLICE_MS ? (int) left : AN_WAIT_SLICE_MS;
 	return AN_OK;
+}
+
+int
+an_wait_socket(an_store *st, const an_deadline *d, const char *who, const char *what, int fd,
+			   int for_write)
+{
+	const an_host *h = st->host;
+
+	for (;;)
+	{
+		int			slice;
+		int			n;
+		int			rc;
+
+		if ((rc = an_wait_tick(st, d, who, what, &slice)) != AN_OK)
+			return rc;
+		if (h && h->wait_socket)
+		{
+			int64_t		left = an_deadline_left(d);
+
+			/* The host wakes for a cancel by itself: no slices needed. */
+			n = h->wait_socket(h->ctx, fd, for_write, left > 3600000 ? 3600000 : (int) left);
+		}
+		else
+		{
+			struct pollfd p = {.fd = fd,.events = for_write ? POLLOUT : POLLIN};
+
+			n = poll(&p, 1, slice);
+		}
+		if (n > 0)
+			return AN_OK;
+		if (n < 0 && errno != EINTR)
+			return an_store_fail(st, AN_E_CONNECT, "waiting for %s to answer %s failed: %s", who, what,
+								 strerror(errno));
+	}
 }
 
 int

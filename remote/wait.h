@@ -2,8 +2,10 @@
  * wait.h — bounded, cancellable waiting for network stores.
  *
  * A store called from a PostgreSQL backend must never block longer than its
- * timeout_ms and must notice a query cancel quickly.  So every wait on the
- * network is cut into short slices; between slices the caller asks
+ * timeout_ms and must notice a query cancel quickly.  Every wait on a socket
+ * is an_wait_socket, which waits with the host's wait_socket when the host
+ * lends one (PostgreSQL: its latch and the socket together, so a cancel
+ * wakes it) and otherwise polls in short slices.  Between waits it asks
  * an_wait_tick whether time is left and whether the host wants to stop.
  */
 #ifndef ANARCHON_WAIT_H
@@ -40,6 +42,16 @@ int64_t		an_deadline_left(const an_deadline *d);
  */
 int			an_wait_tick(an_store *st, const an_deadline *d, const char *who,
 						 const char *what, int *slice_ms);
+
+/*
+ * an_wait_socket: wait until fd is readable (writable when for_write), the
+ * deadline passes (AN_E_TIMEOUT) or the host cancels (AN_E_CANCELED), with
+ * the host's wait_socket when it lends one, else with poll() in slices.
+ * Failures name `who` and `what` as an_wait_tick's do; a failed wait on the
+ * socket itself is AN_E_CONNECT.
+ */
+int			an_wait_socket(an_store *st, const an_deadline *d, const char *who,
+						   const char *what, int fd, int for_write);
 
 /*
  * Sleep until until_ms (on an_mono_ms), in slices, asking the host between

@@ -101,6 +101,17 @@ sqlite_cli_norm() {
 # suite_end: the suite's exit status (non-zero when a check failed).
 suite_end() { [ "$T_FAILED" -eq 0 ]; }
 
+# built_or_end SUITE TARGET...: make the targets; if that fails, report it
+# and end the suite (the caller exits when this returns non-zero).
+built_or_end() {
+	local suite=$1 out
+	shift
+	out=$(make -s -C "$REPO_ROOT" "$@" 2>&1) && return 0
+	not_ok "$suite: build $*" "$out"
+	suite_end
+	return 1
+}
+
 # The suites call the Redis-protocol server and its client redis-server and
 # redis-cli.  Debian unstable ships Valkey under its own names only
 # (valkey-server, valkey-cli, and no package of redis-* links), so when

@@ -12,11 +12,7 @@ cd "$REPO_ROOT" || exit 1
 source test/pg/server.sh
 tmp=$(t_tmpdir)
 
-if ! out=$(make -s sqlite 2>&1); then
-	not_ok "badinput: build the SQLite extension" "$out"
-	suite_end
-	exit
-fi
+built_or_end badinput sqlite || exit
 # fuzz.py prints its own ok / not ok lines; its status counts them for suite_end.
 /usr/bin/python3 test/badinput/fuzz.py sqlite "$REPO_ROOT/sqlite/anarchon" "$tmp/fuzz.db" 2>&1 ||
 	T_FAILED=$((T_FAILED + 1))

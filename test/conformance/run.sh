@@ -18,11 +18,7 @@ source test/nats/server.sh
 source test/amqp/server.sh
 tmp=$(t_tmpdir)
 
-if ! out=$(make -s sqlite 2>&1); then
-	not_ok "conformance: build the SQLite extension" "$out"
-	suite_end
-	exit
-fi
+built_or_end conformance sqlite || exit
 
 # The sequence: step name, the call, and what each kind answers
 # (lease | won/lost | RabbitMQ).  In calls, J is the job, S the slot, P a slot

@@ -43,184 +43,189 @@ source test/redis/server.sh
 source test/nats/server.sh
 source test/amqp/server.sh
 source test/amqp/mq.sh
-here=test/fault
-tmp=$(t_tmpdir)
-PROCS=${ANARCHON_FAULT_PROCS:-16}
-SLOTS=${ANARCHON_FAULT_SLOTS:-20}
-STEP=${ANARCHON_FAULT_STEP_MS:-200}
-TRIES=40                  # resends after errors: about 15 s of them
-TIMEOUT_MS=1000           # every store's timeout_ms here
-TABLE=${ANARCHON_FAULT_TABLE:-$REPO_ROOT/build/fault-table.md}
-FAULTS=${ANARCHON_FAULTS:-none fork lost-request lost-reply sigkill sigstop}
+# The body is one function called on the last line: bash reads a script as it
+# runs it, and a soak runs long enough for the file to be edited meanwhile.
+main() {
+	here=test/fault
+	tmp=$(t_tmpdir)
+	PROCS=${ANARCHON_FAULT_PROCS:-16}
+	SLOTS=${ANARCHON_FAULT_SLOTS:-20}
+	STEP=${ANARCHON_FAULT_STEP_MS:-200}
+	TRIES=40                  # resends after errors: about 15 s of them
+	TIMEOUT_MS=1000           # every store's timeout_ms here
+	TABLE=${ANARCHON_FAULT_TABLE:-$REPO_ROOT/build/fault-table.md}
+	FAULTS=${ANARCHON_FAULTS:-none fork lost-request lost-reply sigkill sigstop}
 
-mq_build || { suite_end; exit; }
-make -s sqlite test/bin/claimer > /dev/null 2>&1 || not_ok "fault: build the SQLite extension and test/bin/claimer"
+	mq_build || { suite_end; exit; }
+	built_or_end fault sqlite test/bin/claimer || exit
 
-# The checker itself: a log with two winners of one slot, and one with a
-# slot answered lost by everyone, must each fail it.
-printf '%s\n' "1 s none j 1000 tokA won 0 1 5" "2 s none j 1000 tokB won 0 1 5" > "$tmp/double.log"
-printf '%s\n' "1 s none j 1000 tokA lost 0 1 5" "2 s none j 1000 tokB error:timeout 0 1 5" \
-	"2 s none j 1000 tokB lost 0 2 5" > "$tmp/nowinner.log"
-if ! /usr/bin/python3 "$here/check.py" /dev/null "$tmp/double.log" | grep -q '^FAIL double win' ||
-	! /usr/bin/python3 "$here/check.py" /dev/null "$tmp/nowinner.log" | grep -q '^FAIL no winner'; then
-	not_ok "fault: the checker finds a double win and an answered slot without a winner"
-else
-	ok "fault: the checker finds a double win and an answered slot without a winner"
-fi
-
-# ---------------------------------------------------------------- servers
-RPORT=$(free_port)
-redis_start main "$RPORT" || not_ok "fault: start redis-server" "$(tail -n 5 "$R_DIR/main/log" 2> /dev/null)"
-nats_start main || not_ok "fault: start nats-server -js"
-rmq_start "$tmp/rmq" || not_ok "fault: start RabbitMQ"
-
-STORES="redis-lease redis-stream-id redis-script nats rabbitmq"
-SQLITE_STORES=${ANARCHON_FAULT_SQLITE_STORES:-local redis-stream-id redis-script nats rabbitmq}
-SQLITE_FAULTS=${ANARCHON_FAULT_SQLITE_FAULTS:-none sigkill}
-
-# scheme STORE: which server a store's claims go to.
-scheme() { case $1 in redis-*) echo redis ;; nats) echo nats ;; rabbitmq) echo amqp ;; esac; }
-
-# server_port STORE, server_pid STORE: the server a store's claims go to.
-server_port() {
-	case $(scheme "$1") in
-		redis) echo "$RPORT" ;;
-		nats) echo "${NATS_PORT[main]}" ;;
-		amqp) echo "$RMQ_PORT" ;;
-	esac
-}
-server_pid() {
-	case $(scheme "$1") in
-		redis) redis_pid main ;;
-		nats) echo "${NATS_PID[main]}" ;;
-		amqp) echo "$RMQ_VM" ;;
-	esac
-}
-
-# server_kill STORE: SIGKILL the server, then start it again, same port and files.
-server_kill() {
-	case $(scheme "$1") in
-		redis)
-			kill -KILL "$(redis_pid main)"
-			wait "$(redis_pid main)" 2> /dev/null
-			rm -f "$R_DIR/main/pid"
-			redis_start main "$RPORT" > /dev/null
-			;;
-		nats) nats_restart main KILL ;;
-		amqp) rmq_restart KILL ;;
-	esac
-}
-
-# url STORE PORT: the store's URL, its names under the prefix "fault".
-url() {
-	local q
-	case $1 in
-		redis-lease) q="strategy=lease&prefix=fault-lease" ;;
-		redis-stream-id) q="strategy=stream-id&prefix=fault-sid" ;;
-		redis-script) q="strategy=script&prefix=fault-script" ;;
-		nats) q="stream=FAULT&prefix=fault" ;;
-		rabbitmq) q="prefix=fault" ;;
-	esac
-	echo "$(scheme "$1")://127.0.0.1:$2?$q&timeout_ms=$TIMEOUT_MS"
-}
-
-PROXY_PID=
-proxy_stop() { [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2> /dev/null && wait "$PROXY_PID" 2> /dev/null; PROXY_PID=; }
-at_exit proxy_stop
-
-# claimer HOST STORE PORT FAULT I SLOT0 START: one claiming process of a cell.
-claimer() {
-	local host=$1 store=$2 port=$3 fault=$4 i=$5
-	local plan=("$6" "$SLOTS" 1000 "$TRIES" "$i $store $fault" "$7" "$STEP")
-	if [ "$host" = sqlite ]; then
-		local url=local
-		[ "$store" = local ] || url=$(url "$store" "$port")
-		plan[4]="$i sqlite/$store $fault"
-		ANARCHON_STORE=$url test/bin/claimer log "$tmp/sqlite-$store.db" "f-$fault" "${plan[@]}"
-	elif [ "$fault" = fork ]; then
-		"$DRV" -F 4 "$(url "$store" "$port")" log "f-$fault" "${plan[@]}"
+	# The checker itself: a log with two winners of one slot, and one with a
+	# slot answered lost by everyone, must each fail it.
+	printf '%s\n' "1 s none j 1000 tokA won 0 1 5" "2 s none j 1000 tokB won 0 1 5" > "$tmp/double.log"
+	printf '%s\n' "1 s none j 1000 tokA lost 0 1 5" "2 s none j 1000 tokB error:timeout 0 1 5" \
+		"2 s none j 1000 tokB lost 0 2 5" > "$tmp/nowinner.log"
+	if ! /usr/bin/python3 "$here/check.py" /dev/null "$tmp/double.log" | grep -q '^FAIL double win' ||
+		! /usr/bin/python3 "$here/check.py" /dev/null "$tmp/nowinner.log" | grep -q '^FAIL no winner'; then
+		not_ok "fault: the checker finds a double win and an answered slot without a winner"
 	else
-		"$DRV" "$(url "$store" "$port")" log "f-$fault" "${plan[@]}"
+		ok "fault: the checker finds a double win and an answered slot without a winner"
 	fi
-}
 
-# sleep_until MS: wait for the wall clock to reach MS.
-sleep_until() {
-	local d=$(( $1 - $(date +%s%3N) ))
-	[ "$d" -le 0 ] || sleep "$(( d / 1000 )).$(printf '%03d' $(( d % 1000 )))"
-}
+	# ---------------------------------------------------------------- servers
+	RPORT=$(free_port)
+	redis_start main "$RPORT" || not_ok "fault: start redis-server" "$(tail -n 5 "$R_DIR/main/log" 2> /dev/null)"
+	nats_start main || not_ok "fault: start nats-server -js"
+	rmq_start "$tmp/rmq" || not_ok "fault: start RabbitMQ"
 
-# cell HOST STORE FAULT: one run of the contention under one fault; its log
-# goes to $tmp/log/[HOST.]STORE.FAULT.* and one "# injected" line says how
-# many faults.
-cell() {
-	local host=$1 store=$2 fault=$3 port pids=() i n=0 slot0 log=$tmp/log/$1.$2.$3 pport pid nproc=$PROCS
-	[ "$store" = local ] || port=$(server_port "$store")
-	case $fault in
-		lost-request | lost-reply)
-			pport=$(free_port)
-			/usr/bin/python3 "$here/proxy.py" "$pport" "$port" "${fault#lost-}" 0.05 "$RANDOM" "$log.cuts" &
-			PROXY_PID=$!
-			wait_port "$pport" 10 || not_ok "fault: the proxy for $store listens"
-			port=$pport
-			;;
-	esac
-	local start=$(( $(date +%s%3N) + 1500 ))
-	slot0=$(( ($(date +%s) + 2) * 1000 ))
-	# The server fault's moment: somewhere in the first half of the contention.
-	local strike=$(( start + SLOTS * STEP / 10 + RANDOM % (SLOTS * STEP * 4 / 10 + 1) ))
-	if [ "$fault" = fork ]; then
-		nproc=$(( (PROCS + 3) / 4 ))     # each forks into 4 (mq-driver -F 4)
-		n=$(( nproc * 3 ))
+	STORES="redis-lease redis-stream-id redis-script nats rabbitmq"
+	SQLITE_STORES=${ANARCHON_FAULT_SQLITE_STORES:-local redis-stream-id redis-script nats rabbitmq}
+	SQLITE_FAULTS=${ANARCHON_FAULT_SQLITE_FAULTS:-none sigkill}
+
+	# scheme STORE: which server a store's claims go to.
+	scheme() { case $1 in redis-*) echo redis ;; nats) echo nats ;; rabbitmq) echo amqp ;; esac; }
+
+	# server_port STORE, server_pid STORE: the server a store's claims go to.
+	server_port() {
+		case $(scheme "$1") in
+			redis) echo "$RPORT" ;;
+			nats) echo "${NATS_PORT[main]}" ;;
+			amqp) echo "$RMQ_PORT" ;;
+		esac
+	}
+	server_pid() {
+		case $(scheme "$1") in
+			redis) redis_pid main ;;
+			nats) echo "${NATS_PID[main]}" ;;
+			amqp) echo "$RMQ_VM" ;;
+		esac
+	}
+
+	# server_kill STORE: SIGKILL the server, then start it again, same port and files.
+	server_kill() {
+		case $(scheme "$1") in
+			redis)
+				kill -KILL "$(redis_pid main)"
+				wait "$(redis_pid main)" 2> /dev/null
+				rm -f "$R_DIR/main/pid"
+				redis_start main "$RPORT" > /dev/null
+				;;
+			nats) nats_restart main KILL ;;
+			amqp) rmq_restart KILL ;;
+		esac
+	}
+
+	# url STORE PORT: the store's URL, its names under the prefix "fault".
+	url() {
+		local q
+		case $1 in
+			redis-lease) q="strategy=lease&prefix=fault-lease" ;;
+			redis-stream-id) q="strategy=stream-id&prefix=fault-sid" ;;
+			redis-script) q="strategy=script&prefix=fault-script" ;;
+			nats) q="stream=FAULT&prefix=fault" ;;
+			rabbitmq) q="prefix=fault" ;;
+		esac
+		echo "$(scheme "$1")://127.0.0.1:$2?$q&timeout_ms=$TIMEOUT_MS"
+	}
+
+	PROXY_PID=
+	proxy_stop() { [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2> /dev/null && wait "$PROXY_PID" 2> /dev/null; PROXY_PID=; }
+	at_exit proxy_stop
+
+	# claimer HOST STORE PORT FAULT I SLOT0 START: one claiming process of a cell.
+	claimer() {
+		local host=$1 store=$2 port=$3 fault=$4 i=$5
+		local plan=("$6" "$SLOTS" 1000 "$TRIES" "$i $store $fault" "$7" "$STEP")
+		if [ "$host" = sqlite ]; then
+			local url=local
+			[ "$store" = local ] || url=$(url "$store" "$port")
+			plan[4]="$i sqlite/$store $fault"
+			ANARCHON_STORE=$url test/bin/claimer log "$tmp/sqlite-$store.db" "f-$fault" "${plan[@]}"
+		elif [ "$fault" = fork ]; then
+			"$DRV" -F 4 "$(url "$store" "$port")" log "f-$fault" "${plan[@]}"
+		else
+			"$DRV" "$(url "$store" "$port")" log "f-$fault" "${plan[@]}"
+		fi
+	}
+
+	# sleep_until MS: wait for the wall clock to reach MS.
+	sleep_until() {
+		local d=$(( $1 - $(date +%s%3N) ))
+		[ "$d" -le 0 ] || sleep "$(( d / 1000 )).$(printf '%03d' $(( d % 1000 )))"
+	}
+
+	# cell HOST STORE FAULT: one run of the contention under one fault; its log
+	# goes to $tmp/log/[HOST.]STORE.FAULT.* and one "# injected" line says how
+	# many faults.
+	cell() {
+		local host=$1 store=$2 fault=$3 port pids=() i n=0 slot0 log=$tmp/log/$1.$2.$3 pport pid nproc=$PROCS
+		[ "$store" = local ] || port=$(server_port "$store")
+		case $fault in
+			lost-request | lost-reply)
+				pport=$(free_port)
+				/usr/bin/python3 "$here/proxy.py" "$pport" "$port" "${fault#lost-}" 0.05 "$RANDOM" "$log.cuts" &
+				PROXY_PID=$!
+				wait_port "$pport" 10 || not_ok "fault: the proxy for $store listens"
+				port=$pport
+				;;
+		esac
+		local start=$(( $(date +%s%3N) + 1500 ))
+		slot0=$(( ($(date +%s) + 2) * 1000 ))
+		# The server fault's moment: somewhere in the first half of the contention.
+		local strike=$(( start + SLOTS * STEP / 10 + RANDOM % (SLOTS * STEP * 4 / 10 + 1) ))
+		if [ "$fault" = fork ]; then
+			nproc=$(( (PROCS + 3) / 4 ))     # each forks into 4 (mq-driver -F 4)
+			n=$(( nproc * 3 ))
+		fi
+		for i in $(seq 1 "$nproc"); do
+			claimer "$host" "$store" "$port" "$fault" "$i" "$slot0" "$start" > "$log.$i" 2>&1 &
+			pids+=($!)
+		done
+		case $fault in
+			sigkill)
+				sleep_until "$strike"
+				server_kill "$store" && n=1
+				;;
+			sigstop)
+				sleep_until "$strike"
+				pid=$(server_pid "$store")
+				kill -STOP "$pid" && n=1
+				sleep $(( TIMEOUT_MS / 1000 + 1 ))
+				kill -CONT "$pid"
+				;;
+		esac
+		wait "${pids[@]}"
+		case $fault in
+			lost-request | lost-reply)
+				proxy_stop
+				n=$(cat "$log.cuts" 2> /dev/null || echo 0)
+				;;
+		esac
+		local label=$store
+		[ "$host" = c ] || label=$host/$store
+		echo "# injected $label $fault $n" >> "$log.1"
+		[ "$fault" = none ] || [ "$n" -gt 0 ] || not_ok "fault: $label under $fault: no fault was injected"
+	}
+
+	mkdir -p "$tmp/log" "$(dirname "$TABLE")"
+	for store in $STORES; do
+		for fault in $FAULTS; do
+			cell c "$store" "$fault"
+		done
+	done
+	for store in $SQLITE_STORES; do
+		for fault in $SQLITE_FAULTS; do
+			[ "$store" = local ] && [ "$fault" != none ] && continue
+			cell sqlite "$store" "$fault"
+		done
+	done
+
+	if out=$(/usr/bin/python3 "$here/check.py" "$TABLE" "$tmp"/log/*.*[0-9] 2>&1); then
+		ok "fault: $PROCS processes x $SLOTS slots per store and fault: no double win, no answered slot without a winner"
+	else
+		not_ok "fault: $PROCS processes x $SLOTS slots per store and fault: no double win, no answered slot without a winner" \
+			"$(printf '%s\n' "$out" | grep -E '^(FAIL|# unreadable)' | head -n 20)"
 	fi
-	for i in $(seq 1 "$nproc"); do
-		claimer "$host" "$store" "$port" "$fault" "$i" "$slot0" "$start" > "$log.$i" 2>&1 &
-		pids+=($!)
-	done
-	case $fault in
-		sigkill)
-			sleep_until "$strike"
-			server_kill "$store" && n=1
-			;;
-		sigstop)
-			sleep_until "$strike"
-			pid=$(server_pid "$store")
-			kill -STOP "$pid" && n=1
-			sleep $(( TIMEOUT_MS / 1000 + 1 ))
-			kill -CONT "$pid"
-			;;
-	esac
-	wait "${pids[@]}"
-	case $fault in
-		lost-request | lost-reply)
-			proxy_stop
-			n=$(cat "$log.cuts" 2> /dev/null || echo 0)
-			;;
-	esac
-	local label=$store
-	[ "$host" = c ] || label=$host/$store
-	echo "# injected $label $fault $n" >> "$log.1"
-	[ "$fault" = none ] || [ "$n" -gt 0 ] || not_ok "fault: $label under $fault: no fault was injected"
+	printf '%s\n' "$out" | grep '^|' | sed 's/^/# /'
+	suite_end
 }
-
-mkdir -p "$tmp/log" "$(dirname "$TABLE")"
-for store in $STORES; do
-	for fault in $FAULTS; do
-		cell c "$store" "$fault"
-	done
-done
-for store in $SQLITE_STORES; do
-	for fault in $SQLITE_FAULTS; do
-		[ "$store" = local ] && [ "$fault" != none ] && continue
-		cell sqlite "$store" "$fault"
-	done
-done
-
-if out=$(/usr/bin/python3 "$here/check.py" "$TABLE" "$tmp"/log/*.*[0-9] 2>&1); then
-	ok "fault: $PROCS processes x $SLOTS slots per store and fault: no double win, no answered slot without a winner"
-else
-	not_ok "fault: $PROCS processes x $SLOTS slots per store and fault: no double win, no answered slot without a winner" \
-		"$(printf '%s\n' "$out" | grep -E '^(FAIL|# unreadable)' | head -n 20)"
-fi
-printf '%s\n' "$out" | grep '^|' | sed 's/^/# /'
-suite_end
+main "$@"

@@ -25,11 +25,7 @@ PY=/usr/bin/python3
 PROCS=16
 SLOTS=300
 
-if ! out=$(make -s sqlite 2>&1); then
-	not_ok "fork: build the SQLite extension" "$out"
-	suite_end
-	exit
-fi
+built_or_end fork sqlite || exit
 
 # ---------------------------------------------------------------- servers
 RPORT=$(free_port)

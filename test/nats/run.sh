@@ -116,6 +116,27 @@ sleep_until=$((t + 7000)); while [ "$(mq_now)" -lt "$sleep_until" ]; do sleep 0.
 b=$(drv -l 1000 -k -4000 "$SK" claim sk $((t + 4000)) tokB)
 check "nats: clocks 8 s apart (past max_skew_ms): the second claim comes after the window and wins too, as doc/stores-amqp-nats.md warns ($a, $b)" \
 	test "$a:$b" = "won:won"
+
+# The same through the SQLite host, each instance's clock moved with
+# faketime (libfaketime: the process reads a clock that far off, as on a
+# host whose time service is broken).  Slots are whole seconds here.
+# fclaim OFFSET SLOT TOKEN: claim on stream SKEW from a process whose clock is OFFSET off.
+fclaim() {
+	FAKETIME_DONT_FAKE_MONOTONIC=1 faketime -f "$1" sqlite3 -batch :memory: ".load $REPO_ROOT/sqlite/anarchon" \
+		".output /dev/null" "SELECT anarchon_config('max_late_ms', 1000);" "SELECT anarchon_config('store', '$SK');" \
+		".output stdout" "SELECT anarchon_claim('skf', $2, '$3');" 2>&1
+}
+# until_ms MS: sleep until the wall clock reaches MS.
+until_ms() { while [ "$(mq_now)" -lt "$1" ]; do sleep 0.05; done; }
+S=$(( ($(date +%s) + 6) * 1000 ))
+until_ms $((S - 1000)); a=$(fclaim +1s "$S" tokA)
+until_ms $((S + 1500)); b=$(fclaim -1s "$S" tokB)
+check "nats/sqlite: faketime clocks 2 s apart (within max_skew_ms 1000 either way): one winner ($a, $b)" test "$a:$b" = "won:lost"
+S=$(( ($(date +%s) + 6) * 1000 ))
+until_ms $((S - 4000)); a=$(fclaim +4s "$S" tokA)
+until_ms $((S + 3000)); b=$(fclaim -4s "$S" tokB)
+check "nats/sqlite: faketime clocks 8 s apart (past max_skew_ms): a second winner, which the memory check exists to prevent ($a, $b)" \
+	test "$a:$b" = "won:won"
 expect_match "nats: an existing stream that does not take <prefix>.> is refused" \
 	'^error config: NATS stream EXISTING exists but does not take the subjects cron.>' \
 	drv "$U?stream=EXISTING" claim sync "$S" tokA

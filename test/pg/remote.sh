@@ -81,6 +81,8 @@ pg_remote_redis() {
 	kill -STOP "$(redis_pid pg-a)"
 	frozen_at "%anarchon_claim(''frozen''%"
 	sleep 0.5
+	ev=$(q -c "SELECT wait_event_type || ':' || wait_event FROM pg_stat_activity WHERE application_name = 'anarchon_frozen'")
+	check "remote: a claim waiting on a frozen store shows as a wait event in pg_stat_activity ($ev)" test "$ev" = "Extension:Extension"
 	start=$(date +%s)
 	q -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'anarchon_frozen'" > /dev/null
 	for _ in $(seq 1 100); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
