@@ -28,7 +28,6 @@
 
 #include "redis.h"
 
-
 void
 rds_conn_close(rds_conn *cn)
 {
