@@ -258,8 +258,8 @@ try_run(sqlite3_stmt *s, char *out, size_t len, const char *job, int64_t slot, c
 		sqlite3_reset(s);
 		return 0;
 	}
-	msg = sqlite3_errmsg(db);
 	rc = sqlite3_reset(s);
+	msg = sqlite3_errmsg(db);
 	snprintf(out, len, "%s", (rc & 0xff) == SQLITE_BUSY ? "busy" :
 			 (rc & 0xff) == SQLITE_INTERRUPT ? "canceled" :
 			 (strstr(msg, "timed out") || strstr(msg, "timeout")) ? "timeout" :
@@ -316,7 +316,7 @@ mode_log(char **argv)
 						break;
 				break;
 			}
-			sleep_ms(t < 10 ? 50 * t : 500);
+			retry_pause(t);
 		}
 	}
 	return 0;

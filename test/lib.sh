@@ -101,6 +101,12 @@ sqlite_cli_norm() {
 # suite_end: the suite's exit status (non-zero when a check failed).
 suite_end() { [ "$T_FAILED" -eq 0 ]; }
 
+# sleep_until MS: wait until the wall clock (ms since the epoch) reaches MS.
+sleep_until() {
+	local d=$(( $1 - $(date +%s%3N) ))
+	[ "$d" -le 0 ] || sleep "$(( d / 1000 )).$(printf '%03d' $(( d % 1000 )))"
+}
+
 # built_or_end SUITE TARGET...: make the targets; if that fails, report it
 # and end the suite (the caller exits when this returns non-zero).
 built_or_end() {

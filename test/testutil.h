@@ -61,6 +61,14 @@ sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* The pause before the t-th resend (t from 1) of a call that failed: short
+ * at first, then 500 ms, about 15 s over 40 tries. */
+static inline void
+retry_pause(int t)
+{
+	sleep_ms(t < 10 ? 50 * t : 500);
+}
+
 /*
  * The fault suite's claimers (mq-driver log, claimer log) share one plan,
  * read from the arguments SLOT0 N STEP TRIES TAG WALL0 WALL_STEP: slots

@@ -156,7 +156,7 @@ finish_won(an_store *st, const an_request *rq, int tries)
 		if (st->m->finish(st, rq, AN_RUN_SUCCEEDED, &owned) == AN_OK || st->err == AN_E_CONFIG ||
 			st->err == AN_E_UNSUPPORTED)
 			return;
-		sleep_ms(t < 10 ? 50 * t : 500);
+		retry_pause(t);
 	}
 }
 
@@ -206,7 +206,7 @@ logged(an_store *st, const an_request *base, const fault_plan *p)
 					finish_won(st, rq, p->tries);
 				break;
 			}
-			sleep_ms(t < 10 ? 50 * t : 500);
+			retry_pause(t);
 		}
 	}
 	return 0;
@@ -378,7 +378,7 @@ open_store(an_store *st, const an_store_methods *m, an_host *host, const char *u
 		if (m->open(st, url, NULL) == AN_OK || t >= tries)
 			return st->err;
 		m->close(st);
-		sleep_ms(t < 10 ? 50 * t : 500);
+		retry_pause(t);
 	}
 }
 

@@ -147,12 +147,6 @@ main() {
 		fi
 	}
 
-	# sleep_until MS: wait for the wall clock to reach MS.
-	sleep_until() {
-		local d=$(( $1 - $(date +%s%3N) ))
-		[ "$d" -le 0 ] || sleep "$(( d / 1000 )).$(printf '%03d' $(( d % 1000 )))"
-	}
-
 	# cell HOST STORE FAULT: one run of the contention under one fault; its log
 	# goes to $tmp/log/[HOST.]STORE.FAULT.* and one "# injected" line says how
 	# many faults.

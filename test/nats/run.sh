@@ -107,12 +107,12 @@ nats_api main '$JS.API.STREAM.CREATE.SKEW' '{"name":"SKEW","subjects":["skew.>"]
 SK="$U?stream=SKEW&prefix=skew&max_skew_ms=1000"
 t=$(mq_now)
 a=$(drv -l 1000 -k 1000 "$SK" claim sk $((t + 1000)) tokA)
-sleep_until=$((t + 2500)); while [ "$(mq_now)" -lt "$sleep_until" ]; do sleep 0.05; done
+sleep_until $((t + 2500))
 b=$(drv -l 1000 -k -1000 "$SK" claim sk $((t + 1000)) tokB)
 check "nats: clocks 2 s apart (within max_skew_ms 1000 either way): one winner ($a, $b)" test "$a:$b" = "won:lost"
 t=$(mq_now)
 a=$(drv -l 1000 -k 4000 "$SK" claim sk $((t + 4000)) tokA)
-sleep_until=$((t + 7000)); while [ "$(mq_now)" -lt "$sleep_until" ]; do sleep 0.1; done
+sleep_until $((t + 7000))
 b=$(drv -l 1000 -k -4000 "$SK" claim sk $((t + 4000)) tokB)
 check "nats: clocks 8 s apart (past max_skew_ms): the second claim comes after the window and wins too, as doc/stores-amqp-nats.md warns ($a, $b)" \
 	test "$a:$b" = "won:won"
@@ -126,15 +126,13 @@ fclaim() {
 		".output /dev/null" "SELECT anarchon_config('max_late_ms', 1000);" "SELECT anarchon_config('store', '$SK');" \
 		".output stdout" "SELECT anarchon_claim('skf', $2, '$3');" 2>&1
 }
-# until_ms MS: sleep until the wall clock reaches MS.
-until_ms() { while [ "$(mq_now)" -lt "$1" ]; do sleep 0.05; done; }
-S=$(( ($(date +%s) + 6) * 1000 ))
-until_ms $((S - 1000)); a=$(fclaim +1s "$S" tokA)
-until_ms $((S + 1500)); b=$(fclaim -1s "$S" tokB)
+FS=$(( ($(date +%s) + 6) * 1000 ))
+sleep_until $((FS - 1000)); a=$(fclaim +1s "$FS" tokA)
+sleep_until $((FS + 1500)); b=$(fclaim -1s "$FS" tokB)
 check "nats/sqlite: faketime clocks 2 s apart (within max_skew_ms 1000 either way): one winner ($a, $b)" test "$a:$b" = "won:lost"
-S=$(( ($(date +%s) + 6) * 1000 ))
-until_ms $((S - 4000)); a=$(fclaim +4s "$S" tokA)
-until_ms $((S + 3000)); b=$(fclaim -4s "$S" tokB)
+FS=$(( ($(date +%s) + 6) * 1000 ))
+sleep_until $((FS - 4000)); a=$(fclaim +4s "$FS" tokA)
+sleep_until $((FS + 3000)); b=$(fclaim -4s "$FS" tokB)
 check "nats/sqlite: faketime clocks 8 s apart (past max_skew_ms): a second winner, which the memory check exists to prevent ($a, $b)" \
 	test "$a:$b" = "won:won"
 expect_match "nats: an existing stream that does not take <prefix>.> is refused" \
