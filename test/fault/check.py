@@ -12,13 +12,22 @@ A line "# injected STORE FAULT N" (the suite adds them) says how many faults
 were injected into that run; any other line starting with "#" is a comment
 (the claimers write an error answer's message so).
 
+A heartbeat or a finish is a line whose OUTCOME is heartbeat:true|false or
+finish:true|false, with the attempt it was won with and, as WALL_MS, the
+time it was sent (test/fault/appclaimer.py).
+
 Fails (exit 1, one "FAIL ..." line each) on:
   - a double win: two tokens told `won` for one (store, job, slot, attempt);
     on won/lost stores the attempt is always 0, so for one (store, job, slot);
   - a slot whose claims were all answered (the last try of every token was
     not an error), one of them lost, running or done, and which has no
-    winner, on a store whose rules say it must have one.  RabbitMQ's rules do not: a claim whose confirm is lost
-    answers lost, and its slot may then go without a run.
+    winner, on a store whose rules say it must have one.  RabbitMQ's rules do
+    not: a claim whose confirm is lost answers lost, and its slot may then go
+    without a run;
+  - a fenced token accepted: a heartbeat or finish answered true although it
+    was sent after another token's `won` of a later attempt of the same run
+    had been answered (the takeover was decided before the call reached the
+    store, so the store must have refused it).
 
 Writes TABLE_FILE, a Markdown table of store x fault, and prints it.
 """
@@ -35,8 +44,10 @@ def main():
     answers = collections.Counter()
     errors = collections.Counter()
     order = []
-    # (store, fault, job, slot) -> token -> list of (outcome, attempt, try)
+    # (store, fault, job, slot) -> token -> list of (outcome, attempt, try, wall)
     slots = collections.defaultdict(lambda: collections.defaultdict(list))
+    # (store, fault, job, slot) -> list of (token, attempt, accepted, sent)
+    calls = collections.defaultdict(list)
     bad_lines = 0
     for path in logs:
         with open(path, errors="replace") as f:
@@ -55,14 +66,18 @@ def main():
                         if bad_lines <= 5:
                             print("# unreadable, in %s: %s" % (path.rsplit("/", 1)[-1], line.rstrip()[:300]))
                     continue
-                proc, store, fault, job, slot, token, outcome, attempt, tr, _ = w
+                proc, store, fault, job, slot, token, outcome, attempt, tr, wall = w
                 key = (store, fault)
                 if key not in order:
                     order.append(key)
+                if outcome.startswith(("heartbeat:", "finish:")):
+                    calls[(store, fault, job, slot)].append(
+                        (token, int(attempt), outcome.endswith(":true"), int(wall)))
+                    continue
                 answers[key] += 1
                 if outcome.startswith("error"):
                     errors[key] += 1
-                slots[(store, fault, job, slot)][token].append((outcome, int(attempt), int(tr)))
+                slots[(store, fault, job, slot)][token].append((outcome, int(attempt), int(tr), int(wall)))
 
     rows = collections.OrderedDict((k, collections.Counter()) for k in order)
     failures = []
@@ -71,15 +86,18 @@ def main():
         row["slots"] += 1
         row["claims"] += len(tokens)
         winners = collections.defaultdict(set)
+        takeovers = []
         all_answered = True
         for token, tries in tokens.items():
             last = max(tries, key=lambda t: t[2])
             if last[0].startswith("error"):
                 all_answered = False
                 row["unanswered"] += 1
-            for outcome, attempt, _ in tries:
+            for outcome, attempt, _, wall in tries:
                 if outcome == "won":
                     winners[attempt].add(token)
+                    if attempt > 1:
+                        takeovers.append((attempt, token, wall))
         # A slot every answer to which was late or overlap (the job's previous
         # run still going) needs no winner; one answered lost, running or done
         # was decided, and someone must have been told so.
@@ -91,6 +109,17 @@ def main():
                 row["double"] += 1
                 failures.append("double win: %s under %s, job %s slot %s attempt %d: %s"
                                 % (store, fault, job, slot, attempt, " ".join(sorted(who))))
+        row["takeovers"] += len(takeovers)
+        for token, attempt, accepted, sent in calls.get((store, fault, job, slot), ()):
+            row["calls"] += 1
+            row["refused"] += not accepted
+            later = [t for t in takeovers if t[0] > attempt and t[1] != token and t[2] < sent]
+            if accepted and later:
+                row["fenced"] += 1
+                failures.append("fenced token accepted: %s under %s, job %s slot %s: %s of attempt %d, "
+                                "sent %d ms after attempt %d was won by %s"
+                                % (store, fault, job, slot, token, attempt, sent - later[0][2],
+                                   later[0][0], later[0][1]))
         if not winners and decided:
             row["nowinner"] += 1
             if all_answered and store.split("/")[-1] not in MAY_SKIP:
@@ -98,12 +127,14 @@ def main():
                                 % (store, fault, job, slot))
 
     head = ("| store | fault | faults injected | claims | answers | slots won | double wins "
-            "| slots without a winner | error answers | claims never answered |")
-    out = [head, "|" + "---|" * 10]
+            "| slots without a winner | error answers | claims never answered "
+            "| takeovers | heartbeats and finishes | refused as fenced | fenced tokens accepted |")
+    out = [head, "|" + "---|" * 14]
     for (store, fault), row in rows.items():
-        out.append("| %s | %s | %d | %d | %d | %d | %d | %d | %d | %d |" % (
+        out.append("| %s | %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |" % (
             store, fault, injected[(store, fault)], row["claims"], answers[(store, fault)],
-            row["won"], row["double"], row["nowinner"], errors[(store, fault)], row["unanswered"]))
+            row["won"], row["double"], row["nowinner"], errors[(store, fault)], row["unanswered"],
+            row["takeovers"], row["calls"], row["refused"], row["fenced"]))
     text = "\n".join(out) + "\n"
     with open(table_file, "w") as f:
         f.write(text)

@@ -24,10 +24,29 @@
 # anarchon_config): the local SQLite store without a fault, and each
 # network store under SQLITE_FAULTS.  Their rows are named sqlite/STORE.
 #
+# And through the PostgreSQL host (test/fault/appclaimer.py, psycopg2 in
+# autocommit, each network store a foreign server): rows pg/STORE, the local
+# PostgreSQL store among them, under PG_FAULTS, which add
+#
+#   terminate     claimers' backends ended with pg_terminate_backend in a
+#                 loop, at random moments, mid-call when one is in a call;
+#                 the claimer connects again and resends
+#   sigkill       for pg/local: the whole server (postmaster and every
+#                 backend) killed with SIGKILL and started again
+#
+# On the lease stores (the local SQLite and PostgreSQL stores, Redis lease
+# through PostgreSQL) the fault `freeze` runs the claimers as job runners
+# (appclaimer.py with FAULT_WORK_MS): lease_ms 1 s, 3 attempts, a won run
+# worked 1.5 s with heartbeats, losers watching as backups; a process that
+# holds a lease is frozen with SIGSTOP for 2 s, past its lease, in a loop,
+# then resumed.  A backup takes over, and the resumed process's heartbeat or
+# finish must be refused.
+#
 # The checker fails on two winners of one slot (of one attempt, on lease
 # stores) and on a slot whose claims were all answered without a winner
 # (except on RabbitMQ, which may skip a slot whose confirm was lost: see
-# doc/stores-amqp-nats.md).  It writes the table of store x fault to
+# doc/stores-amqp-nats.md), and on a fenced token's heartbeat or finish
+# accepted after a takeover.  It writes the table of store x fault to
 # build/fault-table.md.
 #
 # Slots are whole seconds (as the hosts require), a second apart, and every
@@ -43,6 +62,7 @@ source test/redis/server.sh
 source test/nats/server.sh
 source test/amqp/server.sh
 source test/amqp/mq.sh
+source test/pg/server.sh
 # The body is one function called on the last line: bash reads a script as it
 # runs it, and a soak runs long enough for the file to be edited meanwhile.
 main() {
@@ -70,6 +90,13 @@ main() {
 	else
 		ok "fault: the checker finds a double win and an answered slot without a winner"
 	fi
+	printf '%s\n' "1 s none j 1000 tokA won 1 1 5" "2 s none j 1000 tokB won 2 1 900" \
+		"1 s none j 1000 tokA finish:true 1 1 950" > "$tmp/fenced.log"
+	if /usr/bin/python3 "$here/check.py" /dev/null "$tmp/fenced.log" | grep -q '^FAIL fenced token accepted'; then
+		ok "fault: the checker finds a fenced token accepted after a takeover"
+	else
+		not_ok "fault: the checker finds a fenced token accepted after a takeover"
+	fi
 
 	# ---------------------------------------------------------------- servers
 	RPORT=$(free_port)
@@ -79,7 +106,16 @@ main() {
 
 	STORES="redis-lease redis-stream-id redis-script nats rabbitmq"
 	SQLITE_STORES=${ANARCHON_FAULT_SQLITE_STORES:-local redis-stream-id redis-script nats rabbitmq}
-	SQLITE_FAULTS=${ANARCHON_FAULT_SQLITE_FAULTS:-none sigkill}
+	SQLITE_FAULTS=${ANARCHON_FAULT_SQLITE_FAULTS:-none sigkill freeze}
+	PG_STORES=${ANARCHON_FAULT_PG_STORES:-local redis-lease redis-stream-id redis-script nats rabbitmq}
+	PG_FAULTS=${ANARCHON_FAULT_PG_FAULTS:-none terminate sigkill freeze}
+	LEASE_STORES="local redis-lease"
+	# The job runners of the fault `freeze`.
+	WORK=(FAULT_WORK_MS=1500 FAULT_LEASE_MS=1000)
+	pg_install > "$tmp/pg-install.log" 2>&1 || not_ok "fault: make install" "$(tail -n 20 "$tmp/pg-install.log")"
+	pg_start "fsync = off" > "$tmp/pg-start.log" 2>&1 || not_ok "fault: start PostgreSQL" "$(tail -n 20 "$tmp/pg-start.log")"
+	psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION anarchon" > "$tmp/pg-setup.log" 2>&1 ||
+		not_ok "fault: CREATE EXTENSION anarchon" "$(cat "$tmp/pg-setup.log")"
 
 	# scheme STORE: which server a store's claims go to.
 	scheme() { case $1 in redis-*) echo redis ;; nats) echo nats ;; rabbitmq) echo amqp ;; esac; }
@@ -111,7 +147,51 @@ main() {
 				;;
 			nats) nats_restart main KILL ;;
 			amqp) rmq_restart KILL ;;
+			*) pg_kill ;;
 		esac
+	}
+
+	# pg_kill: the PostgreSQL server killed with SIGKILL, postmaster and every
+	# backend at once, as a crash would end them, then started again.  The
+	# postmaster is stopped first so that it forks no backend meanwhile.
+	pg_kill() {
+		local pm
+		pm=$(head -n 1 "$PG_DATA/postmaster.pid")
+		kill -STOP "$pm"
+		kill -KILL $(pgrep -P "$pm") "$pm"
+		while kill -0 "$pm" 2> /dev/null || [ -n "$(pgrep -P "$pm")" ]; do sleep 0.05; done
+		pg_as_server_user "$PG_BINDIR/pg_ctl" -D "$PG_DATA" -l "$PG_LOG" -w -t 60 start > /dev/null 2>&1
+	}
+
+	# terminate_loop STOPFILE COUNTFILE: end a claimer's backend with
+	# pg_terminate_backend every 50 to 300 ms, one in a call when there is
+	# one, until STOPFILE exists; COUNTFILE gets how many were ended.
+	terminate_loop() {
+		local n=0 r
+		while [ ! -e "$1" ]; do
+			sleep "0.$(printf '%02d' $(( 5 + RANDOM % 25 )))"
+			r=$(psql -X -A -t -c "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) AS t
+				FROM pg_stat_activity WHERE application_name = 'anarchon-fault'
+				ORDER BY state = 'active' DESC, random() LIMIT 1) x WHERE t" 2> /dev/null)
+			n=$(( n + ${r:-0} ))
+		done
+		echo "$n" > "$2"
+	}
+
+	# freeze_loop STOPFILE COUNTFILE MARKDIR: every 0.3 to 1 s, freeze a
+	# process that holds a lease (a file named for its pid in MARKDIR) with
+	# SIGSTOP for 2 s, past its 1 s lease, then resume it.
+	freeze_loop() {
+		local n=0 pid
+		while [ ! -e "$1" ]; do
+			sleep "0.$(( 3 + RANDOM % 7 ))"
+			pid=$(ls "$3" 2> /dev/null | shuf -n 1)
+			[ -n "$pid" ] && kill -STOP "$pid" 2> /dev/null || continue
+			n=$(( n + 1 ))
+			sleep 2
+			kill -CONT "$pid"
+		done
+		echo "$n" > "$2"
 	}
 
 	# url STORE PORT: the store's URL, its names under the prefix "fault".
@@ -127,23 +207,40 @@ main() {
 		echo "$(scheme "$1")://127.0.0.1:$2?$q&timeout_ms=$TIMEOUT_MS"
 	}
 
+	# Through PostgreSQL, each network store is a foreign server of its name.
+	for store in $PG_STORES; do
+		[ "$store" = local ] && continue
+		psql -X -q -v ON_ERROR_STOP=1 -c "CREATE SERVER \"$store\" FOREIGN DATA WRAPPER anarchon
+			OPTIONS (url '$(url "$store" "$(server_port "$store")")')" >> "$tmp/pg-setup.log" 2>&1 ||
+			not_ok "fault: CREATE SERVER $store" "$(tail -n 5 "$tmp/pg-setup.log")"
+	done
+
 	PROXY_PID=
 	proxy_stop() { [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2> /dev/null && wait "$PROXY_PID" 2> /dev/null; PROXY_PID=; }
 	at_exit proxy_stop
 
 	# claimer HOST STORE PORT FAULT I SLOT0 START: one claiming process of a cell.
 	claimer() {
-		local host=$1 store=$2 port=$3 fault=$4 i=$5
+		local host=$1 store=$2 port=$3 fault=$4 i=$5 url=local env=()
 		local plan=("$6" "$SLOTS" 1000 "$TRIES" "$i $store $fault" "$7" "$STEP")
-		if [ "$host" = sqlite ]; then
-			local url=local
-			[ "$store" = local ] || url=$(url "$store" "$port")
-			plan[4]="$i sqlite/$store $fault"
+		[ "$host" = c ] || plan[4]="$i $host/$store $fault"
+		[ "$store" = local ] || url=$(url "$store" "$port")
+		[ "$fault" = freeze ] && env=("${WORK[@]}" "FAULT_MARK_DIR=$tmp/mark")
+		if [ "$host" = pg ]; then
+			[ "$store" = local ] || url=$store
+			local opts="-c anarchon.store=$url -c anarchon.overlap=allow"
+			[ "$fault" = freeze ] && opts+=" -c anarchon.lease_ms=1000 -c anarchon.attempts=3"
+			env "${env[@]}" PGOPTIONS="$opts" /usr/bin/python3 "$here/appclaimer.py" pg "f-$fault" "${plan[@]}"
+		elif [ "$host" = sqlite ] && [ "$fault" = freeze ]; then
+			env "${env[@]}" ANARCHON_STORE="$url" ANARCHON_LEASE_MS=1000 ANARCHON_ATTEMPTS=3 ANARCHON_OVERLAP=allow \
+				ANARCHON_EXTENSION="$REPO_ROOT/sqlite/anarchon" FAULT_DB="$tmp/sqlite-$store-freeze.db" \
+				/usr/bin/python3 "$here/appclaimer.py" sqlite "f-$fault" "${plan[@]}"
+		elif [ "$host" = sqlite ]; then
 			ANARCHON_STORE=$url test/bin/claimer log "$tmp/sqlite-$store.db" "f-$fault" "${plan[@]}"
 		elif [ "$fault" = fork ]; then
-			"$DRV" -F 4 "$(url "$store" "$port")" log "f-$fault" "${plan[@]}"
+			"$DRV" -F 4 "$url" log "f-$fault" "${plan[@]}"
 		else
-			"$DRV" "$(url "$store" "$port")" log "f-$fault" "${plan[@]}"
+			"$DRV" "$url" log "f-$fault" "${plan[@]}"
 		fi
 	}
 
@@ -151,8 +248,9 @@ main() {
 	# goes to $tmp/log/[HOST.]STORE.FAULT.* and one "# injected" line says how
 	# many faults.
 	cell() {
-		local host=$1 store=$2 fault=$3 port pids=() i n=0 slot0 log=$tmp/log/$1.$2.$3 pport pid nproc=$PROCS
+		local host=$1 store=$2 fault=$3 port pids=() i n=0 slot0 log=$tmp/log/$1.$2.$3 pport pid nproc=$PROCS loop=
 		[ "$store" = local ] || port=$(server_port "$store")
+		rm -rf "$tmp/mark" "$tmp/stop" && mkdir -p "$tmp/mark"
 		case $fault in
 			lost-request | lost-reply)
 				pport=$(free_port)
@@ -175,6 +273,10 @@ main() {
 			pids+=($!)
 		done
 		case $fault in
+			terminate) terminate_loop "$tmp/stop" "$log.cuts" & loop=$! ;;
+			freeze) freeze_loop "$tmp/stop" "$log.cuts" "$tmp/mark" & loop=$! ;;
+		esac
+		case $fault in
 			sigkill)
 				sleep_until "$strike"
 				server_kill "$store" && n=1
@@ -193,6 +295,11 @@ main() {
 				proxy_stop
 				n=$(cat "$log.cuts" 2> /dev/null || echo 0)
 				;;
+			terminate | freeze)
+				touch "$tmp/stop"
+				wait "$loop"
+				n=$(cat "$log.cuts" 2> /dev/null || echo 0)
+				;;
 		esac
 		local label=$store
 		[ "$host" = c ] || label=$host/$store
@@ -206,10 +313,23 @@ main() {
 			cell c "$store" "$fault"
 		done
 	done
+	# fits HOST STORE FAULT: whether that cell is one of the table's.
+	fits() {
+		case $3 in
+			freeze) [[ " $LEASE_STORES " == *" $2 "* ]] && { [ "$1" = pg ] || [ "$2" = local ]; } ;;
+			sigkill) [ "$1" = pg ] || [ "$2" != local ] ;;
+			terminate) [ "$1" = pg ] ;;
+			*) true ;;
+		esac
+	}
 	for store in $SQLITE_STORES; do
 		for fault in $SQLITE_FAULTS; do
-			[ "$store" = local ] && [ "$fault" != none ] && continue
-			cell sqlite "$store" "$fault"
+			fits sqlite "$store" "$fault" && cell sqlite "$store" "$fault"
+		done
+	done
+	for store in $PG_STORES; do
+		for fault in $PG_FAULTS; do
+			fits pg "$store" "$fault" && cell pg "$store" "$fault"
 		done
 	done
 
