@@ -33,6 +33,9 @@
 #                 the claimer connects again and resends
 #   sigkill       for pg/local: the whole server (postmaster and every
 #                 backend) killed with SIGKILL and started again
+#   lost-request, lost-reply
+#                 for pg/local: the proxy stands between the claimers and
+#                 the PostgreSQL server
 #
 # On the lease stores (the local SQLite and PostgreSQL stores, Redis lease
 # through PostgreSQL) the fault `freeze` runs the claimers as job runners
@@ -108,7 +111,7 @@ main() {
 	SQLITE_STORES=${ANARCHON_FAULT_SQLITE_STORES:-local redis-stream-id redis-script nats rabbitmq}
 	SQLITE_FAULTS=${ANARCHON_FAULT_SQLITE_FAULTS:-none sigkill freeze}
 	PG_STORES=${ANARCHON_FAULT_PG_STORES:-local redis-lease redis-stream-id redis-script nats rabbitmq}
-	PG_FAULTS=${ANARCHON_FAULT_PG_FAULTS:-none terminate sigkill freeze}
+	PG_FAULTS=${ANARCHON_FAULT_PG_FAULTS:-none terminate sigkill freeze lost-request lost-reply}
 	LEASE_STORES="local redis-lease"
 	# The job runners of the fault `freeze`.
 	WORK=(FAULT_WORK_MS=1500 FAULT_LEASE_MS=1000)
@@ -227,6 +230,8 @@ main() {
 		[ "$store" = local ] || url=$(url "$store" "$port")
 		[ "$fault" = freeze ] && env=("${WORK[@]}" "FAULT_MARK_DIR=$tmp/mark")
 		if [ "$host" = pg ]; then
+			# The local store through TCP, so that the proxy can stand between.
+			[ "$store" = local ] && env+=(PGHOST=127.0.0.1 "PGPORT=$port")
 			[ "$store" = local ] || url=$store
 			local opts="-c anarchon.store=$url -c anarchon.overlap=allow"
 			[ "$fault" = freeze ] && opts+=" -c anarchon.lease_ms=1000 -c anarchon.attempts=3"
@@ -250,7 +255,15 @@ main() {
 	cell() {
 		local host=$1 store=$2 fault=$3 port pids=() i n=0 slot0 log=$tmp/log/$1.$2.$3 pport pid nproc=$PROCS loop=
 		[ "$store" = local ] || port=$(server_port "$store")
+		[ "$host/$store" = pg/local ] && port=$PGPORT
 		rm -rf "$tmp/mark" "$tmp/stop" && mkdir -p "$tmp/mark"
+		# Job runners work each run 1.5 s: at most 150 slots, 200 ms apart or
+		# more, so that a soak's runners keep up with their slots.
+		local SLOTS=$SLOTS STEP=$STEP
+		if [ "$fault" = freeze ]; then
+			[ "$SLOTS" -le 150 ] || SLOTS=150
+			[ "$STEP" -ge 200 ] || STEP=200
+		fi
 		case $fault in
 			lost-request | lost-reply)
 				pport=$(free_port)
@@ -319,6 +332,7 @@ main() {
 			freeze) [[ " $LEASE_STORES " == *" $2 "* ]] && { [ "$1" = pg ] || [ "$2" = local ]; } ;;
 			sigkill) [ "$1" = pg ] || [ "$2" != local ] ;;
 			terminate) [ "$1" = pg ] ;;
+			lost-*) [ "$1" = c ] || [ "$1/$2" = pg/local ] ;;
 			*) true ;;
 		esac
 	}
