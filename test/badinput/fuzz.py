@@ -4,6 +4,11 @@
     fuzz.py sqlite EXTENSION DATABASE
     fuzz.py pg                       (PGHOST, PGPORT, ... name the server)
 
+With FUZZ_STORE set to a store URL and FUZZ_NAME to a short name for it, the
+calls go to that network store instead of the local one (through PostgreSQL,
+a foreign server named FUZZ_NAME), and FUZZ_SNAPSHOT is a shell command that
+prints everything the store holds: it must print the same before and after.
+
 Every SQL function of anarchon is called with each of its arguments in turn
 replaced by a bad value (NULL, empty, 1 MB, the wrong type, out of range, an
 invalid word), the others good, and the settings are set to odd values.
@@ -18,7 +23,9 @@ as it did before.
 
 Prints TAP-like lines, "ok - ..." or "not ok - ..." with "#" details.
 """
+import os
 import re
+import subprocess
 import sys
 
 MB = "x" * (1 << 20)
@@ -26,6 +33,29 @@ TOKEN = "0123456789abcdef0123456789abcdef"
 SLOT = 1893456000000            # 2030-01-01 00:00:00 UTC, a whole second
 FAILED = []
 TABLE_VALUED = ("anarchon_slots", "anarchon_missed")
+STORE = os.environ.get("FUZZ_STORE", "")
+NAME = os.environ.get("FUZZ_NAME", "")
+SNAPSHOT = os.environ.get("FUZZ_SNAPSHOT", "")
+
+
+def label(host):
+    """The host, and the network store the calls go to."""
+    return "%s/%s" % (host, NAME) if STORE else host
+
+
+def runs(one, sql):
+    """What is stored: the local runs table, and the network store's whole state."""
+    rows = one(sql)
+    if SNAPSHOT:
+        rows = (rows, subprocess.run(SNAPSHOT, shell=True, capture_output=True, text=True).stdout)
+    return rows
+
+
+def what_is_stored(stored):
+    """The words for what runs() read."""
+    if SNAPSHOT:
+        return "%d runs in the local table, %d lines of the store's dump" % (len(stored[0]), len(stored[1].splitlines()))
+    return "%d runs" % len(stored)
 
 
 def report(name, problems):
@@ -150,6 +180,8 @@ def odd_settings(host):
 
 
 def harmless(one, host):
+    if STORE:
+        return      # anarchon_prune is the local store's: a network store refuses it
     problems = []
     for what, sql, want in HARMLESS:
         try:
@@ -172,11 +204,15 @@ def sqlite_main(ext, path):
     def one(sql):
         return con.execute(sql).fetchall()
 
+    if STORE:
+        one("SELECT anarchon_config('store', '%s')" % STORE)
+    host = label("sqlite")
+
     # Something to damage: a finished run, a running one.
     one("SELECT anarchon_claim('fz', %d, '%s')" % (SLOT - 60000, TOKEN))
     one("SELECT anarchon_finish('fz', %d, '%s')" % (SLOT - 60000, TOKEN))
     one("SELECT anarchon_claim('fz', %d, '%s')" % (SLOT, TOKEN))
-    before = one("SELECT * FROM anarchon_runs ORDER BY 1, 2")
+    before = runs(one, "SELECT * FROM anarchon_runs ORDER BY 1, 2")
     settings = [one("SELECT anarchon_config('%s')" % n)
                 for n in ("lease_ms", "max_late_ms", "attempts", "overlap", "busy_timeout_ms", "store")]
 
@@ -192,19 +228,19 @@ def sqlite_main(ext, path):
                 problems.append("%s: unclear error %r" % (what, msg[:200]))
             if "internal" in msg.lower() or "the store failed" in msg:
                 problems.append("%s: internal error %r" % (what, msg[:200]))
-    report("sqlite: %d bad calls and odd settings each end in a clear error" %
-           (len(calls("sqlite")) + len(odd_settings("sqlite"))), problems)
-    harmless(one, "sqlite")
+    report("%s: %d bad calls and odd settings each end in a clear error" %
+           (host, len(calls("sqlite")) + len(odd_settings("sqlite"))), problems)
+    harmless(one, host)
 
-    after = one("SELECT * FROM anarchon_runs ORDER BY 1, 2")
-    report("sqlite: the stored runs are unchanged by the bad calls (%d runs)" % len(before),
-           [] if after == before else ["before %r" % before, "after  %r" % after])
+    after = runs(one, "SELECT * FROM anarchon_runs ORDER BY 1, 2")
+    report("%s: what is stored is unchanged by the bad calls (%s)" % (host, what_is_stored(before)),
+           [] if after == before else ["before %r" % (before,), "after  %r" % (after,)])
     now = [one("SELECT anarchon_config('%s')" % n)
            for n in ("lease_ms", "max_late_ms", "attempts", "overlap", "busy_timeout_ms", "store")]
-    report("sqlite: the connection's settings are unchanged by the refused ones",
+    report("%s: the connection's settings are unchanged by the refused ones" % host,
            [] if now == settings else ["before %r" % settings, "after  %r" % now])
     again = one("SELECT anarchon_claim('fz', %d, '%s')" % (SLOT, TOKEN))
-    report("sqlite: a good claim afterwards still answers as before (won, our own run)",
+    report(host + ": a good claim afterwards still answers as before (won, our own run)",
            [] if again == [("won",)] else ["answered %r" % again])
 
 
@@ -212,19 +248,28 @@ def sqlite_main(ext, path):
 
 def pg_main():
     import psycopg2
+    host = label("pg")
     con = psycopg2.connect("")
     con.autocommit = True
+    con.cursor().execute("CREATE EXTENSION IF NOT EXISTS anarchon")
+    options = ""
+    if STORE:
+        con.cursor().execute("CREATE SERVER \"%s\" FOREIGN DATA WRAPPER anarchon OPTIONS (url '%s')" % (NAME, STORE))
+        # The session's own value, which each RESET below returns to.
+        options = "-c anarchon.store=" + NAME
+        con.close()
+        con = psycopg2.connect("", options=options)
+        con.autocommit = True
     cur = con.cursor()
 
     def one(sql):
         cur.execute(sql)
         return cur.fetchall() if cur.description else None
 
-    one("CREATE EXTENSION IF NOT EXISTS anarchon")
     one("SELECT anarchon_claim('fz', %d, '%s')" % (SLOT - 60000, TOKEN))
     one("SELECT anarchon_finish('fz', %d, '%s')" % (SLOT - 60000, TOKEN))
     one("SELECT anarchon_claim('fz', %d, '%s')" % (SLOT, TOKEN))
-    before = one("SELECT * FROM anarchon.runs ORDER BY job, slot")
+    before = runs(one, "SELECT * FROM anarchon.runs ORDER BY job, slot")
     names = ("lease_ms", "max_late_ms", "attempts", "overlap", "busy_timeout_ms", "store")
     settings = [one("SELECT current_setting('anarchon.%s', true)" % n) for n in names]
 
@@ -244,21 +289,22 @@ def pg_main():
                 problems.append("%s: unclear message %r (SQLSTATE %s)" % (what, msg[:200], code))
             if con.closed:
                 problems.append("%s: the session was lost" % what)
-                con = psycopg2.connect("")
+                con = psycopg2.connect("", options=options)
                 con.autocommit = True
                 cur = con.cursor()
         one("RESET anarchon.store")
-    report("pg: %d bad calls and odd settings each end in a clear error with a proper SQLSTATE" % n, problems)
-    harmless(one, "pg")
+    report("%s: %d bad calls and odd settings each end in a clear error with a proper SQLSTATE" % (host, n),
+           problems)
+    harmless(one, host)
 
-    after = one("SELECT * FROM anarchon.runs ORDER BY job, slot")
-    report("pg: the stored runs are unchanged by the bad calls (%d runs)" % len(before),
-           [] if after == before else ["before %r" % before, "after  %r" % after])
+    after = runs(one, "SELECT * FROM anarchon.runs ORDER BY job, slot")
+    report("%s: what is stored is unchanged by the bad calls (%s)" % (host, what_is_stored(before)),
+           [] if after == before else ["before %r" % (before,), "after  %r" % (after,)])
     now = [one("SELECT current_setting('anarchon.%s', true)" % n) for n in names]
-    report("pg: the session's settings are unchanged by the refused ones",
+    report("%s: the session's settings are unchanged by the refused ones" % host,
            [] if now == settings else ["before %r" % settings, "after  %r" % now])
     again = one("SELECT anarchon_claim('fz', %d, '%s')" % (SLOT, TOKEN))
-    report("pg: a good claim afterwards still answers as before (won, our own run)",
+    report(host + ": a good claim afterwards still answers as before (won, our own run)",
            [] if again == [("won",)] else ["answered %r" % again])
 
 
