@@ -79,3 +79,14 @@ an_store_host_now(const an_store *st)
 {
 	return st->host->now_ms(st->host->ctx);
 }
+
+int
+an_store_fence(an_store *st, const an_request *rq, int *owned)
+{
+	*owned = 0;
+	if (st->m->version >= 4 && st->m->fence != NULL)
+		return st->m->fence(st, rq, owned);
+	if (st->m->heartbeat == NULL)
+		return an_store_fail(st, AN_E_UNSUPPORTED, "store \"%s\" cannot check who owns a run", st->m->name);
+	return st->m->heartbeat(st, rq, owned);
+}

@@ -100,8 +100,9 @@ typedef struct an_check_result
  *   1  open .. close
  *   2  check_url
  *   3  recall
+ *   4  fence
  */
-#define AN_STORE_VERSION 3
+#define AN_STORE_VERSION 4
 
 typedef struct an_store_methods
 {
@@ -174,6 +175,20 @@ typedef struct an_store_methods
 	 */
 	int			(*recall) (an_store *st, const an_request *rq, const int64_t *slots, size_t n,
 						   unsigned char *has_run);
+
+	/* ---- version 4 ---- */
+
+	/*
+	 * fence (optional): is rq->token the owner of the running run?  *owned =
+	 * 1 when it is, and then the store holds the run for it until the
+	 * caller's transaction ends, so that no takeover can be decided before
+	 * the caller's writes commit or roll back (the local stores: a row lock
+	 * in PostgreSQL, the database's write lock in SQLite).  A store that
+	 * cannot tie a run to the caller's transaction leaves it NULL; the hosts
+	 * then ask heartbeat, which checks the owner in the store at that moment
+	 * and holds nothing (an_store_fence).
+	 */
+	int			(*fence) (an_store *st, const an_request *rq, int *owned);
 } an_store_methods;
 
 struct an_store
@@ -225,6 +240,12 @@ int			an_store_check_url(an_store *st, const char *url);
 /* The store's recall method, when its table has one (version 3 or later); else NULL. */
 #define AN_STORE_RECALL(st) \
 	((st)->m->version >= 3 ? (st)->m->recall : NULL)
+
+/*
+ * anarchon_fence's store call: the store's fence when it has one, else its
+ * heartbeat (a check of the owner, and a renewed lease, with nothing held).
+ */
+int			an_store_fence(an_store *st, const an_request *rq, int *owned);
 
 /* Ask the host whether to give up the current call. */
 int			an_store_interrupted(const an_store *st);

@@ -19,6 +19,9 @@
 #include "compat.h"
 #include "store.h"
 
+/* anarchon's own SQLSTATE: a token that does not own the run (fence.c, anarchon.run). */
+#define AN_PG_ERRCODE_FENCED MAKE_SQLSTATE('A', 'N', '0', '0', '1')
+
 /* Milliseconds between the Unix epoch and PostgreSQL's (2000-01-01). */
 #define AN_PG_EPOCH_MS \
 	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * 1000)

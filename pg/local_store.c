@@ -49,6 +49,7 @@ typedef enum local_query
 	Q_INTERRUPT,
 	Q_HEARTBEAT,
 	Q_FINISH,
+	Q_FENCE,
 	Q_PRUNE,
 	Q_COUNT
 } local_query;
@@ -108,6 +109,15 @@ static const query_def queries[Q_COUNT] = {
 		"THEN date_trunc('milliseconds', clock_timestamp()) ELSE finished_at END "
 		"WHERE job = $1 AND slot = $2 AND token = $3 AND state IN ('running', $4)",
 		4, {TEXTOID, TIMESTAMPTZOID, TEXTOID, TEXTOID}},
+	/*
+	 * The fence: the owner's run, locked until the caller's transaction ends.
+	 * KEY SHARE conflicts with the claim's FOR UPDATE (a takeover waits) but
+	 * not with the UPDATE of a heartbeat or finish (no key column changes).
+	 */
+	[Q_FENCE] = {
+		"SELECT 1 FROM anarchon.runs "
+		"WHERE job = $1 AND slot = $2 AND token = $3 AND state = 'running' FOR KEY SHARE",
+		3, {TEXTOID, TIMESTAMPTZOID, TEXTOID}},
 	/*
 	 * A run whose lease is still alive stays, however old its slot.  Joined
 	 * with runs_jobs so that each job's old runs are a range of the primary key.
@@ -400,6 +410,20 @@ local_finish(an_store *st, const an_request *rq, an_run_state status, int *owned
 	return AN_OK;
 }
 
+static int
+local_fence(an_store *st, const an_request *rq, int *owned)
+{
+	Datum		v[3] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot)),
+	CStringGetTextDatum(rq->token)};
+	an_pg_owner_state owner;
+
+	require_writable("anarchon_fence");
+	connect_spi(&owner);
+	*owned = run_locking(Q_FENCE, v, SPI_OK_SELECT, rq->job, rq->settings->busy_timeout_ms) > 0;
+	finish_spi(&owner);
+	return AN_OK;
+}
+
 /* The backup's shortcut: one plain read, no row lock, no write (run_lookup.c). */
 static int
 local_check(an_store *st, const an_request *rq, an_check_result *res)
@@ -440,7 +464,7 @@ local_close(an_store *st)
 }
 
 const an_store_methods an_pg_local_methods = {
-	.version = 1,
+	.version = 4,
 	.name = "local",
 	.open = local_open,
 	.claim = local_claim,
@@ -450,4 +474,5 @@ const an_store_methods an_pg_local_methods = {
 	.prune = local_prune,
 	.validate = NULL,
 	.close = local_close,
+	.fence = local_fence,
 };

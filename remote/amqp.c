@@ -37,7 +37,8 @@
 #include <string.h>
 
 #include "amqp_link.h"
-#include "noclock.h"
+#include "session_claims.h"
+#include "wonlost.h"
 #include "remote.h"
 #include "url.h"
 
@@ -231,7 +232,7 @@ amqp_validate(an_store *st, const an_settings *s)
 {
 	amqp_store *a = st->impl;
 
-	return an_noclock_memory_ok(st, "slot_ttl_ms (how long a gate queue outlives its last claim)",
+	return an_wonlost_memory_ok(st, "slot_ttl_ms (how long a gate queue outlives its last claim)",
 								"slot_ttl_ms", a->ttl_ms, a->skew_ms, s);
 }
 
@@ -296,7 +297,7 @@ amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
 	int			exists;
 
 	memset(res, 0, sizeof(*res));
-	if (an_noclock_late(st, rq))
+	if (an_wonlost_late(st, rq))
 	{
 		res->outcome = AN_LATE;
 		return AN_OK;

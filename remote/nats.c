@@ -28,7 +28,8 @@
 
 #include "nats_json.h"
 #include "nats_link.h"
-#include "noclock.h"
+#include "session_claims.h"
+#include "wonlost.h"
 #include "remote.h"
 #include "url.h"
 
@@ -57,6 +58,8 @@ typedef struct nats_store
 	int64_t		stream_window_ms;	/* the stream's actual duplicate window */
 	nats_link	link;
 	an_claims	claims;
+	an_deadline claim_deadline;	/* of the claim in progress */
+	int64_t		claim_seq;       /* the stream sequence of its stored claim, 0 when unknown */
 } nats_store;
 
 /* A stream name: what JetStream allows in API subjects. */
@@ -156,6 +159,24 @@ claim_body(const an_request *rq, char *out, size_t outlen)
 {
 	snprintf(out, outlen, "{\"job\":\"%s\",\"slot\":%lld,\"token\":\"%s\"}",
 			 rq->job, (long long) rq->slot, rq->token);
+}
+
+/*
+ * The token of the run rq's stored claim body into token: "" unless the body
+ * is exactly the claim that token would have sent for this run.
+ */
+static void
+stored_token(const char *stored, const an_request *rq, char *token)
+{
+	an_request	them = *rq;
+	char		body[BODY_MAX];
+
+	if (nj_str(stored, "token", token, AN_TOKEN_MAX + 1) < 0)
+		token[0] = '\0';
+	them.token = token;
+	claim_body(&them, body, sizeof(body));
+	if (strcmp(body, stored) != 0)
+		token[0] = '\0';
 }
 
 /* An {"error":{...}} answer of JetStream: fail st with its description. */
@@ -269,7 +290,7 @@ ensure_stream(an_store *st, nats_store *n, const an_deadline *d, const an_settin
 	{
 		free(reply);
 		reply = NULL;
-		if (an_noclock_memory_ok(st, "the duplicate window (duplicate_window_ms)", "duplicate_window_ms",
+		if (an_wonlost_memory_ok(st, "the duplicate window (duplicate_window_ms)", "duplicate_window_ms",
 								 n->window_ms, n->skew_ms, s) != AN_OK)
 			return st->err;
 		rc = create_stream(st, n, d, &reply);
@@ -350,7 +371,7 @@ nats_validate(an_store *st, const an_settings *s)
 	if (ready(st, n, &d, s) != AN_OK)
 		return st->err;
 	snprintf(what, sizeof(what), "the duplicate window of the NATS stream %s", n->stream);
-	return an_noclock_memory_ok(st, what, "the stream's duplicate window (duplicate_window_ms= when "
+	return an_wonlost_memory_ok(st, what, "the stream's duplicate window (duplicate_window_ms= when "
 								"anarchon creates the stream; 'nats stream edit' for an existing one)",
 								n->stream_window_ms, n->skew_ms, s);
 }
@@ -456,11 +477,15 @@ find_run_msg(an_store *st, nats_store *n, const an_deadline *d, const an_request
 	return AN_OK;
 }
 
+/*
+ * The claim's append: publish it with the message id <job>:<slot>; a
+ * duplicate within the window is answered with the stored copy's sequence,
+ * read back to learn whose token it holds.
+ */
 static int
-nats_claim(an_store *st, const an_request *rq, an_claim_result *res)
+claim_append(an_store *st, const an_request *rq, an_append_result *result, char *winner)
 {
 	nats_store *n = st->impl;
-	an_deadline d;
 	char		subject[AN_JOB_MAX * 3 + 96];
 	char		msgid[AN_JOB_MAX + 32];
 	char		body[BODY_MAX];
@@ -472,19 +497,10 @@ nats_claim(an_store *st, const an_request *rq, an_claim_result *res)
 	int			found;
 	int			rc;
 
-	memset(res, 0, sizeof(*res));
-	if (an_noclock_late(st, rq))
-	{
-		res->outcome = AN_LATE;
-		return AN_OK;
-	}
-	an_deadline_start(&d, n->timeout_ms);
-	if (ready(st, n, &d, rq->settings) != AN_OK)
-		return st->err;
 	subject_of(n, rq->job, "claims", subject, sizeof(subject));
 	snprintf(msgid, sizeof(msgid), "%s:%lld", rq->job, (long long) rq->slot);
 	claim_body(rq, body, sizeof(body));
-	rc = nats_link_request(st, &n->link, &d, "the claim", subject, msgid, body,
+	rc = nats_link_request(st, &n->link, &n->claim_deadline, "the claim", subject, msgid, body,
 						   "no JetStream stream takes the claim's subject (was the stream deleted?)", &reply);
 	if (rc == AN_E_CONFIG)
 		n->have_stream = 0;		/* look for (or re-create) the stream next time */
@@ -503,17 +519,57 @@ nats_claim(an_store *st, const an_request *rq, an_claim_result *res)
 		return an_store_fail(st, AN_E_STORE, "%s acknowledged the claim without a sequence number", n->link.who);
 	}
 	free(reply);
-	if (dup != 1)
-		res->outcome = AN_WON;
-	else
-	{
-		/* Someone's copy is stored: whose?  A copy we cannot read is not ours. */
-		if (get_msg(st, n, &d, AT_SEQ, seq, NULL, stored, sizeof(stored), &found, &seq) != AN_OK)
-			return st->err;
-		res->outcome = found && strcmp(stored, body) == 0 ? AN_WON : AN_LOST;
-	}
-	an_claims_put(&n->claims, rq->job, rq->slot, rq->token, seq, res->outcome == AN_WON);
+	n->claim_seq = seq;
+	*result = dup == 1 ? AN_APPEND_TAKEN : AN_APPEND_STORED;
+	if (*result == AN_APPEND_STORED)
+		return AN_OK;
+	/* Someone's copy is stored: whose?  A copy we cannot read is not ours ("" ). */
+	if (get_msg(st, n, &n->claim_deadline, AT_SEQ, seq, NULL, stored, sizeof(stored), &found, &seq) != AN_OK)
+		return st->err;
+	if (found)
+		stored_token(stored, rq, winner);
 	return AN_OK;
+}
+
+/* The engine's read-back, for a claim judged late: the run's stored claim. */
+static int
+claim_find(an_store *st, const an_request *rq, char *winner, int *found)
+{
+	nats_store *n = st->impl;
+	char		subject[AN_JOB_MAX * 3 + 96];
+	char		stored[BODY_MAX];
+
+	subject_of(n, rq->job, "claims", subject, sizeof(subject));
+	if (find_run_msg(st, n, &n->claim_deadline, rq, subject, stored, sizeof(stored), found) != AN_OK)
+		return st->err;
+	if (*found)
+		stored_token(stored, rq, winner);
+	*found = *found && winner[0] != '\0';
+	return AN_OK;
+}
+
+/* Remember what this session claimed, for heartbeat and finish. */
+static void
+claim_decided(an_store *st, const an_request *rq, const an_claim_result *res)
+{
+	nats_store *n = st->impl;
+
+	if (res->outcome == AN_WON || res->outcome == AN_LOST)
+		an_claims_put(&n->claims, rq->job, rq->slot, rq->token, n->claim_seq, res->outcome == AN_WON);
+}
+
+static const an_wonlost_ops claim_ops = {1, claim_append, claim_find, claim_decided};
+
+static int
+nats_claim(an_store *st, const an_request *rq, an_claim_result *res)
+{
+	nats_store *n = st->impl;
+
+	n->claim_seq = 0;
+	an_deadline_start(&n->claim_deadline, n->timeout_ms);
+	if (ready(st, n, &n->claim_deadline, rq->settings) != AN_OK)
+		return st->err;
+	return an_wonlost_claim(st, &claim_ops, rq, res);
 }
 
 /*

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "noclock.h"
+#include "wonlost.h"
 #include "redis.h"
 #include "remote.h"
 #include "url.h"
@@ -235,7 +235,7 @@ redis_validate(an_store *st, const an_settings *s)
 		return AN_OK;
 	snprintf(what, sizeof(what), "%s (how long the redis %s strategy remembers a claim)",
 			 rs->strategy->memory_param, rs->strategy->name);
-	return an_noclock_memory_ok(st, what, rs->strategy->memory_param,
+	return an_wonlost_memory_ok(st, what, rs->strategy->memory_param,
 								memory, rs->strategy->host_late ? rs->skew_ms : 0, s);
 }
 

@@ -10,6 +10,7 @@
  *              else an append (redis_scripts.c).
  * After the store answers, the winner is whoever's token the entry holds: a
  * claim sent again after its reply was lost finds its own token and wins.
+ * The decision itself is core/wonlost.c's; this file appends and reads back.
  *
  * These strategies have no lease.  heartbeat answers true while the token is
  * the recorded winner and the run is not finished, and changes nothing;
@@ -24,6 +25,7 @@
 #include <string.h>
 
 #include "redis.h"
+#include "wonlost.h"
 
 /* The token of an XRANGE entry [id, [slot, S, token, T]], or NULL. */
 static const char *
@@ -140,53 +142,23 @@ find_winner(an_store *st, rds_store *rs, const an_request *rq, char *token, int 
 	return rc;
 }
 
-/* Won when the recorded token is ours, else `other`. */
-static void
-decide(an_claim_result *res, const an_request *rq, const char *winner, an_outcome other)
+/* The engine's read-back: the token of the slot's entry. */
+static int
+find_op(an_store *st, const an_request *rq, char *winner, int *found)
 {
-	res->outcome = strcmp(winner, rq->token) == 0 ? AN_WON : other;
-	res->attempt = res->outcome == AN_WON ? 1 : 0;
-	res->lease_until = 0;
+	return find_winner(st, st->impl, rq, winner, found);
 }
 
-/*
- * A first claim judged late by the host's clock.  A claim of our own sent
- * before the limit and repeated after it is still ours.  *decided = 0 when the
- * claim is not late.
- */
+/* stream-id: XADD with the slot as the entry's id; Redis refuses an id not above the top. */
 static int
-host_late(an_store *st, rds_store *rs, const an_request *rq, an_claim_result *res,
-		  int *decided)
+stream_id_append(an_store *st, const an_request *rq, an_append_result *result, char *winner)
 {
-	char		winner[AN_TOKEN_MAX + 1];
-	int			found = 0;
-	int			rc;
-
-	*decided = 0;
-	if (an_store_host_now(st) - rq->slot <= rq->settings->max_late_ms)
-		return AN_OK;
-	if ((rc = find_winner(st, rs, rq, winner, &found)) != AN_OK)
-		return rc;
-	if (found)
-		decide(res, rq, winner, AN_LATE);
-	else
-		res->outcome = AN_LATE;
-	*decided = 1;
-	return AN_OK;
-}
-
-static int
-stream_id_claim(an_store *st, rds_store *rs, const an_request *rq, an_claim_result *res)
-{
-	char		winner[AN_TOKEN_MAX + 1];
+	rds_store  *rs = st->impl;
 	rds_cmd		c;
 	redisReply *r = NULL;
 	int			found = 0;
-	int			decided;
 	int			rc;
 
-	if ((rc = host_late(st, rs, rq, res, &decided)) != AN_OK || decided)
-		return rc;
 	rds_cmd_init(&c);
 	rds_cmd_add(&c, "XADD");
 	rds_cmd_key(&c, rs, rq->job, "runs");
@@ -200,8 +172,7 @@ stream_id_claim(an_store *st, rds_store *rs, const an_request *rq, an_claim_resu
 	if (r->type != REDIS_REPLY_ERROR)
 	{
 		freeReplyObject(r);
-		res->outcome = AN_WON;
-		res->attempt = 1;
+		*result = AN_APPEND_STORED;
 		return AN_OK;
 	}
 	if (strstr(r->str, "equal or smaller") == NULL)
@@ -214,17 +185,16 @@ stream_id_claim(an_store *st, rds_store *rs, const an_request *rq, an_claim_resu
 	/* Refused: the slot's entry exists, or a later slot was claimed first. */
 	if ((rc = find_winner(st, rs, rq, winner, &found)) != AN_OK)
 		return rc;
-	if (found)
-		decide(res, rq, winner, AN_LOST);
-	else
-		res->outcome = AN_LATE;  /* older than the stream's newest claim: never claimable */
+	/* Older than the stream's newest claim, with no entry: never claimable. */
+	*result = found ? AN_APPEND_TAKEN : AN_APPEND_REFUSED;
 	return AN_OK;
 }
 
+/* script: the scan script finds the slot's entry in the window, or appends ours. */
 static int
-script_claim(an_store *st, rds_store *rs, const an_request *rq, an_claim_result *res)
+script_append(an_store *st, const an_request *rq, an_append_result *result, char *winner)
 {
-	char		winner[AN_TOKEN_MAX + 1];
+	rds_store  *rs = st->impl;
 	int			code = SCAN_NONE;
 	int			rc;
 
@@ -233,14 +203,13 @@ script_claim(an_store *st, rds_store *rs, const an_request *rq, an_claim_result 
 	switch (code)
 	{
 		case SCAN_FOUND:
-			decide(res, rq, winner, AN_LOST);
+			*result = AN_APPEND_TAKEN;
 			return AN_OK;
 		case SCAN_APPENDED:
-			res->outcome = AN_WON;
-			res->attempt = 1;
+			*result = AN_APPEND_STORED;
 			return AN_OK;
 		case SCAN_LATE:
-			res->outcome = AN_LATE;
+			*result = AN_APPEND_REFUSED;
 			return AN_OK;
 	}
 	return an_store_fail(st, AN_E_STORE, "redis store %s: the scan script answered an unknown code %d",
@@ -288,20 +257,18 @@ idmp_setup(an_store *st, rds_store *rs, const an_request *rq)
 	return AN_OK;
 }
 
+/* idmp: XADD ... IDMP answers the id of the slot's first entry, ours or not. */
 static int
-idmp_claim(an_store *st, rds_store *rs, const an_request *rq, an_claim_result *res)
+idmp_append(an_store *st, const an_request *rq, an_append_result *result, char *winner)
 {
-	char		winner[AN_TOKEN_MAX + 1];
+	rds_store  *rs = st->impl;
 	char		id[64];
 	rds_cmd		c;
 	redisReply *r = NULL;
 	int			found = 0;
-	int			decided;
 	int			rc;
 	int64_t		keep_from;
 
-	if ((rc = host_late(st, rs, rq, res, &decided)) != AN_OK || decided)
-		return rc;
 	if ((rc = rds_conn_ensure(st, &rs->conn, rs->deadline)) != AN_OK)
 		return rc;
 	if (RDS_LACKS_IDMP(&rs->conn))
@@ -345,7 +312,7 @@ idmp_claim(an_store *st, rds_store *rs, const an_request *rq, an_claim_result *r
 		return an_store_fail(st, AN_E_STORE,
 							 "redis store %s: the entry XADD ... IDMP answered with is gone from the stream (trimmed or deleted)",
 							 rs->conn.where);
-	decide(res, rq, winner, AN_LOST);
+	*result = AN_APPEND_TAKEN;
 	return AN_OK;
 }
 
@@ -473,12 +440,26 @@ duration(const rds_store *rs)
 	return rs->duration_sec * 1000;
 }
 
+static const an_wonlost_ops stream_id_ops = {1, stream_id_append, find_op, NULL};
+static const an_wonlost_ops idmp_ops = {1, idmp_append, find_op, NULL};
+static const an_wonlost_ops script_ops = {0, script_append, find_op, NULL};
+
+/* The claim of all three: core/wonlost.c's table over the strategy's append. */
+static int
+wonlost_claim(an_store *st, rds_store *rs, const an_request *rq, an_claim_result *res)
+{
+	const an_wonlost_ops *ops = rs->strategy == &rds_strategy_stream_id ? &stream_id_ops :
+		rs->strategy == &rds_strategy_idmp ? &idmp_ops : &script_ops;
+
+	return an_wonlost_claim(st, ops, rq, res);
+}
+
 const rds_strategy rds_strategy_stream_id = {
-	"stream-id", stream_id_claim, stream_heartbeat, stream_finish, stream_check, forever, NULL, 1
+	"stream-id", wonlost_claim, stream_heartbeat, stream_finish, stream_check, forever, NULL, 1
 };
 const rds_strategy rds_strategy_idmp = {
-	"idmp", idmp_claim, stream_heartbeat, stream_finish, stream_check, duration, "duration_sec", 1
+	"idmp", wonlost_claim, stream_heartbeat, stream_finish, stream_check, duration, "duration_sec", 1
 };
 const rds_strategy rds_strategy_script = {
-	"script", script_claim, stream_heartbeat, stream_finish, stream_check, window, "window_ms", 0
+	"script", wonlost_claim, stream_heartbeat, stream_finish, stream_check, window, "window_ms", 0
 };

@@ -78,7 +78,7 @@ int			an_url_durability(an_url *u, int *accept_loss, char *err, size_t errlen);
  * The max_skew_ms parameter of the stores that judge a first claim's
  * lateness on the host's clock but forget on the server's (RabbitMQ, NATS,
  * Redis idmp): how far apart the instances' clocks may be.  The store's
- * memory must cover max_late_ms plus twice this (an_noclock_memory_ok).
+ * memory must cover max_late_ms plus twice this (an_wonlost_memory_ok).
  * Default AN_SKEW_DEFAULT_MS; 0 up to AN_MAX_LATE_MS_MAX.
  */
 #define AN_SKEW_DEFAULT_MS INT64_C(10000)

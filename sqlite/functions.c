@@ -4,6 +4,7 @@
  *   anarchon_claim(job, slot, token)            'won' | 'running' | 'done' | 'late' | 'overlap' | 'lost'
  *   anarchon_heartbeat(job, slot, token)        1: lease renewed; 0: token fenced off
  *   anarchon_finish(job, slot, token [,status]) 1: recorded; 0: fenced.  status 'succeeded' | 'failed'
+ *   anarchon_fence(job, slot, token)            1, or an error when token does not own the running run
  *   anarchon_check(job, slot)                   'none' | 'running' | 'expired' | 'succeeded' | 'failed' | 'interrupted'
  *   anarchon_token()                            32 lowercase hex digits from SQLite's CSPRNG
  *   anarchon_config(name [, value])             a setting of this connection, read or set
@@ -144,6 +145,34 @@ fn_heartbeat(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		return;
 	}
 	sqlite3_result_int(ctx, owned);
+}
+
+/*
+ * The fencing token checked where the work lands: called inside the caller's
+ * write transaction, true, or an error that says the run is not ours.  With
+ * the local store the caller then holds the database's write lock, so no
+ * takeover can be decided before its writes commit or roll back.
+ */
+static void
+fn_fence(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	static const char fn[] = "anarchon_fence";
+	an_request	rq;
+	an_store   *st;
+	int			owned = 0;
+
+	(void) argc;
+	if ((st = prepare_call(ctx, fn, argv, 1, &rq)) == NULL)
+		return;
+	if (an_store_fence(st, &rq, &owned) != AN_OK)
+		result_store_error(ctx, fn, st);
+	else if (!owned)
+		an_sqlite_error(ctx, SQLITE_CONSTRAINT, fn,
+						"the token does not own the running run (its lease ran out and another caller"
+						" took it over, or it is finished or interrupted): roll back this transaction,"
+						" its writes belong to a run that is no longer this caller's");
+	else
+		sqlite3_result_int(ctx, 1);
 }
 
 static void
@@ -412,6 +441,7 @@ static const fn_entry functions[] = {
 	{"anarchon_heartbeat", 3, EFFECTS, fn_heartbeat},
 	{"anarchon_finish", 3, EFFECTS, fn_finish},
 	{"anarchon_finish", 4, EFFECTS, fn_finish},
+	{"anarchon_fence", 3, EFFECTS, fn_fence},
 	{"anarchon_check", 2, EFFECTS, fn_check},
 	{"anarchon_token", 0, SQLITE_UTF8, fn_token},
 	{"anarchon_now", 0, SQLITE_UTF8, fn_now},

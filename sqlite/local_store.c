@@ -57,6 +57,7 @@ enum stmt_id
 	S_INTERRUPT,
 	S_HEARTBEAT,
 	S_FINISH,
+	S_FENCE,
 	S_PRUNE,
 	S_COUNT
 };
@@ -88,6 +89,9 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_FINISH] = "UPDATE anarchon_runs SET state = ?6,"
 	" finished_at = CASE WHEN state = 'running' THEN ?4 ELSE finished_at END"
 	" WHERE job = ?1 AND slot = ?2 AND token = ?3 AND state IN ('running', ?6)",
+	/* Changes nothing: takes the write lock for the caller's transaction (local_fence). */
+	[S_FENCE] = "UPDATE anarchon_runs SET token = token"
+	" WHERE job = ?1 AND slot = ?2 AND token = ?3 AND state = 'running'",
 	/* A run still holding a live lease is kept, however old its slot. */
 	[S_PRUNE] = "DELETE FROM anarchon_runs"
 	" WHERE slot < ?1 AND (state <> 'running' OR lease_until < ?2)",
@@ -159,12 +163,10 @@ fail_db(an_store *st, sqlite3 *db, const char *what)
 	return an_store_fail(st, AN_E_STORE, "anarchon_runs: %s failed: %s", what, sqlite3_errmsg(db));
 }
 
-/* Bind the request's (job, slot, token, now, lease_until) to ?1..?5. */
+/* Bind the request's (job, slot, token, now, lease_until) to ?1..?5 of s. */
 static sqlite3_stmt *
-bind_req(local_store *ls, enum stmt_id id, const an_request *rq, int64_t now,
-		 int64_t lease_until)
+bind_stmt(sqlite3_stmt *s, const an_request *rq, int64_t now, int64_t lease_until)
 {
-	sqlite3_stmt *s = ls->stmt[id];
 	int			n = sqlite3_bind_parameter_count(s);
 
 	sqlite3_reset(s);
@@ -182,6 +184,13 @@ bind_req(local_store *ls, enum stmt_id id, const an_request *rq, int64_t now,
 	if (n >= 5)
 		sqlite3_bind_int64(s, 5, lease_until);
 	return s;
+}
+
+static sqlite3_stmt *
+bind_req(local_store *ls, enum stmt_id id, const an_request *rq, int64_t now,
+		 int64_t lease_until)
+{
+	return bind_stmt(ls->stmt[id], rq, now, lease_until);
 }
 
 /* Step a statement that returns no rows; reset it whatever happens. */
@@ -458,6 +467,65 @@ do_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
 	return fenced_update(st, s, "anarchon_finish", owned);
 }
 
+/*
+ * Inside the caller's write transaction (after anarchon_fence, typically)
+ * the claim connection could not write until the caller commits, so fence,
+ * heartbeat and finish run on the caller's own connection instead, as part
+ * of that transaction: they commit or roll back with the caller's writes.
+ * The statement is the caller connection's for this call only.  status, when
+ * not NULL, is ?6.  No table yet means nothing was ever claimed: not ours.
+ */
+static int
+caller_update(an_store *st, enum stmt_id id, const an_request *rq, const char *status,
+			  const char *fn, int *owned)
+{
+	local_store *ls = st->impl;
+	int64_t		now = an_sqlite_vfs_now(ls->vfs);
+	sqlite3_stmt *s;
+	int			rc;
+
+	*owned = 0;
+	if (sqlite3_prepare_v2(ls->caller, stmt_sql[id], -1, &s, NULL) != SQLITE_OK)
+		return strstr(sqlite3_errmsg(ls->caller), "no such table") ? AN_OK : fail_db(st, ls->caller, fn);
+	bind_stmt(s, rq, now, an_lease_end(now, rq->settings->lease_ms));
+	if (status)
+		sqlite3_bind_text(s, 6, status, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return fail_db(st, ls->caller, fn);
+	*owned = sqlite3_changes(ls->caller) > 0;
+	return AN_OK;
+}
+
+/* Is the caller inside a transaction that has written (or fenced)? */
+static int
+in_callers_write(const local_store *ls)
+{
+	return sqlite3_txn_state(ls->caller, "main") == SQLITE_TXN_WRITE;
+}
+
+/*
+ * The fence: on the caller's connection, inside its transaction.  Its UPDATE
+ * changes nothing but takes the database's write lock for that transaction,
+ * and with it no claim connection can take the run over (BEGIN IMMEDIATE
+ * waits) until the caller commits or rolls back: SQLite's single writer is
+ * the fence.
+ */
+static int
+local_fence(an_store *st, const an_request *rq, int *owned)
+{
+	local_store *ls = st->impl;
+
+	*owned = 0;
+	if (sqlite3_get_autocommit(ls->caller))
+		return an_store_fail(st, AN_E_STATE,
+							 "must be called inside the write transaction whose writes it fences"
+							 " (BEGIN IMMEDIATE; … SELECT anarchon_fence(…); … COMMIT):"
+							 " it holds the run for this caller only until that transaction ends");
+	return caller_update(st, S_FENCE, rq, NULL, "anarchon_fence", owned);
+}
+
 /* The backup's read: one SELECT by primary key, no transaction of its own. */
 static int
 do_check(an_store *st, const an_request *rq, an_check_result *res)
@@ -606,12 +674,16 @@ local_claim(an_store *st, const an_request *rq, an_claim_result *res)
 static int
 local_heartbeat(an_store *st, const an_request *rq, int *owned)
 {
+	if (in_callers_write(st->impl))
+		return caller_update(st, S_HEARTBEAT, rq, NULL, "anarchon_heartbeat", owned);
 	WITH_STMTS("anarchon_heartbeat", rq->settings, do_heartbeat(st, rq, owned));
 }
 
 static int
 local_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
 {
+	if (in_callers_write(st->impl))
+		return caller_update(st, S_FINISH, rq, an_run_state_name(status), "anarchon_finish", owned);
 	WITH_STMTS("anarchon_finish", rq->settings, do_finish(st, rq, status, owned));
 }
 
@@ -709,7 +781,7 @@ local_open(an_store *st, const char *url, void *arg)
 }
 
 const an_store_methods an_sqlite_local_methods = {
-	.version = 1,
+	.version = 4,
 	.name = "local",
 	.open = local_open,
 	.claim = local_claim,
@@ -719,4 +791,5 @@ const an_store_methods an_sqlite_local_methods = {
 	.prune = local_prune,
 	.validate = NULL,
 	.close = local_close,
+	.fence = local_fence,
 };

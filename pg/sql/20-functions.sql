@@ -74,6 +74,18 @@ CREATE FUNCTION anarchon.anarchon_finish(job text, slot bigint, token text,
 	AS 'MODULE_PATHNAME', 'anarchon_finish_ms'
 	LANGUAGE C VOLATILE;
 
+-- true, or SQLSTATE AN001 when token does not own the running run; with the
+-- local store the run stays this token's until the caller's transaction ends.
+CREATE FUNCTION anarchon.anarchon_fence(job text, slot timestamptz, token text)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'anarchon_fence'
+	LANGUAGE C VOLATILE;
+
+CREATE FUNCTION anarchon.anarchon_fence(job text, slot bigint, token text)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'anarchon_fence_ms'
+	LANGUAGE C VOLATILE;
+
 CREATE FUNCTION anarchon.anarchon_check(job text, slot timestamptz)
 	RETURNS text
 	AS 'MODULE_PATHNAME', 'anarchon_check'

@@ -103,17 +103,34 @@ CREATE FUNCTION anarchon.run_schedule_note(job text, schedule text)
 	WHERE r.schedule IS DISTINCT FROM excluded.schedule
 	$$;
 
+-- The keep-alive of anarchon.run (pg/keepalive.c): a background worker that
+-- heartbeats the run every lease_ms / 3 while its command works, and stops
+-- when told, when the transaction that started it ends, when the backend is
+-- gone, or when the run is no longer this token's.
+CREATE FUNCTION anarchon.keepalive_start(job text, slot timestamptz, token text,
+		lease_ms bigint DEFAULT NULL)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'anarchon_keepalive_start'
+	LANGUAGE C VOLATILE;
+CREATE FUNCTION anarchon.keepalive_stop()
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'anarchon_keepalive_stop'
+	LANGUAGE C VOLATILE;
+
 -- anarchon.run(job, schedule, command [, lease_ms]) claims the current slot
 -- of schedule for job, commits, runs command on 'won', then finishes the run
 -- 'succeeded' or 'failed' and commits again.  The outcome comes back as the
 -- INOUT parameter (CALL shows it; pg_cron ignores it), and every call leaves
--- a row in anarchon.run_log.
+-- a row in anarchon.run_log.  A command that failed, or a run that was
+-- fenced, is raised once that row is committed, so that the caller (pg_cron's
+-- cron.job_run_details) sees the failure too.
 --
 -- It commits, so it must be CALLed at top level (as pg_cron does), not
 -- inside BEGIN ... COMMIT; for the same reason it cannot be SECURITY
 -- DEFINER: the command runs as the caller.  While the command runs,
--- anarchon_run.job and anarchon_run.slot (set_config, local to the
--- transaction) say which run it is.
+-- anarchon_run.job, anarchon_run.slot and anarchon_run.token (set_config,
+-- local to the transaction) say which run it is; the token lets the command
+-- fence its writes (anarchon_fence).
 CREATE PROCEDURE anarchon.run(job text, schedule text, command text,
 		lease_ms bigint DEFAULT NULL, INOUT outcome text DEFAULT NULL)
 	LANGUAGE plpgsql
@@ -125,6 +142,7 @@ DECLARE
 	v_status	text;
 	v_error		text;
 	v_state		text;
+	v_cmd_state text;
 BEGIN
 	IF job IS NULL OR schedule IS NULL OR command IS NULL THEN
 		RAISE EXCEPTION 'anarchon.run: job, schedule and command must not be NULL'
@@ -170,17 +188,25 @@ BEGIN
 	-- The decision is visible to every other claimer from here on.
 	COMMIT;
 
+	-- The lease is kept alive while the command works (a heartbeat every
+	-- lease_ms / 3, from a background worker), so a command may run longer
+	-- than lease_ms; the worker stops with this transaction at the latest.
+	PERFORM anarchon.keepalive_start(job, v_slot, v_token, lease_ms);
+
 	-- The command runs in a subtransaction, so that its failure is caught,
 	-- its effects undone, and the run finished 'failed' with the error text.
 	BEGIN
 		PERFORM pg_catalog.set_config('anarchon_run.job', job, true);
 		PERFORM pg_catalog.set_config('anarchon_run.slot', v_slot::text, true);
+		PERFORM pg_catalog.set_config('anarchon_run.token', v_token, true);
 		EXECUTE command;
 		v_status := 'succeeded';
 	EXCEPTION WHEN OTHERS THEN
 		v_status := 'failed';
+		v_cmd_state := SQLSTATE;
 		v_error := SQLSTATE || ': ' || SQLERRM;
 	END;
+	PERFORM anarchon.keepalive_stop();
 
 	-- Fenced: the lease ran out and the run was taken over or marked
 	-- interrupted.  Roll the command's effects back (with the local store
@@ -193,6 +219,18 @@ BEGIN
 	END IF;
 	PERFORM anarchon.run_log_add(job, v_slot, outcome, v_status, v_error, v_started);
 	COMMIT;
+
+	-- Recorded; now the caller hears of it too, so that pg_cron's
+	-- cron.job_run_details says failed, not succeeded.
+	IF v_status = 'failed' THEN
+		RAISE EXCEPTION 'anarchon.run: the command of job "%" failed in slot %', job, v_slot
+			USING ERRCODE = v_cmd_state, DETAIL = v_error,
+				HINT = 'The run is finished ''failed'' and the command''s effects were undone; anarchon.run_log has the error.';
+	ELSIF v_status = 'fenced' THEN
+		RAISE EXCEPTION 'anarchon.run: job "%" slot % was no longer this call''s run when its command ended', job, v_slot
+			USING ERRCODE = 'AN001', DETAIL = v_error,
+				HINT = 'The command''s effects were rolled back; another caller took the run over or it was marked interrupted.';
+	END IF;
 END
 $$;
 COMMENT ON PROCEDURE anarchon.run(text, text, text, bigint, text) IS

@@ -108,6 +108,7 @@ def calls(host):
         ("anarchon_claim", ["job", "slot", "token"]),
         ("anarchon_heartbeat", ["job", "slot", "token"]),
         ("anarchon_finish", ["job", "slot", "token", "status"]),
+        ("anarchon_fence", ["job", "slot", "token"]),
         ("anarchon_check", ["job", "slot"]),
         ("anarchon_slot", ["schedule", "at"]),
         ("anarchon_next_slot", ["schedule", "at"]),

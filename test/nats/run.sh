@@ -29,6 +29,8 @@ expect "nats: a claim more than max_late_ms after its slot is late" late drv "$U
 expect "nats: a claim within max_late_ms is not late" won drv "$U" claim sync "$((S - 50000))" tokA
 expect "nats: max_late_ms is the host's setting (-l)" late drv -l 10000 "$U" claim sync "$((S - 20000))" tokA
 expect "nats: a late claim stored nothing" won drv -l 30000 "$U" claim sync "$((S - 20000))" tokB
+expect "nats: our own claim, sent again after max_late_ms, is still won" won drv -l 10000 "$U" claim sync "$((S - 20000))" tokB
+expect "nats: another token's claim after max_late_ms is late, not lost" late drv -l 10000 "$U" claim sync "$((S - 20000))" tokC
 
 # Job names with '.': one subject token, the Msg-Id keeps the name.
 expect "nats: job a.b wins its slot" won drv "$U" claim a.b "$S" tokA

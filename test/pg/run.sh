@@ -14,6 +14,8 @@
 #   cancel         a claim waiting for a job's lock stays cancellable
 #   collation      check finds its runs under a non-byte-order collation
 #   remote         claims through the anarchon wrapper into a real redis-server
+#   keepalive      CALL anarchon.run keeps its lease alive past lease_ms, and a
+#                  backup takes over once its backend is gone (local, Redis)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../lib.sh"
@@ -25,6 +27,7 @@ source "$here/takeover.sh"
 source "$here/remote.sh"
 source "$here/driver.sh"
 source "$here/clock.sh"
+source "$here/keepalive.sh"
 
 work=$(t_tmpdir)
 if ! pg_install > "$work/install.log" 2>&1; then
@@ -93,9 +96,16 @@ none" ] || { echo "$out"; return 1; }
 }
 check "check: every run found by its key in a database with an ICU collation" collation_check
 
+pg_keepalive local local
+
 TEST_TMP=$work
 if [ -f "$REPO_ROOT/remote/redis.mk" ] && pkg-config --exists hiredis 2> /dev/null; then
 	pg_remote_redis
+	# The keep-alive through a foreign server of the Redis lease strategy.
+	kport=$(free_port) && redis_start pg-ka "$kport" > /dev/null || not_ok "keepalive: start redis-server"
+	psql -X -q -c "CREATE SERVER ka_redis FOREIGN DATA WRAPPER anarchon
+		OPTIONS (url 'redis://127.0.0.1:$kport/0?strategy=lease&prefix=ka')" > /dev/null
+	pg_keepalive redis ka_redis
 else
 	ok "remote: skipped (anarchon built without the Redis store)"
 fi

@@ -8,9 +8,10 @@
 LONG="-c anarchon.max_late_ms=2764800000"
 
 # call APP OPTIONS JOB SCHEDULE COMMAND [LEASE_MS]: CALL anarchon.run, print
-# the outcome (or the error).
+# the outcome (or the error, with its SQLSTATE).
 call() {
 	PGAPPNAME=$1 PGOPTIONS=$2 q -v job="$3" -v sched="$4" -v cmd="$5" -v lease="${6:-NULL}" 2>&1 <<'EOF'
+\set VERBOSITY verbose
 CALL anarchon.run(:'job', :'sched', :'cmd', :lease);
 EOF
 }
@@ -35,8 +36,10 @@ effects_of() { q -c "SELECT count(*) || coalesce(':' || string_agg(app, ','), ''
 run_of() { q -c "SELECT attempt || ':' || state FROM anarchon.runs WHERE job = '$1'"; }
 
 # A winner that will be fenced: it claims with a 3 s lease and then works for
-# 30 s; a second caller takes the run over (attempts = 2) once the lease has
-# run out.  Started first, since it takes longest.
+# 30 s.  Its keep-alive renews the lease until the check below ends the
+# keep-alive worker (as if it failed); then a second caller takes the run over
+# (attempts = 2) once the lease has run out.  Started first, since it takes
+# longest.
 SLOW="WITH e AS (INSERT INTO effects(job, slot, app) VALUES (current_setting('anarchon_run.job'), current_setting('anarchon_run.slot')::timestamptz, current_setting('application_name')) RETURNING 1) SELECT pg_sleep(30) FROM e"
 call fence-x "$LONG -c anarchon.attempts=2" fence1 '@monthly' "$SLOW" 3000 > "$tmp/fence-x.out" &
 fence_pid=$!
@@ -68,8 +71,10 @@ check "run: an ordinary role calls it, is logged as run_by, cannot write the his
 out=$(call app-1 "$LONG" fail1 '@monthly' "INSERT INTO effects(job, slot) VALUES ('fail1', now()) RETURNING 1/0")
 err=$(q -c "SELECT error FROM anarchon.run_log WHERE job = 'fail1'")
 check "run: a failing command finishes the run 'failed' with its error text ($err)" \
-	test "$out $(log_of fail1) $(run_of fail1) $(effects_of fail1) $err" = \
-	"won app-1:won:failed 1:failed 0 22012: division by zero"
+	test "$(log_of fail1) $(run_of fail1) $(effects_of fail1) $err" = \
+	"app-1:won:failed 1:failed 0 22012: division by zero"
+check "run: ... and then raises the command's error to its caller (SQLSTATE 22012), as pg_cron needs" \
+	grep -q 'ERROR:  22012: anarchon.run: the command of job "fail1" failed' <<< "$out"
 
 # inside a transaction block: an error, and nothing decided or stored
 out=$(PGOPTIONS=$LONG q -c "BEGIN" -c "CALL anarchon.run('txn1', '@monthly', 'SELECT 1')" 2>&1)
@@ -119,12 +124,18 @@ fi
 # The fenced winner: once its lease ran out, another caller takes over and
 # finishes; when the first one's command ends, its finish is refused and its
 # effects are rolled back.  One effect in all.
+check "run: the long command's lease is kept alive past lease_ms (3 s), by a keep-alive worker" \
+	test "$(q -c "SELECT anarchon_check('fence1', anarchon_slot('@monthly'))
+		|| ' ' || (count(*) >= 1) FROM pg_stat_activity WHERE backend_type = 'anarchon keep-alive'")" = "running true"
+q -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE backend_type = 'anarchon keep-alive'" > /dev/null
 if wait_for 30 "SELECT anarchon_check('fence1', anarchon_slot('@monthly')) = 'expired'"; then
 	out=$(call fence-y "$LONG -c anarchon.attempts=2" fence1 '@monthly' "$CMD" 3000)
 	wait "$fence_pid"
 	check "run: a winner whose lease ran out is fenced and its effects rolled back" \
-		test "$(cat "$tmp/fence-x.out") $out $(run_of fence1) $(effects_of fence1) $(log_of fence1)" = \
-		"won won 2:succeeded 1:fence-y fence-y:won:succeeded fence-x:won:fenced"
+		test "$out $(run_of fence1) $(effects_of fence1) $(log_of fence1)" = \
+		"won 2:succeeded 1:fence-y fence-y:won:succeeded fence-x:won:fenced"
+	check "run: ... and the fenced call ends in an error, SQLSTATE AN001" \
+		grep -q 'ERROR:  AN001: anarchon.run: job "fence1" slot .* was no longer this call' "$tmp/fence-x.out"
 else
 	not_ok "run: the slow winner's lease runs out" "$(cat "$tmp/fence-x.out")"
 fi

@@ -9,7 +9,8 @@
 #      while four outside processes call it for the same job at the same
 #      moments; exactly one winner per minute slot, the command's effect once
 #      per slot.  Alongside, a job whose schedule has a time zone (CRON_TZ,
-#      tz.sh): only the zone's slots run, each once.
+#      tz.sh): only the zone's slots run, each once; and a job whose command
+#      fails, which cron.job_run_details must show as failed.
 #   3. (when the build has the Redis store) a fleet: two servers with pg_cron
 #      and the same schedule share one Redis store; each slot runs on exactly
 #      one server.
@@ -59,6 +60,11 @@ CMD_SLOW="WITH e AS (${CMD} RETURNING 1) SELECT pg_sleep(0.5) FROM e"
 q -v cmd="$CMD_SLOW" > /dev/null <<'EOF'
 SELECT cron.schedule('anarchon-solo', '* * * * *',
 	format('CALL anarchon.run(%L, %L, %L)', 'solo', '* * * * *', :'cmd'));
+EOF
+# ... and one whose command fails: pg_cron must see it fail.
+q > /dev/null <<'EOF'
+SELECT cron.schedule('anarchon-failing', '* * * * *',
+	$$CALL anarchon.run('failing', '* * * * *', 'SELECT 1/0')$$);
 EOF
 
 # sleep_to_minute: until the next minute boundary plus a little jitter.
@@ -149,6 +155,14 @@ cron_calls=$(q -c "SELECT count(*) FROM anarchon.run_log WHERE job = 'solo' AND 
 cron_ok=$(q -c "SELECT count(*) FROM cron.job_run_details d JOIN cron.job j USING (jobid) WHERE j.jobname = 'anarchon-solo' AND d.status = 'succeeded'")
 check "pg_cron: the pg_cron job called anarchon.run in $cron_calls slots and succeeded $cron_ok times" \
 	bash -c "[ $cron_calls -ge $((ROUNDS - 1)) ] && [ $cron_ok -ge $((ROUNDS - 1)) ]"
+
+failed=$(q -c "SELECT count(*) FROM cron.job_run_details d JOIN cron.job j USING (jobid)
+	WHERE j.jobname = 'anarchon-failing' AND d.status = 'failed' AND d.return_message LIKE '%the command of job \"failing\" failed%'")
+wrong=$(q -c "SELECT count(*) FROM cron.job_run_details d JOIN cron.job j USING (jobid)
+	WHERE j.jobname = 'anarchon-failing' AND d.status = 'succeeded'")
+logged=$(q -c "SELECT count(*) FROM anarchon.run_log WHERE job = 'failing' AND status = 'failed'")
+check "pg_cron: a command that fails shows as failed in cron.job_run_details ($failed times, $wrong succeeded, $logged in run_log)" \
+	bash -c "[ $failed -ge $((ROUNDS - 1)) ] && [ $wrong = 0 ] && [ $logged -ge $failed ] && [ $logged -le $((failed + 1)) ]"
 
 contended=$(q -c "SELECT count(*) FROM (SELECT slot FROM anarchon.run_log WHERE job = 'solo' GROUP BY slot HAVING count(*) >= 4) s")
 check "pg_cron: slots were contended ($contended slots with four or more callers)" test "$contended" -ge 1

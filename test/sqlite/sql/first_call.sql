@@ -2,6 +2,8 @@
 -- on a database that has no anarchon_runs yet: a refusal names the function
 -- that was called, and a check (which only reads) answers that there is no
 -- run, inside the caller's write transaction and on a read-only connection.
+-- Heartbeat and finish inside the caller's write transaction are part of it
+-- (see anarchon_fence): with no run there, they answer 0.
 .load ./sqlite/anarchon
 .echo on
 .parameter set @s "anarchon_now() / 1000 * 1000"

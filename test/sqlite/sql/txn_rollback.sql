@@ -16,7 +16,9 @@ SELECT anarchon_claim('t', @s, 'a');
 ROLLBACK;
 SELECT token, state FROM anarchon_runs WHERE slot = @s;
 
--- inside BEGIN after a write: refused; the caller's transaction goes on and commits
+-- inside BEGIN after a write: the claim is refused; the caller's transaction
+-- goes on, and heartbeat and finish are part of it (see anarchon_fence): the
+-- run is finished when the caller commits
 BEGIN;
 INSERT INTO work VALUES (2, 'in the transaction');
 SELECT anarchon_claim('t', @s + 1000, 'a');

@@ -1,0 +1,75 @@
+/*
+ * wonlost.c — the claim's decision table for won/lost stores (wonlost.h).
+ */
+#include <string.h>
+
+#include "wonlost.h"
+
+int
+an_wonlost_late(const an_store *st, const an_request *rq)
+{
+	return an_store_host_now(st) - rq->slot > rq->settings->max_late_ms;
+}
+
+int
+an_wonlost_claim(an_store *st, const an_wonlost_ops *ops, const an_request *rq,
+				 an_claim_result *res)
+{
+	char		winner[AN_TOKEN_MAX + 1] = "";
+	an_append_result result = AN_APPEND_REFUSED;
+	int			found = 0;
+	int			rc;
+
+	memset(res, 0, sizeof(*res));
+	if (ops->late_on_host && an_wonlost_late(st, rq))
+	{
+		/* A claim of our own sent before the limit and repeated after it is still ours. */
+		if ((rc = ops->find(st, rq, winner, &found)) != AN_OK)
+			return rc;
+		res->outcome = found && strcmp(winner, rq->token) == 0 ? AN_WON : AN_LATE;
+	}
+	else
+	{
+		if ((rc = ops->append(st, rq, &result, winner)) != AN_OK)
+			return rc;
+		switch (result)
+		{
+			case AN_APPEND_STORED:
+				res->outcome = AN_WON;
+				break;
+			case AN_APPEND_TAKEN:
+				res->outcome = strcmp(winner, rq->token) == 0 ? AN_WON : AN_LOST;
+				break;
+			case AN_APPEND_REFUSED:
+				res->outcome = AN_LATE;
+				break;
+		}
+	}
+	res->attempt = res->outcome == AN_WON ? 1 : 0;
+	if (ops->decided)
+		ops->decided(st, rq, res);
+	return AN_OK;
+}
+
+int
+an_wonlost_memory_ok(an_store *st, const char *what, const char *param,
+					 int64_t memory_ms, int64_t skew_ms, const an_settings *s)
+{
+	int64_t		need = s->max_late_ms + 2 * skew_ms;
+
+	if (memory_ms >= need)
+		return AN_OK;
+	if (skew_ms == 0)
+		return an_store_fail(st, AN_E_CONFIG,
+							 "%s (%lld ms) is shorter than max_late_ms (%lld ms): a late claim could win a slot "
+							 "the store has already forgotten; raise %s to at least max_late_ms or lower max_late_ms",
+							 what, (long long) memory_ms, (long long) s->max_late_ms, param);
+	an_store_fail(st, AN_E_CONFIG,
+				  "%s (%lld ms) is shorter than max_late_ms (%lld ms) plus twice the clock skew allowed "
+				  "between instances (max_skew_ms = %lld): a late claim could win a slot the store has "
+				  "already forgotten",
+				  what, (long long) memory_ms, (long long) s->max_late_ms, (long long) skew_ms);
+	return an_store_hintf(st, "Raise %s to at least %lld ms, or lower max_late_ms; or, if every instance's clock "
+						  "is kept closer than %lld ms to the others', lower max_skew_ms in the store URL.",
+						  param, (long long) need, (long long) skew_ms);
+}

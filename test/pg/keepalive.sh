@@ -1,0 +1,82 @@
+# keepalive.sh — CALL anarchon.run keeps its lease alive while its command
+# works (sourced by run.sh).
+#
+# pg_keepalive LABEL STORE: on the store anarchon.store = STORE (local, or a
+# foreign server),
+#   1. anarchon.run with lease_ms 2 s and a command of 8 s, while another
+#      session, with attempts 3, claims the same slot every 200 ms: nobody else
+#      wins, and the run ends succeeded with its finish accepted;
+#   2. the same with the runner's backend terminated mid-command: the
+#      keep-alive stops, and a backup takes the run over (attempt 2) after the
+#      lease.
+pg_keepalive() {
+	local label=$1 store=$2 dir opts pid out n i slot start waited
+	dir=$(t_tmpdir)
+	# The slot is this month's first second: max_late_ms of 32 days keeps it claimable.
+	opts="-c anarchon.store=$store -c anarchon.max_late_ms=2764800000"
+	ka_q() { PGOPTIONS="$opts $1" psql -X -A -t -q -v ON_ERROR_STOP=1 -c "$2" 2>&1; }
+	# ka_claims JOB SECONDS: claim the slot with a new token every 200 ms, as a
+	# backup with attempts left would; one answer per line.
+	ka_claims() {
+		local end=$(( $(date +%s%3N) + $2 * 1000 ))
+		while [ "$(date +%s%3N)" -lt "$end" ]; do
+			ka_q "-c anarchon.attempts=3 -c anarchon.lease_ms=2000" \
+				"SELECT anarchon_claim('$1', anarchon_slot('@monthly'), anarchon_token())"
+			sleep 0.2
+		done
+	}
+	# ka_running JOB: until the run is running (bounded).
+	ka_running() {
+		for i in $(seq 1 100); do
+			[ "$(ka_q "" "SELECT anarchon_check('$1', anarchon_slot('@monthly'))")" = running ] && return 0
+			sleep 0.1
+		done
+		return 1
+	}
+	slot=$(ka_q "" "SELECT anarchon_slot('@monthly')")
+
+	# 1. An 8 s command under a 2 s lease.
+	PGAPPNAME=ka-runner PGOPTIONS="$opts" psql -X -A -t -q \
+		-c "CALL anarchon.run('ka-$label', '@monthly', 'SELECT pg_sleep(8)', 2000)" > "$dir/run.out" 2>&1 &
+	pid=$!
+	at_exit "kill $pid 2>/dev/null"
+	if ! ka_running "ka-$label"; then
+		not_ok "keepalive/$label: the runner won its slot" "$(cat "$dir/run.out")"
+		return
+	fi
+	ka_claims "ka-$label" 9 > "$dir/claims"
+	wait "$pid"
+	n=$(grep -c . "$dir/claims")
+	check "keepalive/$label: an 8 s command under a 2 s lease: $n claims every 200 ms (attempts 3) were told running or done, none won" \
+		bash -c "[ $n -ge 20 ] && ! grep -qvE '^(running|done)$' '$dir/claims'"
+	out=$(ka_q "" "SELECT outcome || ':' || status FROM anarchon.run_log WHERE job = 'ka-$label'")
+	check "keepalive/$label: the run ended succeeded and its finish was accepted ($(cat "$dir/run.out") $out)" \
+		test "$(cat "$dir/run.out") $out $(ka_q "" "SELECT anarchon_check('ka-$label', anarchon_slot('@monthly'))")" = \
+		"won won:succeeded succeeded"
+	check "keepalive/$label: the keep-alive worker is gone after the run" \
+		test "$(ka_q "" "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'anarchon keep-alive'")" = 0
+
+	# 2. The runner's backend terminated mid-command.
+	PGAPPNAME=ka-killed PGOPTIONS="$opts" psql -X -A -t -q \
+		-c "CALL anarchon.run('ka-$label-kill', '@monthly', 'SELECT pg_sleep(60)', 2000)" > "$dir/kill.out" 2>&1 &
+	pid=$!
+	at_exit "kill $pid 2>/dev/null"
+	if ! ka_running "ka-$label-kill"; then
+		not_ok "keepalive/$label: the runner to be killed won its slot" "$(cat "$dir/kill.out")"
+		return
+	fi
+	sleep 3     # longer than the lease: the keep-alive has renewed it
+	ka_q "" "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'ka-killed'" > /dev/null
+	start=$(date +%s%3N)
+	out=
+	for i in $(seq 1 100); do
+		out=$(ka_q "-c anarchon.attempts=3 -c anarchon.lease_ms=2000" \
+			"SELECT outcome || ' ' || attempt FROM anarchon_claim_info('ka-$label-kill', anarchon_slot('@monthly'), anarchon_token())")
+		[ "${out%% *}" = won ] && break
+		sleep 0.2
+	done
+	waited=$(( $(date +%s%3N) - start ))
+	check "keepalive/$label: after the runner's backend was terminated a backup took over ($out, ${waited} ms later; the lease is 2000 ms)" \
+		test "$out" = "won 2"
+	wait "$pid" 2> /dev/null
+}
