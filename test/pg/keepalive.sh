@@ -10,7 +10,7 @@
 #      keep-alive stops, and a backup takes the run over (attempt 2) after the
 #      lease.
 pg_keepalive() {
-	local label=$1 store=$2 dir opts pid out n i slot start waited
+	local label=$1 store=$2 dir opts pid out n i start waited
 	dir=$(t_tmpdir)
 	# The slot is this month's first second: max_late_ms of 32 days keeps it claimable.
 	opts="-c anarchon.store=$store -c anarchon.max_late_ms=2764800000"
@@ -33,17 +33,21 @@ pg_keepalive() {
 		done
 		return 1
 	}
-	slot=$(ka_q "" "SELECT anarchon_slot('@monthly')")
+	# ka_start APP JOB SECONDS OUT: CALL anarchon.run for JOB with a command of
+	# SECONDS under a 2 s lease, in the background (its pid in pid), output in
+	# OUT; fails unless it won and runs.
+	ka_start() {
+		PGAPPNAME=$1 PGOPTIONS="$opts" psql -X -A -t -q \
+			-c "CALL anarchon.run('$2', '@monthly', 'SELECT pg_sleep($3)', 2000)" > "$4" 2>&1 &
+		pid=$!
+		at_exit "kill $pid 2>/dev/null"
+		ka_running "$2" && return 0
+		not_ok "keepalive/$label: the runner of $2 won its slot" "$(cat "$4")"
+		return 1
+	}
 
 	# 1. An 8 s command under a 2 s lease.
-	PGAPPNAME=ka-runner PGOPTIONS="$opts" psql -X -A -t -q \
-		-c "CALL anarchon.run('ka-$label', '@monthly', 'SELECT pg_sleep(8)', 2000)" > "$dir/run.out" 2>&1 &
-	pid=$!
-	at_exit "kill $pid 2>/dev/null"
-	if ! ka_running "ka-$label"; then
-		not_ok "keepalive/$label: the runner won its slot" "$(cat "$dir/run.out")"
-		return
-	fi
+	ka_start ka-runner "ka-$label" 8 "$dir/run.out" || return
 	ka_claims "ka-$label" 9 > "$dir/claims"
 	wait "$pid"
 	n=$(grep -c . "$dir/claims")
@@ -57,14 +61,7 @@ pg_keepalive() {
 		test "$(ka_q "" "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'anarchon keep-alive'")" = 0
 
 	# 2. The runner's backend terminated mid-command.
-	PGAPPNAME=ka-killed PGOPTIONS="$opts" psql -X -A -t -q \
-		-c "CALL anarchon.run('ka-$label-kill', '@monthly', 'SELECT pg_sleep(60)', 2000)" > "$dir/kill.out" 2>&1 &
-	pid=$!
-	at_exit "kill $pid 2>/dev/null"
-	if ! ka_running "ka-$label-kill"; then
-		not_ok "keepalive/$label: the runner to be killed won its slot" "$(cat "$dir/kill.out")"
-		return
-	fi
+	ka_start ka-killed "ka-$label-kill" 60 "$dir/kill.out" || return
 	sleep 3     # longer than the lease: the keep-alive has renewed it
 	ka_q "" "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'ka-killed'" > /dev/null
 	start=$(date +%s%3N)
