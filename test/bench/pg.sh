@@ -9,6 +9,9 @@
 #                            primary-key SELECT of the same key (>= 0.9)
 #   claim, 10^6 history      claims with 10^6 runs in anarchon.runs against
 #                            claims with 10^3 (time <= 1.2x, ratio >= 0.83)
+#   fenced write, 8 clients  BEGIN; anarchon_fence; INSERT; COMMIT against the
+#                            same transaction without the fence (time <= 1.3x,
+#                            ratio >= 0.77); each client fences its own run
 #
 # Each client claims its own job (overlap=allow, so a client's earlier runs
 # with live leases do not turn its next claims into 'overlap'): the numbers
@@ -80,6 +83,29 @@ bench select "$dir/select.sql" 8 || exit 1
 base_tps=$TPS
 bench check "$dir/check.sql" 8 || exit 1
 emit_row postgresql "check vs primary-key SELECT" 8 "$TPS" "$base_tps" "$P50" "$P99"
+
+# A fenced write transaction against the same transaction without the fence.
+psql -X -q -v ON_ERROR_STOP=1 <<SQL || exit 1
+CREATE TABLE bench_work (job text, n bigint);
+INSERT INTO anarchon.runs
+SELECT 'f' || c, to_timestamp($base / 1000.0), 1, 'tok-f', 'running', now() + interval '1 day', now(), NULL
+  FROM generate_series(1, 8) AS c;
+SQL
+cat > "$dir/write.sql" <<SQL
+BEGIN;
+INSERT INTO bench_work VALUES ('f' || :client_id, 1);
+COMMIT;
+SQL
+cat > "$dir/fenced.sql" <<SQL
+BEGIN;
+SELECT anarchon_fence('f' || :client_id, $base::bigint, 'tok-f');
+INSERT INTO bench_work VALUES ('f' || :client_id, 1);
+COMMIT;
+SQL
+bench write "$dir/write.sql" 8 || exit 1
+base_tps=$TPS
+bench fenced "$dir/fenced.sql" 8 || exit 1
+emit_row postgresql "fenced write transaction vs the same without the fence" 8 "$TPS" "$base_tps" "$P50" "$P99"
 
 # History: the same eight jobs with 10^3, then 10^6 finished runs.
 history() {
