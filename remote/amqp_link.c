@@ -8,6 +8,7 @@
 
 #include "amqp_link.h"
 #include "fork.h"
+#include "sock.h"
 
 /* Channels are used in turn up to this number (RabbitMQ's default channel_max is 2047). */
 #define AMQP_LINK_CHANNELS 2000
@@ -74,8 +75,9 @@ int
 amqp_link_open(an_store *st, amqp_link *l, const amqp_login_info *li, const an_deadline *d)
 {
 	amqp_socket_t *sock;
-	struct timeval tv = tv_ms(an_deadline_left(d) > 0 ? an_deadline_left(d) : 1);
+	struct timeval tv;
 	amqp_rpc_reply_t r;
+	int			fd;
 	int			rc;
 
 	l->chan_open = 0;
@@ -87,15 +89,17 @@ amqp_link_open(an_store *st, amqp_link *l, const amqp_login_info *li, const an_d
 		drop(l);
 		return an_store_fail(st, AN_E_NOMEM, "out of memory");
 	}
-	rc = amqp_socket_open_noblock(sock, li->host, li->port, &tv);
-	if (rc != AMQP_STATUS_OK)
+	/*
+	 * The TCP connect is ours, through the host's wait (a cancel ends it);
+	 * rabbitmq-c is then handed the connected socket, which it owns and
+	 * closes from here on.
+	 */
+	if ((rc = an_sock_connect(st, l->who, li->host, li->port, d, &fd)) != AN_OK)
 	{
 		drop(l);
-		if (rc == AMQP_STATUS_TIMEOUT)
-			return an_store_fail(st, AN_E_TIMEOUT, "could not connect to %s within timeout_ms (%lld ms)",
-								 l->who, (long long) d->timeout_ms);
-		return an_store_fail(st, AN_E_CONNECT, "could not connect to %s: %s", l->who, amqp_error_string2(rc));
+		return rc;
 	}
+	amqp_tcp_socket_set_sockfd(sock, fd);
 
 	/*
 	 * The login is rabbitmq-c's own exchange: bounded by the handshake

@@ -2,7 +2,8 @@
  * sock.h — a TCP socket whose every wait is bounded and cancellable.
  *
  * For stores that speak their server's protocol themselves (NATS): connect,
- * send and receive on a non-blocking socket, waiting with poll() in slices
+ * send and receive on a non-blocking socket (RabbitMQ connects with it too,
+ * then hands the socket to rabbitmq-c), waiting with poll() in slices
  * of wait.h, so that a deadline or a host's cancel ends any wait.  Writes use
  * send(MSG_NOSIGNAL): a write to a closed connection never raises SIGPIPE in
  * the host process.  Failures fail st: AN_E_CONNECT, AN_E_TIMEOUT or

