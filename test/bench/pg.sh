@@ -89,7 +89,7 @@ psql -X -q -v ON_ERROR_STOP=1 <<SQL || exit 1
 CREATE TABLE bench_work (job text, n bigint);
 INSERT INTO anarchon.runs
 SELECT 'f' || c, to_timestamp($base / 1000.0), 1, 'tok-f', 'running', now() + interval '1 day', now(), NULL
-  FROM generate_series(1, 8) AS c;
+  FROM generate_series(0, 7) AS c;      -- pgbench numbers its clients from 0
 SQL
 cat > "$dir/write.sql" <<SQL
 BEGIN;
