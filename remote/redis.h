@@ -186,10 +186,12 @@ typedef struct rds_strategy
 	/* The URL parameter that sets memory_ms, named when it is too short. */
 	const char *memory_param;
 	/*
-	 * 1 when a first claim's lateness is judged on the host's clock while
-	 * memory_ms runs on Redis's: the memory must also cover max_skew_ms.
+	 * The won/lost strategies' append and read-back for core/wonlost.c (NULL
+	 * for lease).  Its late_on_host says that a first claim's lateness is
+	 * judged on the host's clock while memory_ms runs on Redis's: the memory
+	 * must then also cover max_skew_ms.
 	 */
-	int			host_late;
+	const struct an_wonlost_ops *wonlost;
 } rds_strategy;
 
 extern const rds_strategy rds_strategy_lease;

@@ -236,7 +236,7 @@ redis_validate(an_store *st, const an_settings *s)
 	snprintf(what, sizeof(what), "%s (how long the redis %s strategy remembers a claim)",
 			 rs->strategy->memory_param, rs->strategy->name);
 	return an_wonlost_memory_ok(st, what, rs->strategy->memory_param,
-								memory, rs->strategy->host_late ? rs->skew_ms : 0, s);
+								memory, rs->strategy->wonlost && rs->strategy->wonlost->late_on_host ? rs->skew_ms : 0, s);
 }
 
 static int

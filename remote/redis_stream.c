@@ -448,18 +448,15 @@ static const an_wonlost_ops script_ops = {0, script_append, find_op, NULL};
 static int
 wonlost_claim(an_store *st, rds_store *rs, const an_request *rq, an_claim_result *res)
 {
-	const an_wonlost_ops *ops = rs->strategy == &rds_strategy_stream_id ? &stream_id_ops :
-		rs->strategy == &rds_strategy_idmp ? &idmp_ops : &script_ops;
-
-	return an_wonlost_claim(st, ops, rq, res);
+	return an_wonlost_claim(st, rs->strategy->wonlost, rq, res);
 }
 
 const rds_strategy rds_strategy_stream_id = {
-	"stream-id", wonlost_claim, stream_heartbeat, stream_finish, stream_check, forever, NULL, 1
+	"stream-id", wonlost_claim, stream_heartbeat, stream_finish, stream_check, forever, NULL, &stream_id_ops
 };
 const rds_strategy rds_strategy_idmp = {
-	"idmp", wonlost_claim, stream_heartbeat, stream_finish, stream_check, duration, "duration_sec", 1
+	"idmp", wonlost_claim, stream_heartbeat, stream_finish, stream_check, duration, "duration_sec", &idmp_ops
 };
 const rds_strategy rds_strategy_script = {
-	"script", wonlost_claim, stream_heartbeat, stream_finish, stream_check, window, "window_ms", 0
+	"script", wonlost_claim, stream_heartbeat, stream_finish, stream_check, window, "window_ms", &script_ops
 };
