@@ -132,6 +132,16 @@ an_lease_claim(an_store *st, const an_lease_ops *ops, const an_request *rq,
 		return rc;
 
 	rc = ops->now(st, &now);
+	/*
+	 * The local stores decide on the database's clock, which is the host's
+	 * own; anarchon_stats shows the offset all the same (0), measured.
+	 */
+	if (rc == AN_OK && st->stats)
+	{
+		int64_t		host = an_store_host_now(st);
+
+		an_store_saw_clock(st, now, host, host);
+	}
 	if (rc == AN_OK)
 		rc = ops->read(st, rq, &run);
 	if (rc == AN_OK)

@@ -81,12 +81,64 @@ an_store_host_now(const an_store *st)
 }
 
 int
+an_store_claim(an_store *st, const an_request *rq, an_claim_result *res)
+{
+	int64_t		start = an_stats_start();
+	int			rc = st->m->claim(st, rq, res);
+
+	an_stats_count(st->stats, AN_STATS_CLAIM, start, rc, rc == AN_OK ? (int) res->outcome : -1, 0);
+	return rc;
+}
+
+int
+an_store_heartbeat(an_store *st, const an_request *rq, int *owned)
+{
+	int64_t		start = an_stats_start();
+	int			rc = st->m->heartbeat(st, rq, owned);
+
+	an_stats_count(st->stats, AN_STATS_HEARTBEAT, start, rc, 0, rc == AN_OK && *owned);
+	return rc;
+}
+
+int
+an_store_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
+{
+	int64_t		start = an_stats_start();
+	int			rc = st->m->finish(st, rq, status, owned);
+
+	an_stats_count(st->stats, AN_STATS_FINISH, start, rc, 0, rc == AN_OK && *owned);
+	return rc;
+}
+
+int
+an_store_check(an_store *st, const an_request *rq, an_check_result *res)
+{
+	int64_t		start = an_stats_start();
+	int			rc = st->m->check(st, rq, res);
+
+	an_stats_count(st->stats, AN_STATS_CHECK, start, rc, 0, 0);
+	return rc;
+}
+
+void
+an_store_saw_clock(an_store *st, int64_t store_ms, int64_t sent_ms, int64_t received_ms)
+{
+	an_stats_clock(st->stats, store_ms, sent_ms, received_ms);
+}
+
+int
 an_store_fence(an_store *st, const an_request *rq, int *owned)
 {
+	int64_t		start = an_stats_start();
+	int			rc;
+
 	*owned = 0;
 	if (st->m->version >= 4 && st->m->fence != NULL)
-		return st->m->fence(st, rq, owned);
-	if (st->m->heartbeat == NULL)
+		rc = st->m->fence(st, rq, owned);
+	else if (st->m->heartbeat == NULL)
 		return an_store_fail(st, AN_E_UNSUPPORTED, "store \"%s\" cannot check who owns a run", st->m->name);
-	return st->m->heartbeat(st, rq, owned);
+	else
+		rc = st->m->heartbeat(st, rq, owned);
+	an_stats_count(st->stats, AN_STATS_FENCE, start, rc, 0, rc == AN_OK && *owned);
+	return rc;
 }

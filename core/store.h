@@ -39,6 +39,7 @@
 #define ANARCHON_STORE_H
 
 #include "anarchon.h"
+#include "stats.h"
 
 typedef struct an_store an_store;
 
@@ -199,6 +200,7 @@ struct an_store
 	an_error	err;
 	char		errmsg[AN_ERRMAX];	/* what went wrong; "" when err is AN_OK */
 	char		errhint[AN_ERRMAX];	/* what to do about it, a sentence; or "" */
+	an_stats_row *stats;         /* where the host counts this store's calls, or NULL */
 };
 
 /* Zero the store and attach its methods and host. */
@@ -242,7 +244,23 @@ int			an_store_check_url(an_store *st, const char *url);
 	((st)->m->version >= 3 ? (st)->m->recall : NULL)
 
 /*
- * anarchon_fence's store call: the store's fence when it has one, else its
+ * The hosts' calls of a store's methods: the method, timed and counted in
+ * st->stats (core/stats.h) when the host gave the store a row.
+ */
+int			an_store_claim(an_store *st, const an_request *rq, an_claim_result *res);
+int			an_store_heartbeat(an_store *st, const an_request *rq, int *owned);
+int			an_store_finish(an_store *st, const an_request *rq, an_run_state status, int *owned);
+int			an_store_check(an_store *st, const an_request *rq, an_check_result *res);
+
+/*
+ * A store that read its server's clock (store_ms) in a call sent at sent_ms
+ * and answered at received_ms of the host's clock reports it here, for the
+ * clock offset of anarchon_stats().
+ */
+void		an_store_saw_clock(an_store *st, int64_t store_ms, int64_t sent_ms, int64_t received_ms);
+
+/*
+ * anarchon_fence's store call, counted like the ones above: the store's fence when it has one, else its
  * heartbeat (a check of the owner, and a renewed lease, with nothing held).
  */
 int			an_store_fence(an_store *st, const an_request *rq, int *owned);

@@ -4,7 +4,8 @@
  * Loading the library (on the first call of any anarchon function in a
  * backend, or through session_preload_libraries) defines the anarchon.*
  * GUCs and reserves their prefix, so a misspelt anarchon.lese_ms is an
- * error instead of a silently ignored placeholder.  From PostgreSQL 18 on
+ * error instead of a silently ignored placeholder.  Loading it through
+ * shared_preload_libraries also gives anarchon_stats() its shared memory.  From PostgreSQL 18 on
  * the magic block also carries the module's name and version (compat.h).
  */
 #include "anarchon_pg.h"
@@ -17,4 +18,5 @@ void
 _PG_init(void)
 {
 	an_pg_define_gucs();
+	an_pg_stats_init();
 }

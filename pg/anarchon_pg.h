@@ -28,6 +28,16 @@
 
 /* guc.c: the anarchon.* settings. */
 void		an_pg_define_gucs(void);
+
+/*
+ * stats.c: the counters.  init defines anarchon.stats and, when preloaded,
+ * asks for shared memory; attach gives st the row of the store called name
+ * (cached in *row) or none when the session does not count; busy counts a
+ * lock timeout the local store raised.
+ */
+void		an_pg_stats_init(void);
+void		an_pg_stats_attach(an_store *st, an_stats_row **row, const char *name);
+void		an_pg_stats_busy(an_store *st);
 /*
  * The settings as the GUCs say now.  These readers fail (22023) while a
  * setting holds a value set before the library was loaded that is invalid.

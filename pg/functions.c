@@ -80,7 +80,7 @@ claim(FunctionCallInfo fcinfo, an_pg_slot_kind kind, an_claim_result *res)
 		an_pg_require_final_claim(fcinfo);
 	if (st->m->validate && st->m->validate(st, &call.settings) != AN_OK)
 		an_pg_raise(st);
-	if (st->m->claim(st, &call.rq, res) != AN_OK)
+	if (an_store_claim(st, &call.rq, res) != AN_OK)
 		an_pg_raise(st);
 }
 
@@ -152,7 +152,7 @@ heartbeat(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 	an_pg_read_call(fcinfo, kind, true, &call);
 	an_pg_override(fcinfo, 3, INT8OID, "lease_ms", &call);
 	st = store_with(an_pg_store()->m->heartbeat, "heartbeat");
-	if (st->m->heartbeat(st, &call.rq, &owned) != AN_OK)
+	if (an_store_heartbeat(st, &call.rq, &owned) != AN_OK)
 		an_pg_raise(st);
 	PG_RETURN_BOOL(owned != 0);
 }
@@ -197,7 +197,7 @@ finish(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 					 errdetail("A status is 'succeeded' or 'failed'.")));
 	}
 	st = store_with(an_pg_store()->m->finish, "finish");
-	if (st->m->finish(st, &call.rq, status, &owned) != AN_OK)
+	if (an_store_finish(st, &call.rq, status, &owned) != AN_OK)
 		an_pg_raise(st);
 	PG_RETURN_BOOL(owned != 0);
 }
@@ -224,7 +224,7 @@ check(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 
 	an_pg_read_call(fcinfo, kind, false, &call);
 	st = store_with(an_pg_store()->m->check, "check");
-	if (st->m->check(st, &call.rq, &res) != AN_OK)
+	if (an_store_check(st, &call.rq, &res) != AN_OK)
 		an_pg_raise(st);
 	PG_RETURN_TEXT_P(cstring_to_text(an_check_state_name(res.state)));
 }

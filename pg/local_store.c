@@ -173,7 +173,7 @@ run(local_query q, Datum *values, int expect)
  * the restore can read lock_timeout but the lock manager.
  */
 static uint64
-run_locking(local_query q, Datum *values, int expect, const char *job,
+run_locking(an_store *st, local_query q, Datum *values, int expect, const char *job,
 			int64 timeout_ms)
 {
 	MemoryContext oldcxt = CurrentMemoryContext;
@@ -196,6 +196,7 @@ run_locking(local_query q, Datum *values, int expect, const char *job,
 		if (edata->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
 			PG_RE_THROW();
 		FlushErrorState();
+		an_pg_stats_busy(st);
 		ereport(ERROR,
 				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
 				 errmsg("anarchon: job \"%s\" is locked by another session for longer than busy_timeout_ms (" INT64_FORMAT " ms)",
@@ -266,7 +267,7 @@ op_lock(an_store *st, const an_request *rq)
 {
 	Datum		v[1] = {CStringGetTextDatum(rq->job)};
 
-	run_locking(Q_LOCK_JOB, v, SPI_OK_INSERT, rq->job, rq->settings->busy_timeout_ms);
+	run_locking(st, Q_LOCK_JOB, v, SPI_OK_INSERT, rq->job, rq->settings->busy_timeout_ms);
 	return AN_OK;
 }
 
@@ -282,7 +283,7 @@ op_read(an_store *st, const an_request *rq, an_run *run)
 {
 	Datum		v[2] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot))};
 
-	if (run_locking(Q_READ_RUN, v, SPI_OK_SELECT, rq->job, rq->settings->busy_timeout_ms) > 0)
+	if (run_locking(st, Q_READ_RUN, v, SPI_OK_SELECT, rq->job, rq->settings->busy_timeout_ms) > 0)
 		read_run_row(run);
 	else
 		run->state = AN_RUN_NONE;
@@ -391,7 +392,7 @@ local_heartbeat(an_store *st, const an_request *rq, int *owned)
 
 	require_writable("anarchon_heartbeat");
 	connect_spi(&owner);
-	*owned = run_locking(Q_HEARTBEAT, v, SPI_OK_UPDATE, rq->job, rq->settings->busy_timeout_ms) > 0;
+	*owned = run_locking(st, Q_HEARTBEAT, v, SPI_OK_UPDATE, rq->job, rq->settings->busy_timeout_ms) > 0;
 	finish_spi(&owner);
 	return AN_OK;
 }
@@ -405,7 +406,7 @@ local_finish(an_store *st, const an_request *rq, an_run_state status, int *owned
 
 	require_writable("anarchon_finish");
 	connect_spi(&owner);
-	*owned = run_locking(Q_FINISH, v, SPI_OK_UPDATE, rq->job, rq->settings->busy_timeout_ms) > 0;
+	*owned = run_locking(st, Q_FINISH, v, SPI_OK_UPDATE, rq->job, rq->settings->busy_timeout_ms) > 0;
 	finish_spi(&owner);
 	return AN_OK;
 }
@@ -419,7 +420,7 @@ local_fence(an_store *st, const an_request *rq, int *owned)
 
 	require_writable("anarchon_fence");
 	connect_spi(&owner);
-	*owned = run_locking(Q_FENCE, v, SPI_OK_SELECT, rq->job, rq->settings->busy_timeout_ms) > 0;
+	*owned = run_locking(st, Q_FENCE, v, SPI_OK_SELECT, rq->job, rq->settings->busy_timeout_ms) > 0;
 	finish_spi(&owner);
 	return AN_OK;
 }

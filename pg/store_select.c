@@ -71,6 +71,7 @@ const an_host an_pg_host = {
 };
 
 static an_store local_store;
+static an_stats_row *local_row;
 static bool local_ready;
 
 /* One open remote store. */
@@ -81,6 +82,7 @@ typedef struct remote_entry
 	uint32		server_hash;	/* syscache hash of the server's row */
 	bool		stale;			/* server or mappings changed since open */
 	an_store	store;
+	an_stats_row *row;			/* its counters (stats.c) */
 	struct remote_entry *next;
 } remote_entry;
 
@@ -270,7 +272,7 @@ open_remote(ForeignServer *server, Oid userid)
 	return e;
 }
 
-static an_store *
+static remote_entry *
 remote(const char *name)
 {
 	Oid			userid;
@@ -305,16 +307,27 @@ remote(const char *name)
 	server = named_server(name, userid);
 	for (remote_entry *e = remotes; e; e = e->next)
 		if (e->serverid == server->serverid && e->userid == userid)
-			return &e->store;
-	return &open_remote(server, userid)->store;
+			return e;
+	return open_remote(server, userid);
 }
 
 an_store *
 an_pg_store(void)
 {
 	const char *name = an_pg_store_name();
+	an_store   *st;
 
 	if (strcmp(name, "local") == 0)
-		return local();
-	return remote(name);
+	{
+		st = local();
+		an_pg_stats_attach(st, &local_row, "local");
+	}
+	else
+	{
+		remote_entry *e = remote(name);
+
+		st = &e->store;
+		an_pg_stats_attach(st, &e->row, name);
+	}
+	return st;
 }

@@ -58,6 +58,7 @@ typedef struct rds_conn
 	int			generation;      /* counts successful connects */
 	int			version[2];      /* server major.minor, read at connect */
 	pid_t		pid;             /* the process that connected c (fork.h) */
+	int64_t		next_time_ms;    /* when to read the server's clock again (host clock) */
 } rds_conn;
 
 /*

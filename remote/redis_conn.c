@@ -34,6 +34,7 @@ rds_conn_close(rds_conn *cn)
 	if (cn->c)
 		redisFree(cn->c);
 	cn->c = NULL;
+	cn->next_time_ms = 0;        /* a new connection reads the clock at once */
 }
 
 /*
@@ -116,6 +117,24 @@ read_reply(an_store *st, rds_conn *cn, int64_t deadline, redisReply **out)
 	}
 }
 
+/*
+ * TIME, sent after the caller's commands every RDS_TIME_EVERY_MS of the
+ * host's clock (and so on a fresh connection), for the clock offset of
+ * anarchon_stats: no round trip of its own, and only its reply's few bytes.
+ */
+#define RDS_TIME_EVERY_MS 10000
+static const char TIME_CMD[] = "*1\r\n$4\r\nTIME\r\n";
+
+/* The reply of TIME, [seconds, microseconds], as ms; -1 when it is not that. */
+static int64_t
+time_ms(const redisReply *r)
+{
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+		r->element[0]->type != REDIS_REPLY_STRING || r->element[1]->type != REDIS_REPLY_STRING)
+		return -1;
+	return strtoll(r->element[0]->str, NULL, 10) * 1000 + strtoll(r->element[1]->str, NULL, 10) / 1000;
+}
+
 /* Format the commands into one buffer, send it, read every reply. */
 static int
 exchange(an_store *st, rds_conn *cn, int64_t deadline, int ncmd, const int *argc,
@@ -125,13 +144,18 @@ exchange(an_store *st, rds_conn *cn, int64_t deadline, int ncmd, const int *argc
 	size_t		total = 0;
 	int			rc;
 	int			got = 0;
+	int64_t		sent = an_store_host_now(st);
+	int			ask_time = st->stats != NULL && sent >= cn->next_time_ms;
 
-	for (int i = 0; i < ncmd; i++)
+	for (int i = 0; i <= ncmd; i++)
 	{
 		char	   *one = NULL;
-		int			n = redisFormatCommandArgv(&one, argc[i], argv[i], lens[i]);
+		int			n;
 		char	   *grown;
 
+		if (i == ncmd && !ask_time)
+			break;
+		n = i < ncmd ? redisFormatCommandArgv(&one, argc[i], argv[i], lens[i]) : (int) strlen(TIME_CMD);
 		if (n < 0 || (grown = realloc(buf, total + (size_t) n)) == NULL)
 		{
 			free(one);
@@ -139,7 +163,7 @@ exchange(an_store *st, rds_conn *cn, int64_t deadline, int ncmd, const int *argc
 			return an_store_fail(st, AN_E_NOMEM, "out of memory formatting a redis command");
 		}
 		buf = grown;
-		memcpy(buf + total, one, (size_t) n);
+		memcpy(buf + total, i < ncmd ? one : TIME_CMD, (size_t) n);
 		total += (size_t) n;
 		free(one);
 	}
@@ -148,6 +172,20 @@ exchange(an_store *st, rds_conn *cn, int64_t deadline, int ncmd, const int *argc
 	while (rc == AN_OK && got < ncmd)
 		if ((rc = read_reply(st, cn, deadline, &replies[got])) == AN_OK)
 			got++;
+	if (rc == AN_OK && ask_time)
+	{
+		redisReply *t = NULL;
+
+		if ((rc = read_reply(st, cn, deadline, &t)) == AN_OK)
+		{
+			int64_t		received = an_store_host_now(st);
+
+			if (time_ms(t) >= 0)
+				an_store_saw_clock(st, time_ms(t), sent, received);
+			cn->next_time_ms = received + RDS_TIME_EVERY_MS;
+			freeReplyObject(t);
+		}
+	}
 	if (rc != AN_OK)
 	{
 		while (got-- > 0)

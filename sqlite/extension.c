@@ -83,6 +83,9 @@ sqlite3_anarchon_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *
 	rc = an_sqlite_register_functions(db, conn);
 	if (rc == SQLITE_OK)
 		rc = an_sqlite_schedule_register(db, conn);
+	if (rc == SQLITE_OK)
+		rc = an_sqlite_stats_register(db, conn);
+	an_sqlite_stats_started(an_sqlite_now(db));
 	if (rc != SQLITE_OK)
 		*pzErrMsg = sqlite3_mprintf("anarchon: cannot register its functions: %s",
 									sqlite3_errstr(rc));

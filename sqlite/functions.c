@@ -121,7 +121,7 @@ fn_claim(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if ((st = prepare_call(ctx, "anarchon_claim", argv, 1, &rq)) == NULL)
 		return;
 	if ((st->m->validate && st->m->validate(st, rq.settings) != AN_OK) ||
-		st->m->claim(st, &rq, &res) != AN_OK)
+		an_store_claim(st, &rq, &res) != AN_OK)
 	{
 		result_store_error(ctx, "anarchon_claim", st);
 		return;
@@ -139,7 +139,7 @@ fn_heartbeat(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	(void) argc;
 	if ((st = prepare_call(ctx, "anarchon_heartbeat", argv, 1, &rq)) == NULL)
 		return;
-	if (st->m->heartbeat(st, &rq, &owned) != AN_OK)
+	if (an_store_heartbeat(st, &rq, &owned) != AN_OK)
 	{
 		result_store_error(ctx, "anarchon_heartbeat", st);
 		return;
@@ -200,7 +200,7 @@ fn_finish(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	}
 	if ((st = prepare_call(ctx, "anarchon_finish", argv, 1, &rq)) == NULL)
 		return;
-	if (st->m->finish(st, &rq, status, &owned) != AN_OK)
+	if (an_store_finish(st, &rq, status, &owned) != AN_OK)
 	{
 		result_store_error(ctx, "anarchon_finish", st);
 		return;
@@ -218,7 +218,7 @@ fn_check(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	(void) argc;
 	if ((st = prepare_call(ctx, "anarchon_check", argv, 0, &rq)) == NULL)
 		return;
-	if (st->m->check(st, &rq, &res) != AN_OK)
+	if (an_store_check(st, &rq, &res) != AN_OK)
 	{
 		result_store_error(ctx, "anarchon_check", st);
 		return;
@@ -254,36 +254,6 @@ fn_token(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_text(ctx, hex, AN_TOKEN_HEX, SQLITE_TRANSIENT);
 }
 
-/* A store URL as anarchon_config shows it: the password replaced by "***". */
-static char *
-redacted_url(const char *url)
-{
-	const char *auth = strstr(url, "://");
-	const char *end;
-	const char *at = NULL;
-	const char *colon = NULL;
-
-	if (auth == NULL)
-		return sqlite3_mprintf("%s", url);
-	auth += 3;
-	end = auth + strcspn(auth, "/?#");
-	for (const char *p = auth; p < end; p++)
-		if (*p == '@')
-			at = p;
-	if (at == NULL)
-		return sqlite3_mprintf("%s", url);
-	for (const char *p = auth; p < at; p++)
-		if (*p == ':')
-		{
-			colon = p;
-			break;
-		}
-	/* nats://TOKEN@host: the whole user part is the secret. */
-	if (colon == NULL)
-		return sqlite3_mprintf("%.*s***%s", (int) (auth - url), url, at);
-	return sqlite3_mprintf("%.*s***%s", (int) (colon + 1 - url), url, at);
-}
-
 static void
 fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
@@ -297,6 +267,25 @@ fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	{
 		an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_config",
 					  "the setting name must be text: lease_ms, max_late_ms, attempts, overlap, busy_timeout_ms or store");
+		return;
+	}
+	if (strcmp(name, "stats") == 0)
+	{
+		if (argc == 2)
+		{
+			const char *value = (const char *) sqlite3_value_text(argv[1]);
+
+			if (sqlite3_value_type(argv[1]) != SQLITE_TEXT || value == NULL ||
+				(strcmp(value, "on") != 0 && strcmp(value, "off") != 0))
+			{
+				an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_config",
+								"stats must be 'on' (count this connection's store calls in anarchon_stats) or 'off'");
+				return;
+			}
+			conn->no_stats = strcmp(value, "off") == 0;
+			an_sqlite_stats_attach(conn);
+		}
+		sqlite3_result_text(ctx, conn->no_stats ? "off" : "on", -1, SQLITE_STATIC);
 		return;
 	}
 	if (strcmp(name, "store") == 0)
@@ -318,7 +307,7 @@ fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 				return;
 			}
 		}
-		sqlite3_result_text(ctx, redacted_url(conn->store_url ? conn->store_url : "local"),
+		sqlite3_result_text(ctx, an_sqlite_redacted_url(conn->store_url ? conn->store_url : "local"),
 							-1, sqlite3_free);
 		return;
 	}

@@ -22,6 +22,7 @@ typedef struct an_sqlite_conn
 	an_store   *store;           /* the open store, or NULL; sqlite3_malloc'd */
 	char	   *store_url;       /* "local" or the URL given; sqlite3_malloc'd */
 	int			refs;            /* registered functions sharing this */
+	int			no_stats;        /* anarchon_config('stats', 'off') */
 } an_sqlite_conn;
 
 /* The local store (anarchon_runs in this database). */
@@ -48,6 +49,17 @@ int			an_sqlite_store_switch(an_sqlite_conn *conn, const char *url,
 
 /* Close whatever store is open. */
 void		an_sqlite_store_close(an_sqlite_conn *conn);
+
+/* A store URL as the user may see it: the password replaced by "***"; sqlite3_malloc'd. */
+char	   *an_sqlite_redacted_url(const char *url);
+
+/*
+ * stats.c: the process's counters.  attach gives conn's open store its row
+ * (none with 'stats' off); started notes when the process began counting.
+ */
+void		an_sqlite_stats_attach(an_sqlite_conn *conn);
+void		an_sqlite_stats_started(int64_t now_ms);
+int			an_sqlite_stats_register(sqlite3 *db, an_sqlite_conn *conn);
 
 /*
  * claim_conn.c: open *out on the database of caller's main, with caller's

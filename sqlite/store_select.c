@@ -68,6 +68,35 @@ host_interrupted(void *ctx)
 }
 #endif
 
+char *
+an_sqlite_redacted_url(const char *url)
+{
+	const char *auth = strstr(url, "://");
+	const char *end;
+	const char *at = NULL;
+	const char *colon = NULL;
+
+	if (auth == NULL)
+		return sqlite3_mprintf("%s", url);
+	auth += 3;
+	end = auth + strcspn(auth, "/?#");
+	for (const char *p = auth; p < end; p++)
+		if (*p == '@')
+			at = p;
+	if (at == NULL)
+		return sqlite3_mprintf("%s", url);
+	for (const char *p = auth; p < at; p++)
+		if (*p == ':')
+		{
+			colon = p;
+			break;
+		}
+	/* nats://TOKEN@host: the whole user part is the secret. */
+	if (colon == NULL)
+		return sqlite3_mprintf("%.*s***%s", (int) (auth - url), url, at);
+	return sqlite3_mprintf("%.*s***%s", (int) (colon + 1 - url), url, at);
+}
+
 /* Open the store url names; NULL with a message in err on failure. */
 static an_store *
 open_store(an_sqlite_conn *conn, const char *url, char *err, size_t errlen)
@@ -112,7 +141,10 @@ an_store *
 an_sqlite_store(an_sqlite_conn *conn, char *err, size_t errlen)
 {
 	if (conn->store == NULL)
+	{
 		conn->store = open_store(conn, conn->store_url ? conn->store_url : "local", err, errlen);
+		an_sqlite_stats_attach(conn);
+	}
 	else
 		an_store_clear(conn->store);
 	return conn->store;
@@ -138,6 +170,7 @@ an_sqlite_store_switch(an_sqlite_conn *conn, const char *url, char *err, size_t 
 	conn->store = fresh;
 	sqlite3_free(conn->store_url);
 	conn->store_url = copy;
+	an_sqlite_stats_attach(conn);
 	return AN_OK;
 }
 

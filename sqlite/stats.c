@@ -1,0 +1,224 @@
+/*
+ * stats.c — the SQLite extension's counters: one table per process.
+ *
+ *   SELECT * FROM anarchon_stats()      one row per store this process used
+ *   SELECT anarchon_stats_reset()       zero them (the rows stay)
+ *   SELECT anarchon_config('stats', 'off')   stop counting this connection's calls
+ *
+ * Every connection of the process that loaded this library counts into the
+ * same table (core/stats.h), by store: "local" (each database's own
+ * anarchon_runs, all together) or the store URL with its password hidden.
+ * anarchon_stats is an eponymous virtual table without arguments; its rows
+ * are read when the query starts.
+ */
+#include <string.h>
+
+#include "host.h"
+#include "stats.h"
+
+SQLITE_EXTENSION_INIT3
+
+static an_stats_table table;
+
+void
+an_sqlite_stats_started(int64_t now_ms)
+{
+	an_stats_started(&table, now_ms);
+}
+
+void
+an_sqlite_stats_attach(an_sqlite_conn *conn)
+{
+	char	   *name;
+
+	if (conn->store == NULL)
+		return;
+	conn->store->stats = NULL;
+	if (conn->no_stats)
+		return;
+	name = an_sqlite_redacted_url(conn->store_url ? conn->store_url : "local");
+	if (name != NULL)
+		conn->store->stats = an_stats_row_for(&table, name, conn->store->m->name);
+	sqlite3_free(name);
+}
+
+static void
+fn_stats_reset(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	an_sqlite_conn *conn = sqlite3_user_data(ctx);
+
+	(void) argc;
+	(void) argv;
+	an_stats_reset(&table, an_sqlite_now(conn->db));
+	sqlite3_result_null(ctx);
+}
+
+/* ---------------------------------------------------------------- the table */
+
+typedef struct st_cursor
+{
+	sqlite3_vtab_cursor base;
+	an_stats_view *rows;
+	size_t		n,
+				row;
+} st_cursor;
+
+static int
+st_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+		   sqlite3_vtab **out, char **err)
+{
+	sqlite3_str *schema = sqlite3_str_new(db);
+	char	   *sql;
+	int			rc;
+
+	(void) aux;
+	(void) argc;
+	(void) argv;
+	sqlite3_str_appendall(schema, "CREATE TABLE x(");
+	for (int i = 0; i < an_stats_ncolumns; i++)
+		sqlite3_str_appendf(schema, "%s%s %s", i ? ", " : "", an_stats_columns[i].name,
+							an_stats_columns[i].type == AN_STATS_TEXT ? "TEXT" :
+							an_stats_columns[i].type == AN_STATS_MS ? "REAL" : "INTEGER");
+	sqlite3_str_appendall(schema, ")");
+	if ((sql = sqlite3_str_finish(schema)) == NULL)
+		return SQLITE_NOMEM;
+	rc = sqlite3_declare_vtab(db, sql);
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK)
+		return rc;
+	if ((*out = sqlite3_malloc(sizeof(**out))) == NULL)
+		return SQLITE_NOMEM;
+	memset(*out, 0, sizeof(**out));
+	(void) err;
+	return SQLITE_OK;
+}
+
+static int
+st_disconnect(sqlite3_vtab *vt)
+{
+	sqlite3_free(vt);
+	return SQLITE_OK;
+}
+
+static int
+st_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
+{
+	(void) vt;
+	info->estimatedCost = 10;
+	info->estimatedRows = AN_STATS_ROWS;
+	return SQLITE_OK;
+}
+
+static int
+st_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
+{
+	st_cursor  *c = sqlite3_malloc(sizeof(*c));
+
+	(void) vt;
+	if (c == NULL)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int
+st_close(sqlite3_vtab_cursor *cur)
+{
+	st_cursor  *c = (st_cursor *) cur;
+
+	sqlite3_free(c->rows);
+	sqlite3_free(c);
+	return SQLITE_OK;
+}
+
+static int
+st_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc, sqlite3_value **argv)
+{
+	st_cursor  *c = (st_cursor *) cur;
+
+	(void) idx;
+	(void) idxstr;
+	(void) argc;
+	(void) argv;
+	sqlite3_free(c->rows);
+	c->n = an_stats_rows(&table);
+	c->row = 0;
+	if ((c->rows = sqlite3_malloc64(sizeof(*c->rows) * (c->n ? c->n : 1))) == NULL)
+		return SQLITE_NOMEM;
+	for (size_t i = 0; i < c->n; i++)
+	{
+		an_stats_read(&table, i, &c->rows[i]);
+		c->rows[i].scope = "process";
+	}
+	return SQLITE_OK;
+}
+
+static int
+st_next(sqlite3_vtab_cursor *cur)
+{
+	((st_cursor *) cur)->row++;
+	return SQLITE_OK;
+}
+
+static int
+st_eof(sqlite3_vtab_cursor *cur)
+{
+	st_cursor  *c = (st_cursor *) cur;
+
+	return c->row >= c->n;
+}
+
+static int
+st_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+	st_cursor  *c = (st_cursor *) cur;
+	an_stats_value v;
+
+	an_stats_value_of(&c->rows[c->row], col, &v);
+	if (v.null)
+		sqlite3_result_null(ctx);
+	else if (an_stats_columns[col].type == AN_STATS_TEXT)
+		sqlite3_result_text(ctx, v.text, -1, SQLITE_TRANSIENT);
+	else if (an_stats_columns[col].type == AN_STATS_MS)
+		sqlite3_result_double(ctx, v.d);
+	else
+		sqlite3_result_int64(ctx, v.i);
+	return SQLITE_OK;
+}
+
+static int
+st_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+	*rowid = (sqlite3_int64) ((st_cursor *) cur)->row + 1;
+	return SQLITE_OK;
+}
+
+static const sqlite3_module st_module = {
+	.iVersion = 0,
+	.xCreate = NULL,			/* eponymous only */
+	.xConnect = st_connect,
+	.xBestIndex = st_best_index,
+	.xDisconnect = st_disconnect,
+	.xDestroy = st_disconnect,
+	.xOpen = st_open,
+	.xClose = st_close,
+	.xFilter = st_filter,
+	.xNext = st_next,
+	.xEof = st_eof,
+	.xColumn = st_column,
+	.xRowid = st_rowid,
+};
+
+int
+an_sqlite_stats_register(sqlite3 *db, an_sqlite_conn *conn)
+{
+	int			rc;
+
+	if ((rc = sqlite3_create_module_v2(db, "anarchon_stats", &st_module, NULL, NULL)) != SQLITE_OK)
+		return rc;
+	conn->refs++;
+	/* On failure SQLite has already called an_sqlite_conn_release. */
+	return sqlite3_create_function_v2(db, "anarchon_stats_reset", 0, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+									  conn, fn_stats_reset, NULL, NULL, an_sqlite_conn_release);
+}
