@@ -10,7 +10,13 @@
  * anarchon_runs, all together) or the store URL with its password hidden.
  * anarchon_stats is an eponymous virtual table without arguments; its rows
  * are read when the query starts.
+ *
+ * SQLite unloads an extension when the last connection that loaded it
+ * closes, which would lose the counts of a process whose pool closes and
+ * reopens connections: the first load pins the library for the life of the
+ * process (RTLD_NODELETE), so its table stays.
  */
+#include <dlfcn.h>
 #include <string.h>
 
 #include "host.h"
@@ -23,6 +29,10 @@ static an_stats_table table;
 void
 an_sqlite_stats_started(int64_t now_ms)
 {
+	Dl_info		self;
+
+	if (table.reset_ms == 0 && dladdr(&table, &self) && self.dli_fname)
+		(void) dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 	an_stats_started(&table, now_ms);
 }
 

@@ -91,7 +91,7 @@ exec(const char *sql)
 static void
 configure(void)
 {
-	static const char *names[] = {"lease_ms", "max_late_ms", "attempts", "overlap", "busy_timeout_ms", "store"};
+	static const char *names[] = {"lease_ms", "max_late_ms", "attempts", "overlap", "busy_timeout_ms", "store", "stats"};
 	sqlite3_stmt *s = prepare("SELECT anarchon_config(?1, ?2)");
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

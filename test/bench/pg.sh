@@ -12,6 +12,9 @@
 #   fenced write, 8 clients  BEGIN; anarchon_fence; INSERT; COMMIT against the
 #                            same transaction without the fence (time <= 1.3x,
 #                            ratio >= 0.77); each client fences its own run
+#   counters, 1 and 8        the claim as shipped (counted in anarchon_stats, in
+#                            shared memory: the library is preloaded) against
+#                            the claim with anarchon.stats = off (>= 0.97)
 #
 # Each client claims its own job (overlap=allow, so a client's earlier runs
 # with live leases do not turn its next claims into 'overlap'): the numbers
@@ -25,7 +28,7 @@ source "$here/lib.sh"
 [ -n "${BENCH_ROWS:-}" ] || { echo "BENCH_ROWS is not set (run make bench)" >&2; exit 1; }
 
 pg_install || exit 1
-pg_start "shared_buffers = 256MB" "max_wal_size = 4GB" || exit 1
+pg_start "shared_buffers = 256MB" "max_wal_size = 4GB" "shared_preload_libraries = anarchon" || exit 1
 dir=$(t_tmpdir)
 chmod 777 "$dir"
 base=$(( ($(date +%s) + 3600) * 1000 ))
@@ -64,7 +67,7 @@ bench() {
 	local name=$1 script=$2 clients=$3 log
 	log=$dir/log.$name
 	rm -f "$log".*
-	(cd "$dir" && PGOPTIONS="-c anarchon.overlap=allow" pgbench -n -M prepared -c "$clients" \
+	(cd "$dir" && PGOPTIONS="-c anarchon.overlap=allow ${BENCH_PGOPTIONS:-}" pgbench -n -M prepared -c "$clients" \
 		-j "$clients" -T "$BENCH_SECONDS" -f "$script" -l --log-prefix="$log" postgres \
 		> "$dir/out.$name" 2>&1) || { cat "$dir/out.$name" >&2; return 1; }
 	TPS=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$dir/out.$name" | head -n 1)
@@ -77,6 +80,14 @@ for c in 1 8; do
 	base_tps=$TPS
 	bench "claim-$c" "$dir/claim.sql" "$c" || exit 1
 	emit_row postgresql "claim vs INSERT ON CONFLICT DO NOTHING" "$c" "$TPS" "$base_tps" "$P50" "$P99"
+done
+
+# What the counters cost: 8 clients add to one shared row at once.
+for c in 1 8; do
+	BENCH_PGOPTIONS="-c anarchon.stats=off" bench "claim-uncounted-$c" "$dir/claim.sql" "$c" || exit 1
+	base_tps=$TPS
+	bench "claim-counted-$c" "$dir/claim.sql" "$c" || exit 1
+	emit_row postgresql "claim vs the same with anarchon.stats = off" "$c" "$TPS" "$base_tps" "$P50" "$P99"
 done
 
 bench select "$dir/select.sql" 8 || exit 1

@@ -2,6 +2,8 @@
 # sqlite.sh — the SQLite rows of `make bench`, in WAL mode:
 #   claim at 1 and 8 processes  vs  BEGIN IMMEDIATE; INSERT OR IGNORE; COMMIT
 #   check at 1 and 8 processes  vs  a primary-key SELECT of anarchon_runs
+#   claim counted in anarchon_stats  vs  the same claim with 'stats' off
+#     (target ratio >= 0.97: the counters cost at most 3 %)
 # Each claim makes a new run (distinct slots, overlap=allow), like each insert.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -43,3 +45,12 @@ sqlite3 "$dir/seed.db" "UPDATE anarchon_runs SET lease_until = lease_until + 360
 
 compare claim insert
 compare check select
+
+# What the counters cost: the claim as shipped against the claim with this
+# process's counting off (ANARCHON_STATS=off, applied with anarchon_config).
+for c in 1 8; do
+	ANARCHON_STATS=off measure claim "$c"; base=$OPS
+	measure claim "$c"
+	emit_row sqlite "claim vs the same with anarchon_stats off" "$c" "$OPS" "$base" "$P50" "$P99"
+	echo "sqlite claim x$c counted: $OPS/s vs $base/s uncounted" >&2
+done

@@ -16,6 +16,8 @@
 #   remote         claims through the anarchon wrapper into a real redis-server
 #   keepalive      CALL anarchon.run keeps its lease alive past lease_ms, and a
 #                  backup takes over once its backend is gone (local, Redis)
+#   stats          anarchon_stats with the library preloaded: 8 backends'
+#                  counts add up exactly; busy; Redis's clock offset
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../lib.sh"
@@ -28,6 +30,7 @@ source "$here/remote.sh"
 source "$here/driver.sh"
 source "$here/clock.sh"
 source "$here/keepalive.sh"
+source "$here/stats.sh"
 
 work=$(t_tmpdir)
 if ! pg_install > "$work/install.log" 2>&1; then
@@ -106,8 +109,10 @@ if [ -f "$REPO_ROOT/remote/redis.mk" ] && pkg-config --exists hiredis 2> /dev/nu
 	psql -X -q -c "CREATE SERVER ka_redis FOREIGN DATA WRAPPER anarchon
 		OPTIONS (url 'redis://127.0.0.1:$kport/0?strategy=lease&prefix=ka')" > /dev/null
 	pg_keepalive redis ka_redis
+	pg_stats_check ka_redis
 else
 	ok "remote: skipped (anarchon built without the Redis store)"
+	pg_stats_check ""
 fi
 
 suite_end

@@ -29,9 +29,21 @@ SELECT anarchon_claim('sync', $NOW, 'a') || '|' || anarchon_claim('sync', $NOW, 
        anarchon_finish('sync', $NOW, 'b') || '|' || anarchon_finish('sync', $NOW, 'a', 'succeeded') || '|' ||
        anarchon_check('sync', $NOW) || '|' || anarchon_claim('sync', $NOW, 'e') || '|' ||
        anarchon_check('sync', 4102444800000);
+SELECT claims_won + claims_running + claims_done + claims_late + claims_overlap + claims_lost,
+       heartbeats, heartbeats_fenced, finishes, finishes_fenced, checks, calls,
+       abs(clock_offset_ms) <= 5, latency_p99_ms >= latency_p50_ms AND latency_p50_ms > 0
+  FROM anarchon_stats() WHERE kind = 'redis';
 X
-	if [ "$(tail -n 1 "$tmp/sqlite-$strat.out")" = "$exp" ]; then ok "redis via sqlite: $strat outcome table"
+	if [ "$(tail -n 2 "$tmp/sqlite-$strat.out" | head -n 1)" = "$exp" ]; then ok "redis via sqlite: $strat outcome table"
 	else not_ok "redis via sqlite: $strat outcome table" "expected $exp" "$(cat "$tmp/sqlite-$strat.out")"; fi
+	# The same calls in anarchon_stats: 6 claims, 2 heartbeats and 2 finishes
+	# (one of each fenced), 3 checks; Redis's clock (TIME) within 5 ms.
+	if [ "$(tail -n 1 "$tmp/sqlite-$strat.out")" = "6|2|1|2|1|3|13|1|1" ]; then
+		ok "redis via sqlite: $strat calls counted in anarchon_stats, clock offset within 5 ms"
+	else
+		not_ok "redis via sqlite: $strat calls counted in anarchon_stats, clock offset within 5 ms" \
+			"expected 6|2|1|2|1|3|13|1|1" "got $(tail -n 1 "$tmp/sqlite-$strat.out")"
+	fi
 done
 
 # Loading the extension a second time keeps the connection's store: the claim
