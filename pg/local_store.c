@@ -31,6 +31,7 @@
 #include "anarchon_pg.h"
 
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "storage/proc.h"
@@ -216,6 +217,13 @@ run_locking(an_store *st, local_query q, Datum *values, int expect, const char *
 static void
 require_writable(const char *what)
 {
+	/* A standby's transactions are read-only too: name the real cause. */
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("anarchon: %s writes anarchon.runs and this server is a standby", what),
+				 errdetail("A standby replays the primary's runs and cannot decide a claim."),
+				 errhint("Claim on the primary. With libpq, name every server of the cluster in the connection string and add target_session_attrs=read-write, so that a session finds the primary after a failover.")));
 	if (XactReadOnly)
 		ereport(ERROR,
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
