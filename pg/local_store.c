@@ -34,8 +34,10 @@
 #include "access/xlog.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "replication/syncrep.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 
 #include "lease.h"
@@ -211,8 +213,9 @@ run_locking(an_store *st, local_query q, Datum *values, int expect, const char *
 }
 
 /*
- * The local store writes anarchon.runs: say so plainly in a read-only
- * transaction (or on a standby, where a remote store would still work).
+ * The local store writes anarchon.runs: say so plainly on a standby or in a
+ * read-only transaction (where a remote store would still work), and make a
+ * configured synchronous standby receive the write before the commit returns.
  */
 static void
 require_writable(const char *what)
@@ -229,6 +232,19 @@ require_writable(const char *what)
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
 				 errmsg("anarchon: %s writes anarchon.runs and cannot run in a read-only transaction", what),
 				 errhint("Claim on the primary, outside of READ ONLY transactions, or set anarchon.store to a remote store.")));
+
+	/*
+	 * With a synchronous standby configured, a commit with synchronous_commit
+	 * off or local returns before the standby has the run: a failover would
+	 * forget a claim answered won, or a finish, and the slot would run twice.
+	 * This transaction commits as `on` instead (set as SET LOCAL does, so it
+	 * ends with the transaction); sessions that chose remote_write or more
+	 * keep their choice.  Reading two variables costs nothing otherwise.
+	 */
+	if (synchronous_commit < SYNCHRONOUS_COMMIT_REMOTE_WRITE &&
+		SyncRepStandbyNames != NULL && SyncRepStandbyNames[0] != '\0')
+		(void) set_config_option("synchronous_commit", "on", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_LOCAL, true, 0, false);
 }
 
 /* SPI, as the owner of the tables with search_path pinned (as_owner.c). */

@@ -236,12 +236,16 @@ main() {
 			[ "$store" = local ] && env+=(PGHOST=127.0.0.1 "PGPORT=$port")
 			# A primary and its standby: libpq tries both, and takes the one
 			# that accepts writes (the standby once it is promoted).
+			# The application lowers synchronous_commit for speed: the claims
+			# must reach a synchronous standby all the same.
+			local extra=
 			if [ "${store#pg-}" != "$store" ]; then
 				env+=(PGHOST=127.0.0.1,127.0.0.1 "PGPORT=$port" PGTARGETSESSIONATTRS=read-write)
 				store=local
+				extra=" -c synchronous_commit=off"
 			fi
 			[ "$store" = local ] || url=$store
-			local opts="-c anarchon.store=$url -c anarchon.overlap=allow"
+			local opts="-c anarchon.store=$url -c anarchon.overlap=allow$extra"
 			[ "$fault" = freeze ] && opts+=" -c anarchon.lease_ms=1000 -c anarchon.attempts=3"
 			env "${env[@]}" PGOPTIONS="$opts" /usr/bin/python3 "$here/appclaimer.py" pg "f-$fault" "${plan[@]}"
 		elif [ "$host" = sqlite ] && [ "$fault" = freeze ]; then
