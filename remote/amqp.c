@@ -90,7 +90,8 @@ parse_url(an_store *st, amqp_store *a, const char *url)
 
 	if (an_url_parse(url, &u, err, sizeof(err)) < 0)
 		return an_store_fail(st, AN_E_CONFIG, "%s", err);
-	if (an_url_prefix(&u, &prefix, err, sizeof(err)) < 0 ||
+	if (an_url_one_server(&u, "amqp", err, sizeof(err)) < 0 ||
+		an_url_prefix(&u, &prefix, err, sizeof(err)) < 0 ||
 		an_url_int(&u, "slot_ttl_ms", AMQP_TTL_DEFAULT_MS, 1000, AMQP_TTL_MAX_MS, &a->ttl_ms, err, sizeof(err)) < 0 ||
 		an_url_int(&u, "timeout_ms", AMQP_TIMEOUT_DEFAULT_MS, 1, 600000, &a->timeout_ms, err, sizeof(err)) < 0 ||
 		an_url_durability(&u, &a->accept_loss, err, sizeof(err)) < 0 ||

@@ -1,7 +1,7 @@
 /*
  * nats.c — the NATS JetStream store: a claim is a de-duplicated publish.
  *
- *   nats://[token@]host[:port]?stream=CRON&prefix=cron&duplicate_window_ms=120000&timeout_ms=2000
+ *   nats://[token@]host[:port][,host[:port]...]?stream=CRON&prefix=cron&duplicate_window_ms=120000&timeout_ms=2000&replicas=1
  *
  * Every instance publishes its claim of (job, slot) to <prefix>.<job>.claims
  * with the header Nats-Msg-Id: <job>:<slot>.  The stream keeps the first
@@ -20,7 +20,10 @@
  * doc/stores-amqp-nats.md for exactly what each answers.
  *
  * The protocol is spoken by nats_link.c, which keeps no process-wide state:
- * a forked child connects anew (fork.h).
+ * a forked child connects anew (fork.h).  A URL may name the servers of a
+ * cluster: the link connects to the first that answers, and to another when
+ * its server is gone.  replicas=N creates the stream with N replicas and
+ * refuses an existing stream with fewer (doc/clusters.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +39,8 @@
 #define NATS_DEFAULT_PORT 4222
 #define NATS_WINDOW_DEFAULT_MS 120000
 #define NATS_TIMEOUT_DEFAULT_MS 2000
-#define NATS_KNOWN "stream, prefix, duplicate_window_ms, timeout_ms, durability, max_skew_ms"
+#define NATS_KNOWN "stream, prefix, duplicate_window_ms, timeout_ms, durability, max_skew_ms, replicas"
+#define NATS_REPLICAS_MAX 5     /* JetStream's own limit */
 /* Stream history is kept this long, or the duplicate window if longer. */
 #define NATS_MAX_AGE_MS INT64_C(604800000)
 
@@ -45,8 +49,10 @@
 
 typedef struct nats_store
 {
-	char	   *host;
-	int			port;
+	char	   *hosts[AN_URL_MAX_SERVERS];
+	int			ports[AN_URL_MAX_SERVERS];
+	int			nservers;
+	int64_t		replicas;        /* replicas=: of a stream created, at least of one found */
 	char	   *token;           /* the connection token, or NULL */
 	char		prefix[65];
 	char		stream[65];
@@ -103,6 +109,7 @@ parse_url(an_store *st, nats_store *n, const char *url)
 						&n->timeout_ms, err, sizeof(err)) < 0 ||
 			 an_url_durability(&u, &n->accept_loss, err, sizeof(err)) < 0 ||
 			 an_url_skew(&u, &n->skew_ms, err, sizeof(err)) < 0 ||
+			 an_url_int(&u, "replicas", 1, 1, NATS_REPLICAS_MAX, &n->replicas, err, sizeof(err)) < 0 ||
 			 an_url_no_unknown(&u, NATS_KNOWN, err, sizeof(err)) < 0)
 		rc = an_store_fail(st, AN_E_CONFIG, "%s", err);
 	else if (stream && !valid_stream(stream))
@@ -111,13 +118,19 @@ parse_url(an_store *st, nats_store *n, const char *url)
 	{
 		snprintf(n->prefix, sizeof(n->prefix), "%s", prefix);
 		snprintf(n->stream, sizeof(n->stream), "%s", stream ? stream : "CRON");
-		n->port = u.port ? u.port : NATS_DEFAULT_PORT;
-		n->host = strdup(u.host);
 		n->token = u.user ? strdup(u.user) : NULL;
-		if (n->host == NULL || (u.user && n->token == NULL))
+		if (u.user && n->token == NULL)
 			rc = an_store_fail(st, AN_E_NOMEM, "out of memory");
-		n->link.host = n->host;
-		n->link.port = n->port;
+		for (int i = 0; i < u.nservers && rc == AN_OK; i++)
+		{
+			n->ports[i] = u.servers[i].port ? u.servers[i].port : NATS_DEFAULT_PORT;
+			if ((n->hosts[i] = strdup(u.servers[i].host)) == NULL)
+				rc = an_store_fail(st, AN_E_NOMEM, "out of memory");
+			n->nservers = i + 1;
+		}
+		n->link.hosts = (const char *const *) n->hosts;
+		n->link.ports = n->ports;
+		n->link.nservers = n->nservers;
 		n->link.token = n->token;
 		snprintf(n->link.who, sizeof(n->link.who), "NATS at %s", redacted);
 	}
@@ -227,6 +240,7 @@ check_stream(an_store *st, nats_store *n, const char *reply)
 	char		want_escaped[80];
 	char		storage[16] = "";
 	int64_t		window_ns;
+	int64_t		replicas;
 
 	/* The server's JSON encoder may write '>' as \u003e. */
 	snprintf(want, sizeof(want), "\"%s.>\"", n->prefix);
@@ -246,6 +260,16 @@ check_stream(an_store *st, nats_store *n, const char *reply)
 					  n->stream);
 		return an_store_hintf(st, "Use a stream with file storage (anarchon creates one when the stream does not exist), or add durability=accept-loss to the store URL to take the risk.");
 	}
+	if (nj_int(reply, "num_replicas", &replicas) < 0)
+		replicas = 1;
+	if (replicas < n->replicas)
+	{
+		an_store_fail(st, AN_E_CONFIG,
+					  "NATS stream %s has %lld replica%s, and the store URL asks for replicas=%lld: a claim on it would not survive the loss of its server",
+					  n->stream, (long long) replicas, replicas == 1 ? "" : "s", (long long) n->replicas);
+		return an_store_hintf(st, "Give the stream more replicas (nats stream edit %s --replicas %lld), use another stream=, or lower replicas= in the URL.",
+							  n->stream, (long long) n->replicas);
+	}
 	n->stream_window_ms = window_ns / 1000000;
 	n->have_stream = 1;
 	return AN_OK;
@@ -260,8 +284,9 @@ create_stream(an_store *st, nats_store *n, const an_deadline *d, char **reply)
 	/* File storage: a server restart keeps the claims and their Msg-Ids. */
 	snprintf(cfg, sizeof(cfg),
 			 "{\"name\":\"%s\",\"subjects\":[\"%s.>\"],\"retention\":\"limits\",\"storage\":\"file\","
-			 "\"num_replicas\":1,\"discard\":\"old\",\"max_age\":%lld,\"duplicate_window\":%lld}",
-			 n->stream, n->prefix, (long long) age * 1000000, (long long) n->window_ms * 1000000);
+			 "\"num_replicas\":%lld,\"discard\":\"old\",\"max_age\":%lld,\"duplicate_window\":%lld}",
+			 n->stream, n->prefix, (long long) n->replicas, (long long) age * 1000000,
+			 (long long) n->window_ms * 1000000);
 	return api(st, n, d, "the stream creation", "STREAM.CREATE", cfg, reply);
 }
 
@@ -732,7 +757,8 @@ nats_close(an_store *st)
 	if (n == NULL)
 		return;
 	nats_link_close(&n->link);
-	free(n->host);
+	for (int i = 0; i < n->nservers; i++)
+		free(n->hosts[i]);
 	if (n->token)
 	{
 		memset(n->token, 0, strlen(n->token));

@@ -386,11 +386,25 @@ nats_link_connect(an_store *st, nats_link *l, const an_deadline *d)
 		nats_link_close(l);		/* the parent's connection: ours is a new one */
 	if (l->fd >= 0)
 		return AN_OK;
-	if ((rc = an_sock_connect(st, l->who, l->host, l->port, d, &l->fd)) != AN_OK)
-		return rc;
-	an_fork_own(&l->pid);
-	l->len = 0;
-	return handshake(st, l, d);
+	rc = AN_E_CONNECT;
+	for (int i = 0; i < l->nservers; i++)
+	{
+		int			s = (l->current + i) % l->nservers;
+
+		if (i > 0 && (an_store_interrupted(st) || an_deadline_left(d) <= 0))
+			break;
+		if ((rc = an_sock_connect(st, l->who, l->hosts[s], l->ports[s], d, &l->fd)) != AN_OK)
+			continue;
+		an_fork_own(&l->pid);
+		l->len = 0;
+		if ((rc = handshake(st, l, d)) == AN_OK)
+		{
+			l->current = s;
+			return AN_OK;
+		}
+		nats_link_close(l);
+	}
+	return rc;
 }
 
 /* Is this HMSG a "no responders" status (NATS/1.0 503)? */

@@ -34,9 +34,15 @@
 
 typedef struct nats_link
 {
-	/* where to connect: set by the store before the first request */
-	const char *host;
-	int			port;
+	/*
+	 * where to connect: set by the store before the first request.  The
+	 * servers of a cluster are tried in turn from the last one that
+	 * answered, so a link goes on through another when its server is gone.
+	 */
+	const char *const *hosts;
+	const int  *ports;
+	int			nservers;
+	int			current;         /* the server connected to, or tried first */
 	const char *token;           /* the server's auth token, or NULL */
 	char		who[160];        /* "NATS at nats://host:port", for messages */
 
@@ -49,10 +55,14 @@ typedef struct nats_link
 	size_t		cap;
 } nats_link;
 
-/* A link that is not connected; host, port, token and who are set after. */
+/* A link that is not connected; hosts, ports, token and who are set after. */
 void		nats_link_init(nats_link *l);
 
-/* Connect unless connected (a parent's connection is forgotten first). */
+/*
+ * Connect unless connected (a parent's connection is forgotten first): to
+ * the current server, else to each other in turn while the deadline lasts;
+ * the last one's error when none answers.
+ */
 int			nats_link_connect(an_store *st, nats_link *l, const an_deadline *d);
 
 /* Close and free the connection; the link can connect again. */

@@ -94,6 +94,8 @@ parse_url(rds_store *rs, const char *url, char *err, size_t errlen)
 		an_errf(err, errlen, "store URL for the redis store must start with redis://");
 		goto done;
 	}
+	if (an_url_one_server(&u, "redis", err, errlen) < 0)
+		goto done;
 	name = an_url_param(&u, "strategy");
 	if (name == NULL)
 		name = "lease";

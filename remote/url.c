@@ -263,8 +263,27 @@ an_url_parse(const char *url, an_url *u, char *err, size_t errlen)
 			goto fail;
 		}
 	}
-	if (parse_hostport(u, authority, err, errlen) < 0)
-		goto fail;
+	/* Servers separated by commas: a cluster's nodes, tried in turn. */
+	for (char *hp = authority; hp; u->nservers++)
+	{
+		char	   *comma = strchr(hp, ',');
+
+		if (u->nservers == AN_URL_MAX_SERVERS)
+		{
+			an_errf(err, errlen, "store URL names more than %d servers", AN_URL_MAX_SERVERS);
+			goto fail;
+		}
+		if (comma)
+			*comma = '\0';
+		u->port = 0;
+		if (parse_hostport(u, hp, err, errlen) < 0)
+			goto fail;
+		u->servers[u->nservers].host = u->host;
+		u->servers[u->nservers].port = u->port;
+		hp = comma ? comma + 1 : NULL;
+	}
+	u->host = u->servers[0].host;
+	u->port = u->servers[0].port;
 	if (parse_query(u, query, err, errlen) < 0)
 		goto fail;
 	return 0;
@@ -284,14 +303,33 @@ an_url_free(an_url *u)
 void
 an_url_redacted(const an_url *u, char *out, size_t outlen)
 {
-	char		port[16] = "";
-	int			v6 = u->host && strchr(u->host, ':') != NULL;
+	size_t		w;
 
-	if (u->port)
-		snprintf(port, sizeof(port), ":%d", u->port);
-	snprintf(out, outlen, "%s://%s%s%s%s%s%s", u->scheme ? u->scheme : "?",
-			 v6 ? "[" : "", u->host ? u->host : "?", v6 ? "]" : "", port,
-			 u->path ? "/" : "", u->path ? u->path : "");
+	w = (size_t) snprintf(out, outlen, "%s://", u->scheme ? u->scheme : "?");
+	for (int i = 0; i < (u->nservers ? u->nservers : 1) && w < outlen; i++)
+	{
+		const char *host = u->nservers ? u->servers[i].host : u->host;
+		int			port = u->nservers ? u->servers[i].port : u->port;
+		int			v6 = host && strchr(host, ':') != NULL;
+		char		portstr[16] = "";
+
+		if (port)
+			snprintf(portstr, sizeof(portstr), ":%d", port);
+		w += (size_t) snprintf(out + w, outlen - w, "%s%s%s%s%s", i ? "," : "", v6 ? "[" : "",
+							   host ? host : "?", v6 ? "]" : "", portstr);
+	}
+	if (u->path && w < outlen)
+		snprintf(out + w, outlen - w, "/%s", u->path);
+}
+
+int
+an_url_one_server(const an_url *u, const char *store, char *err, size_t errlen)
+{
+	if (u->nservers <= 1)
+		return 0;
+	an_errf(err, errlen, "%s store URL names %d servers, and a %s store talks to one server: name one (clusters of %s are not supported yet, doc/clusters.md)",
+			store, u->nservers, store, store);
+	return -1;
 }
 
 const char *

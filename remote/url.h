@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #define AN_URL_MAX_PARAMS 16
+#define AN_URL_MAX_SERVERS 8
 
 typedef struct an_url_kv
 {
@@ -24,6 +25,13 @@ typedef struct an_url_kv
 	int			used;            /* set by the an_url_* readers */
 } an_url_kv;
 
+/* One server of a URL that names several: scheme://h1:p1,h2:p2/... */
+typedef struct an_url_server
+{
+	char	   *host;
+	int			port;            /* 0 when absent */
+} an_url_server;
+
 typedef struct an_url
 {
 	char	   *scheme;          /* "redis", "amqp", "nats" (lower case) */
@@ -31,6 +39,8 @@ typedef struct an_url
 	char	   *password;        /* NULL when absent */
 	char	   *host;            /* never empty; IPv6 without brackets */
 	int			port;            /* 0 when absent */
+	int			nservers;        /* 1, or more when the URL lists servers */
+	an_url_server servers[AN_URL_MAX_SERVERS];	/* servers[0] is host, port */
 	char	   *path;            /* after the first '/', decoded; NULL when absent */
 	int			nparams;
 	an_url_kv	params[AN_URL_MAX_PARAMS];
@@ -41,8 +51,17 @@ typedef struct an_url
 int			an_url_parse(const char *url, an_url *u, char *err, size_t errlen);
 void		an_url_free(an_url *u);
 
-/* "scheme://host:port/path" with user and password left out, for messages. */
+/*
+ * "scheme://host:port/path" (every server, separated by commas) with user
+ * and password left out, for messages.
+ */
 void		an_url_redacted(const an_url *u, char *out, size_t outlen);
+
+/*
+ * Refuse a URL that names more than one server, for a store that talks to
+ * one: -1 with a message naming the store.
+ */
+int			an_url_one_server(const an_url *u, const char *store, char *err, size_t errlen);
 
 /* The raw value of a query parameter, or NULL; marks it used. */
 const char *an_url_param(an_url *u, const char *name);

@@ -81,6 +81,7 @@ def main():
 
     rows = collections.OrderedDict((k, collections.Counter()) for k in order)
     failures = []
+    shown_answers = False
     for (store, fault, job, slot), tokens in slots.items():
         row = rows[(store, fault)]
         row["slots"] += 1
@@ -125,6 +126,11 @@ def main():
             if all_answered and store.split("/")[-1] not in MAY_SKIP:
                 failures.append("no winner: %s under %s, job %s slot %s: every claim answered, none won"
                                 % (store, fault, job, slot))
+                if not shown_answers:
+                    shown_answers = True
+                    failures.append("answers of that slot: " + "; ".join(
+                        "%s %s" % (tok[:8], ",".join(t[0] for t in sorted(tr, key=lambda t: t[2])))
+                        for tok, tr in tokens.items()))
 
     head = ("| store | fault | faults injected | claims | answers | slots won | double wins "
             "| slots without a winner | error answers | claims never answered "

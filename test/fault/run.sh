@@ -67,6 +67,7 @@ source test/amqp/server.sh
 source test/amqp/mq.sh
 source test/pg/server.sh
 source test/fault/pg_cluster.sh
+source test/fault/nats_cluster.sh
 # The body is one function called on the last line: bash reads a script as it
 # runs it, and a soak runs long enough for the file to be edited meanwhile.
 main() {
@@ -113,7 +114,9 @@ main() {
 	SQLITE_FAULTS=${ANARCHON_FAULT_SQLITE_FAULTS:-none sigkill freeze}
 	PG_STORES=${ANARCHON_FAULT_PG_STORES:-local redis-lease redis-stream-id redis-script nats rabbitmq}
 	PG_FAULTS=${ANARCHON_FAULT_PG_FAULTS:-none terminate sigkill freeze lost-request lost-reply}
-	PG_PAIRS=${ANARCHON_FAULT_PG_PAIRS:-pg-sync pg-async}
+	PG_PAIRS=${ANARCHON_FAULT_PG_PAIRS-pg-sync pg-async}
+	# The hosts that claim through the NATS cluster (empty: no cluster).
+	NATS_CLUSTERS=${ANARCHON_FAULT_NATS_CLUSTER-sqlite pg}
 	LEASE_STORES="local redis-lease"
 	# The job runners of the fault `freeze`.
 	WORK=(FAULT_WORK_MS=1500 FAULT_LEASE_MS=1000)
@@ -123,10 +126,12 @@ main() {
 		not_ok "fault: CREATE EXTENSION anarchon" "$(cat "$tmp/pg-setup.log")"
 
 	# scheme STORE: which server a store's claims go to.
-	scheme() { case $1 in redis-*) echo redis ;; nats) echo nats ;; rabbitmq) echo amqp ;; esac; }
+	scheme() { case $1 in redis-*) echo redis ;; nats*) echo nats ;; rabbitmq) echo amqp ;; esac; }
 
 	# server_port STORE, server_pid STORE: the server a store's claims go to.
 	server_port() {
+		# A cluster: "P1,127.0.0.1:P2,127.0.0.1:P3", which url() makes a list of servers.
+		[ "$1" = nats-cluster ] && { echo "${NATS_CLUSTER_PORTS[fcl]}"; return; }
 		case $(scheme "$1") in
 			redis) echo "$RPORT" ;;
 			nats) echo "${NATS_PORT[main]}" ;;
@@ -207,6 +212,7 @@ main() {
 			redis-stream-id) q="strategy=stream-id&prefix=fault-sid" ;;
 			redis-script) q="strategy=script&prefix=fault-script" ;;
 			nats) q="stream=FAULT&prefix=fault" ;;
+			nats-cluster) q="stream=FCL&prefix=fcl&replicas=3" ;;
 			rabbitmq) q="prefix=fault" ;;
 		esac
 		echo "$(scheme "$1")://127.0.0.1:$2?$q&timeout_ms=$TIMEOUT_MS"
@@ -226,7 +232,9 @@ main() {
 
 	# claimer HOST STORE PORT FAULT I SLOT0 START: one claiming process of a cell.
 	claimer() {
-		local host=$1 store=$2 port=$3 fault=$4 i=$5 url=local env=()
+		local host=$1 store=$2 port=$3 fault=$4 i=$5 url=local env=() job=f-$4
+		# Both hosts' cells of the NATS cluster share its stream: a job each.
+		[ "$store" = nats-cluster ] && job=f-$fault-$host
 		local plan=("$6" "$SLOTS" 1000 "$TRIES" "$i $store $fault" "$7" "$STEP")
 		[ "$host" = c ] || plan[4]="$i $host/$store $fault"
 		[ "$store" = local ] || [ "${store#pg-}" != "$store" ] || url=$(url "$store" "$port")
@@ -247,17 +255,17 @@ main() {
 			[ "$store" = local ] || url=$store
 			local opts="-c anarchon.store=$url -c anarchon.overlap=allow$extra"
 			[ "$fault" = freeze ] && opts+=" -c anarchon.lease_ms=1000 -c anarchon.attempts=3"
-			env "${env[@]}" PGOPTIONS="$opts" /usr/bin/python3 "$here/appclaimer.py" pg "f-$fault" "${plan[@]}"
+			env "${env[@]}" PGOPTIONS="$opts" /usr/bin/python3 "$here/appclaimer.py" pg "$job" "${plan[@]}"
 		elif [ "$host" = sqlite ] && [ "$fault" = freeze ]; then
 			env "${env[@]}" ANARCHON_STORE="$url" ANARCHON_LEASE_MS=1000 ANARCHON_ATTEMPTS=3 ANARCHON_OVERLAP=allow \
 				ANARCHON_EXTENSION="$REPO_ROOT/sqlite/anarchon" FAULT_DB="$tmp/sqlite-$store-freeze.db" \
-				/usr/bin/python3 "$here/appclaimer.py" sqlite "f-$fault" "${plan[@]}"
+				/usr/bin/python3 "$here/appclaimer.py" sqlite "$job" "${plan[@]}"
 		elif [ "$host" = sqlite ]; then
-			ANARCHON_STORE=$url test/bin/claimer log "$tmp/sqlite-$store.db" "f-$fault" "${plan[@]}"
+			ANARCHON_STORE=$url test/bin/claimer log "$tmp/sqlite-$store.db" "$job" "${plan[@]}"
 		elif [ "$fault" = fork ]; then
-			"$DRV" -F 4 "$url" log "f-$fault" "${plan[@]}"
+			"$DRV" -F 4 "$url" log "$job" "${plan[@]}"
 		else
-			"$DRV" "$url" log "f-$fault" "${plan[@]}"
+			"$DRV" "$url" log "$job" "${plan[@]}"
 		fi
 	}
 
@@ -312,7 +320,11 @@ main() {
 			failover)
 				sleep_until "$strike"
 				date +%s%3N > "$tmp/struck"
-				pg_pair_failover "$store" && n=1
+				if [ "$store" = nats-cluster ]; then
+					nats_cluster_kill_leader fcl FCL && n=1
+				else
+					pg_pair_failover "$store" && n=1
+				fi
 				;;
 			sigstop)
 				sleep_until "$strike"
@@ -366,6 +378,30 @@ main() {
 			fits pg "$store" "$fault" && cell pg "$store" "$fault"
 		done
 	done
+	# failover_window CELL: from the kill to the last error answer of the cell, in ms.
+	failover_window() {
+		cat "$tmp/log/$1.failover".*[0-9] | awk -v t="$(cat "$tmp/struck")" \
+			'$1 != "#" && $7 ~ /^error/ && $10 > t { w = $10 - t } END { print w + 0 }'
+	}
+	# Three JetStream servers with a stream of 3 replicas: the stream's leader
+	# SIGKILLed during the contention, through each host (nats_cluster.sh).
+	# The killed server comes back between cells, so each starts with three.
+	if [ -n "$NATS_CLUSTERS" ]; then
+		if nats_cluster_start fcl > "$tmp/nats-cluster.log" 2>&1 &&
+			nats_cluster_ready fcl "$(url nats-cluster "$(server_port nats-cluster)")" >> "$tmp/nats-cluster.log" 2>&1 &&
+			psql -X -q -v ON_ERROR_STOP=1 -c "CREATE SERVER \"nats-cluster\" FOREIGN DATA WRAPPER anarchon
+				OPTIONS (url '$(url nats-cluster "$(server_port nats-cluster)")')" >> "$tmp/nats-cluster.log" 2>&1; then
+			for host in $NATS_CLUSTERS; do
+				cell "$host" nats-cluster failover
+				ok "fault: $host/nats-cluster failover: errors answered for $(failover_window "$host.nats-cluster") ms after the stream's leader (${NATS_CLUSTER_KILLED[fcl]}) was killed"
+				nats_cluster_revive fcl >> "$tmp/nats-cluster.log" 2>&1
+				nats_cluster_ready fcl "$(url nats-cluster "$(server_port nats-cluster)")" >> "$tmp/nats-cluster.log" 2>&1 ||
+					not_ok "fault: the NATS cluster is whole again after $host/nats-cluster" "$(tail -n 5 "$tmp/nats-cluster.log")"
+			done
+		else
+			not_ok "fault: start a cluster of three JetStream servers" "$(tail -n 20 "$tmp/nats-cluster.log")"
+		fi
+	fi
 	# A primary with a standby, the primary killed and the standby promoted
 	# during the contention (pg_cluster.sh).  With a synchronous standby the
 	# table holds it to the same rules; an asynchronous one may lose a claim
@@ -383,10 +419,7 @@ main() {
 				not_ok "fault: a claim sent to a standby is refused, and the error says it is a standby" "$out"
 		fi
 		cell pg "$store" failover
-		# The window: from the kill to the last error answer of the cell.
-		window=$(cat "$tmp/log/pg.$store.failover".*[0-9] | awk -v t="$(cat "$tmp/struck")" \
-			'$1 != "#" && $7 ~ /^error/ && $10 > t { w = $10 - t } END { print w + 0 }')
-		ok "fault: $store failover: errors answered for $window ms after the primary was killed, then claims went on on the promoted standby"
+		ok "fault: $store failover: errors answered for $(failover_window "pg.$store") ms after the primary was killed, then claims went on on the promoted standby"
 		if [ "$store" = pg-async ]; then
 			mkdir -p "$tmp/measured"
 			mv "$tmp/log/pg.$store.failover".* "$tmp/measured/"
