@@ -37,6 +37,13 @@
 #                 for pg/local: the proxy stands between the claimers and
 #                 the PostgreSQL server
 #
+# And on clusters, the fault `failover`: pg/pg-sync and pg/pg-async, a primary
+# with a synchronous or asynchronous standby, the primary SIGKILLed and the
+# standby promoted (pg_cluster.sh; the asynchronous row is measured, not
+# held to the rules); sqlite/nats-cluster and pg/nats-cluster, three
+# JetStream servers and a stream of three replicas whose leader is SIGKILLed
+# (nats_cluster.sh).
+#
 # On the lease stores (the local SQLite and PostgreSQL stores, Redis lease
 # through PostgreSQL) the fault `freeze` runs the claimers as job runners
 # (appclaimer.py with FAULT_WORK_MS): lease_ms 1 s, 3 attempts, a won run
