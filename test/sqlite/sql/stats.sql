@@ -23,14 +23,15 @@ SELECT anarchon_finish('st', @s, 'a');
 SELECT anarchon_finish('st', @s, 'b');
 SELECT anarchon_claim('st', @s, 'c');
 SELECT anarchon_check('st', @s);
-.mode line
+-- (list mode: the CLI's line mode changed its layout in SQLite 3.50)
 SELECT store, kind, scope, claims_won, claims_running, claims_done, claims_late,
-       claims_overlap, claims_lost, errors_timeout, errors_connection,
-       errors_configuration, errors_busy, errors_other, heartbeats,
-       heartbeats_fenced, finishes, finishes_fenced, checks, fences,
+       claims_overlap, claims_lost
+  FROM anarchon_stats();
+SELECT errors_timeout, errors_connection, errors_configuration, errors_busy, errors_other
+  FROM anarchon_stats();
+SELECT heartbeats, heartbeats_fenced, finishes, finishes_fenced, checks, fences,
        fences_refused, calls
   FROM anarchon_stats();
-.mode list
 SELECT latency_p50_ms > 0, latency_p99_ms >= latency_p50_ms, clock_offset_ms,
        abs(clock_seen - anarchon_now()) < 60000, stats_reset <= clock_seen FROM anarchon_stats;
 
