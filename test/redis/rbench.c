@@ -36,7 +36,7 @@ static void
 nth(int id, long n, int64_t base, char *job, size_t joblen, int64_t *slot, char *token, size_t toklen)
 {
 	snprintf(job, joblen, "bench-%d-%ld", id, n % JOBS);
-	*slot = base + n / JOBS;
+	*slot = base + n / JOBS * 1000;	/* slots are whole seconds */
 	snprintf(token, toklen, "t%d-%ld", id, n);
 }
 
@@ -198,7 +198,7 @@ main(int argc, char **argv)
 	if ((lat = fopen(argv[5], "w")) == NULL)
 		die("latency file", argv[5]);
 	state = setup(argv[1], argv[2], &op);
-	base = host_now_ms(NULL);
+	base = host_now_ms(NULL) / 1000 * 1000;
 	start = mono_us();
 	end = start + (int64_t) atoi(argv[3]) * 1000000;
 	for (t0 = start; t0 < end; n++)
