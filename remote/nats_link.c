@@ -380,6 +380,7 @@ handshake(an_store *st, nats_link *l, const an_deadline *d)
 int
 nats_link_connect(an_store *st, nats_link *l, const an_deadline *d)
 {
+	an_deadline each;
 	int			rc;
 
 	if (an_fork_foreign(l->pid))
@@ -387,17 +388,26 @@ nats_link_connect(an_store *st, nats_link *l, const an_deadline *d)
 	if (l->fd >= 0)
 		return AN_OK;
 	rc = AN_E_CONNECT;
-	for (int i = 0; i < l->nservers; i++)
+	each = *d;
+	for (int i = 0, first = l->current; i < l->nservers; i++)
 	{
-		int			s = (l->current + i) % l->nservers;
+		int			s = (first + i) % l->nservers;
 
 		if (i > 0 && (an_store_interrupted(st) || an_deadline_left(d) <= 0))
 			break;
-		if ((rc = an_sock_connect(st, l->who, l->hosts[s], l->ports[s], d, &l->fd)) != AN_OK)
+		/*
+		 * A server that failed is tried last next time: one that is frozen
+		 * (its kernel still accepts the connection) would otherwise take
+		 * every call's whole deadline, before the others are reached.
+		 */
+		l->current = (s + 1) % l->nservers;
+		/* Each server gets its share of what is left, so every one is reached in time. */
+		each.end_ms = an_mono_ms() + an_deadline_left(d) / (l->nservers - i);
+		if ((rc = an_sock_connect(st, l->who, l->hosts[s], l->ports[s], &each, &l->fd)) != AN_OK)
 			continue;
 		an_fork_own(&l->pid);
 		l->len = 0;
-		if ((rc = handshake(st, l, d)) == AN_OK)
+		if ((rc = handshake(st, l, &each)) == AN_OK)
 		{
 			l->current = s;
 			return AN_OK;
@@ -516,7 +526,12 @@ nats_link_request(an_store *st, nats_link *l, const an_deadline *d,
 		}
 		/* A kept connection found broken: once more on a new one (see nats_link.h). */
 		if (rc != AN_E_CONNECT || !kept || tries > 0)
+		{
+			/* Closed after a failure (a timeout: maybe a frozen server): begin elsewhere next time. */
+			if (rc != AN_OK && l->fd < 0 && l->nservers > 1)
+				l->current = (l->current + 1) % l->nservers;
 			return rc;
+		}
 		an_store_clear(st);
 	}
 }
