@@ -176,7 +176,7 @@ refuse_url(const char *value)
 
 	if (an_url_parse(value, &u, err, sizeof(err)) == 0)
 	{
-		snprintf(server, sizeof(server), "my_%s", u.scheme);
+		snprintf(server, sizeof(server), "my_%.*s", (int) strcspn(u.scheme, "+"), u.scheme);
 		if (u.user == NULL && u.password == NULL)
 			strlcpy(shown, value, sizeof(shown));
 		else

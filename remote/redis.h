@@ -43,6 +43,17 @@
 
 /* ---------------------------------------------------------------- connection */
 
+#define RDS_SERVERS_MAX 8       /* servers a URL may name (AN_URL_MAX_SERVERS) */
+
+/* The servers a URL names: a cluster's seed nodes, or the sentinels. */
+typedef struct rds_servers
+{
+	int			n;
+	char	   *host[RDS_SERVERS_MAX];
+	int			port[RDS_SERVERS_MAX];
+	int			next;            /* the one to ask first: the last that answered */
+} rds_servers;
+
 typedef struct rds_conn
 {
 	redisContext *c;             /* NULL when not connected */
@@ -59,6 +70,13 @@ typedef struct rds_conn
 	int			version[2];      /* server major.minor, read at connect */
 	pid_t		pid;             /* the process that connected c (fork.h) */
 	int64_t		next_time_ms;    /* when to read the server's clock again (host clock) */
+	/*
+	 * Sentinel (redis+sentinel://): before each connect, the sentinels are
+	 * asked where master_name's master is (host and port are replaced), and
+	 * the server is asked its ROLE in the handshake: a replica is refused.
+	 */
+	rds_servers *sentinels;          /* NULL: host and port are the server */
+	const char *master_name;
 } rds_conn;
 
 /*
@@ -81,6 +99,23 @@ int			rds_conn_pipeline(an_store *st, rds_conn *cn, int64_t deadline, int ncmd,
 							  const size_t *const *lens, redisReply **replies);
 
 void		rds_conn_close(rds_conn *cn);
+
+/*
+ * Ask the sentinels, in turn from the last that answered, where the master
+ * called cn->master_name is, and point cn at it (redis_sentinel.c).  Each
+ * sentinel gets its share of the time left.
+ */
+int			rds_sentinel_resolve(an_store *st, rds_conn *cn, int64_t deadline);
+
+/*
+ * Open a connection to host:port without a handshake, for a question to a
+ * server that is not the store (a sentinel).  cn->where names the store.
+ */
+int			rds_conn_open_raw(an_store *st, rds_conn *cn, int64_t deadline);
+
+/* One command on cn and its reply, as rds_conn_pipeline with ncmd = 1. */
+int			rds_conn_command(an_store *st, rds_conn *cn, int64_t deadline, int argc,
+							 const char **argv, redisReply **reply);
 
 /*
  * Refuse a server that would forget acknowledged claims when it crashes
@@ -209,9 +244,56 @@ int			rds_idmp_unsupported(an_store *st, struct rds_store *rs);
 
 /* ---------------------------------------------------------------- the store */
 
+/*
+ * Redis Cluster (cluster=yes, redis_cluster.c): the nodes met so far, each
+ * with its own connection, and which node serves each of the 16384 hash
+ * slots, as CLUSTER SLOTS last said and MOVED answers corrected since.
+ */
+#define RDS_HASH_SLOTS 16384
+#define RDS_NODES_MAX 32
+
+typedef struct rds_cluster
+{
+	int			next;            /* the node to ask for the map first: the last that answered */
+	int			nnodes;          /* the URL's nodes first, then those met since */
+	rds_conn	node[RDS_NODES_MAX];
+	unsigned char slot_node[RDS_HASH_SLOTS];	/* node index + 1; 0 = unknown */
+	int			stale;           /* read the map again before the next command */
+	int			moved;           /* a MOVED was followed: read the map at the next call */
+} rds_cluster;
+
+/* The node of host:port, added when new (its connection copied from tmpl); -1 when full. */
+int			rds_cluster_node(an_store *st, rds_cluster *cl, const rds_conn *tmpl,
+							 const char *host, int port);
+
+/* The connection that serves hash slot hslot, reading the map first if needed. */
+int			rds_cluster_route(an_store *st, struct rds_store *rs, int hslot, rds_conn **out);
+
+/* The hash slot of a key, by Redis Cluster's rule (CRC16 of its hash tag). */
+int			rds_key_hash_slot(const char *key, size_t len);
+
+void		rds_cluster_free(rds_cluster *cl);
+
+/*
+ * Send one command where it belongs and read its reply (redis_route.c): to
+ * the one server, the sentinels' master or the cluster node of the call's
+ * job, following MOVED and ASK; with replicas=N, followed by a write of the
+ * job's own and WAIT, so that an answer is only given once N replicas have
+ * everything the master had when it gave it.
+ */
+int			rds_route(an_store *st, struct rds_store *rs, const int argc, const char **argv,
+					  const size_t *lens, redisReply **reply);
+
 typedef struct rds_store
 {
-	rds_conn	conn;
+	rds_conn	conn;            /* the server; with cluster=yes, the nodes' model */
+	rds_cluster *cluster;        /* NULL unless cluster=yes */
+	rds_servers sentinels;       /* redis+sentinel:// */
+	char	   *master_name;
+	int			replicas;        /* replicas=N: WAIT for N replicas before answering */
+	/* The job of the call in progress: its keys' hash tag and hash slot. */
+	char		tag[AN_JOB_MAX + 80];
+	int			hslot;
 	const rds_strategy *strategy;
 	char		prefix[65];
 	int64_t		window_ms;       /* script */
@@ -225,9 +307,9 @@ typedef struct rds_store
 } rds_store;
 
 /* Key of the job: "<prefix>:{<job>}:<what>", appended to c. */
-void		rds_cmd_key(rds_cmd *c, const rds_store *rs, const char *job, const char *what);
+void		rds_cmd_key(rds_cmd *c, rds_store *rs, const char *job, const char *what);
 /* Key of one run of the job: "<prefix>:{<job>}:<what>:<slot>". */
-void		rds_cmd_slot_key(rds_cmd *c, const rds_store *rs, const char *job,
+void		rds_cmd_slot_key(rds_cmd *c, rds_store *rs, const char *job,
 							 const char *what, int64_t slot);
 
 #endif							/* ANARCHON_REDIS_H */

@@ -54,17 +54,32 @@ rds_cmd_addf(rds_cmd *c, const char *fmt,...)
 	c->used += (size_t) n + 1;
 }
 
-void
-rds_cmd_key(rds_cmd *c, const rds_store *rs, const char *job, const char *what)
+/*
+ * The job's keys share "<prefix>:{<job>}", and so one hash slot: remember
+ * them as the call's, where rds_route sends its commands (a cluster's node)
+ * and writes what WAIT waits for.
+ */
+static void
+job_tag(rds_store *rs, const char *job)
 {
-	rds_cmd_addf(c, "%s:{%s}:%s", rs->prefix, job, what);
+	int			n = snprintf(rs->tag, sizeof(rs->tag), "%s:{%s}", rs->prefix, job);
+
+	rs->hslot = rds_key_hash_slot(rs->tag, n < (int) sizeof(rs->tag) ? (size_t) n : sizeof(rs->tag) - 1);
 }
 
 void
-rds_cmd_slot_key(rds_cmd *c, const rds_store *rs, const char *job, const char *what,
+rds_cmd_key(rds_cmd *c, rds_store *rs, const char *job, const char *what)
+{
+	job_tag(rs, job);
+	rds_cmd_addf(c, "%s:%s", rs->tag, what);
+}
+
+void
+rds_cmd_slot_key(rds_cmd *c, rds_store *rs, const char *job, const char *what,
 				 int64_t slot)
 {
-	rds_cmd_addf(c, "%s:{%s}:%s:%lld", rs->prefix, job, what, (long long) slot);
+	job_tag(rs, job);
+	rds_cmd_addf(c, "%s:%s:%lld", rs->tag, what, (long long) slot);
 }
 
 int
@@ -83,14 +98,10 @@ rds_reply_fail(an_store *st, rds_store *rs, const redisReply *r, const char *wha
 int
 rds_call_any(an_store *st, rds_store *rs, rds_cmd *c, redisReply **reply)
 {
-	const char **argv = c->argv;
-	const size_t *lens = c->len;
-
 	*reply = NULL;
 	if (c->overflow)
 		return an_store_fail(st, AN_E_INTERNAL, "a redis command grew past its fixed size");
-	return rds_conn_pipeline(st, &rs->conn, rs->deadline, 1, &c->argc,
-							 (const char **const *) &argv, (const size_t *const *) &lens, reply);
+	return rds_route(st, rs, c->argc, c->argv, c->len, reply);
 }
 
 int

@@ -223,8 +223,8 @@ reply_code(const redisReply *r, char *out, size_t outlen)
 	out[n] = '\0';
 }
 
-/* The commands of a handshake, at most: AUTH, SELECT, INFO server, CONFIG GET, INFO persistence. */
-#define HS_MAX 5
+/* The commands of a handshake, at most: AUTH, SELECT, INFO server, CONFIG GET, INFO persistence, ROLE. */
+#define HS_MAX 6
 
 typedef struct handshake_cmds
 {
@@ -286,6 +286,14 @@ hs_error(an_store *st, rds_conn *cn, const handshake_cmds *h, int i, const redis
 	return an_store_fail(st, AN_E_STORE, "redis store %s answered %s: %.160s", cn->where, cmd, r->str);
 }
 
+/* ROLE's answer says master (its first element). */
+static int
+is_master(const redisReply *r)
+{
+	return r->type == REDIS_REPLY_ARRAY && r->elements > 0 &&
+		r->element[0]->type == REDIS_REPLY_STRING && strcmp(r->element[0]->str, "master") == 0;
+}
+
 /*
  * AUTH, SELECT, INFO server and, unless the URL accepts the risk, what
  * Redis says of its persistence, in one round trip on a fresh connection.
@@ -299,6 +307,7 @@ handshake(an_store *st, rds_conn *cn, int64_t deadline)
 	int			info;
 	int			config = -1;
 	int			persistence = -1;
+	int			role = -1;
 	int			rc;
 	int			i;
 
@@ -321,6 +330,8 @@ handshake(an_store *st, rds_conn *cn, int64_t deadline)
 		config = hs_add(&h, "CONFIG", "GET", "append*", NULL);
 		persistence = hs_add(&h, "INFO", "persistence", NULL, NULL);
 	}
+	if (cn->sentinels)
+		role = hs_add(&h, "ROLE", NULL, NULL, NULL);
 	if ((rc = exchange(st, cn, deadline, h.n, h.argc, h.argv, h.lens, rep)) != AN_OK)
 		return rc;
 
@@ -331,6 +342,10 @@ handshake(an_store *st, rds_conn *cn, int64_t deadline)
 		parse_version(cn, rep[info]);
 	if (rc == AN_OK && config >= 0)
 		rc = rds_durability_check(st, cn, rep[config], rep[persistence]);
+	if (rc == AN_OK && role >= 0 && !is_master(rep[role]))
+		rc = an_store_fail(st, AN_E_CONNECT,
+						   "redis store %s: the sentinels named %s:%d as the master of %s, but it is not a master now (a failover is under way): send the call again",
+						   cn->where, cn->host, cn->port, cn->master_name);
 	for (i = 0; i < h.n; i++)
 		freeReplyObject(rep[i]);
 	if (rc != AN_OK)
@@ -339,18 +354,13 @@ handshake(an_store *st, rds_conn *cn, int64_t deadline)
 }
 
 int
-rds_conn_ensure(an_store *st, rds_conn *cn, int64_t deadline)
+rds_conn_open_raw(an_store *st, rds_conn *cn, int64_t deadline)
 {
 	redisContext *c;
 	int			soerr = 0;
 	socklen_t	sl = sizeof(soerr);
 	int			rc;
 
-	/* A connection the parent of a forked process made: this process makes its own. */
-	if (cn->c && an_fork_foreign(cn->pid))
-		rds_conn_close(cn);
-	if (cn->c)
-		return AN_OK;
 	c = redisConnectNonBlock(cn->host, cn->port);
 	if (c == NULL)
 		return an_store_fail(st, AN_E_NOMEM, "out of memory connecting to redis store %s", cn->where);
@@ -380,6 +390,23 @@ rds_conn_ensure(an_store *st, rds_conn *cn, int64_t deadline)
 		return AN_E_CONNECT;
 	}
 	(void) redisEnableKeepAlive(c);
+	return AN_OK;
+}
+
+int
+rds_conn_ensure(an_store *st, rds_conn *cn, int64_t deadline)
+{
+	int			rc;
+
+	/* A connection the parent of a forked process made: this process makes its own. */
+	if (cn->c && an_fork_foreign(cn->pid))
+		rds_conn_close(cn);
+	if (cn->c)
+		return AN_OK;
+	if (cn->sentinels && (rc = rds_sentinel_resolve(st, cn, deadline)) != AN_OK)
+		return rc;
+	if ((rc = rds_conn_open_raw(st, cn, deadline)) != AN_OK)
+		return rc;
 	if ((rc = handshake(st, cn, deadline)) != AN_OK)
 	{
 		/* A server that drops us during the handshake refused us; retrying will not help. */
@@ -401,4 +428,17 @@ rds_conn_pipeline(an_store *st, rds_conn *cn, int64_t deadline, int ncmd,
 	if ((rc = rds_conn_ensure(st, cn, deadline)) != AN_OK)
 		return rc;
 	return exchange(st, cn, deadline, ncmd, argc, argv, lens, replies);
+}
+
+int
+rds_conn_command(an_store *st, rds_conn *cn, int64_t deadline, int argc, const char **argv,
+				 redisReply **reply)
+{
+	size_t		lens[RDS_MAXARGS];
+	const size_t *lv = lens;
+
+	for (int i = 0; i < argc && i < RDS_MAXARGS; i++)
+		lens[i] = strlen(argv[i]);
+	*reply = NULL;
+	return exchange(st, cn, deadline, 1, &argc, (const char **const *) &argv, &lv, reply);
 }

@@ -12,7 +12,7 @@
 
 /* KEYS of every lease script: the run, the job's live set, its history. */
 static void
-lease_keys(rds_cmd *c, const rds_store *rs, const an_request *rq)
+lease_keys(rds_cmd *c, rds_store *rs, const an_request *rq)
 {
 	rds_eval_init(c, 3);
 	rds_cmd_slot_key(c, rs, rq->job, "run", rq->slot);

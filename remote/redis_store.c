@@ -28,7 +28,8 @@ static const rds_strategy *const strategies[] = {
 	&rds_strategy_lease, &rds_strategy_stream_id, &rds_strategy_idmp, &rds_strategy_script
 };
 
-#define KNOWN_PARAMS "strategy, prefix, timeout_ms, durability, max_skew_ms, window_ms (strategy=script) and duration_sec (strategy=idmp)"
+#define KNOWN_PARAMS "strategy, prefix, timeout_ms, durability, max_skew_ms, replicas, cluster, window_ms (strategy=script) and duration_sec (strategy=idmp)"
+#define RDS_REPLICAS_MAX 5
 
 static const rds_strategy *
 find_strategy(const char *name)
@@ -53,12 +54,10 @@ only_for(an_url *u, const char *param, const rds_strategy *owner, const rds_stor
 	return 0;
 }
 
-/* The database number of the URL's path: "" or absent is 0. */
+/* The database number of a URL's path (p): "" or absent is 0. */
 static int
-parse_db(const an_url *u, long *db, char *err, size_t errlen)
+parse_db(const char *p, long *db, char *err, size_t errlen)
 {
-	const char *p = u->path;
-
 	*db = 0;
 	if (p == NULL || *p == '\0')
 		return 0;
@@ -77,6 +76,94 @@ dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+/* The URL's servers: a cluster's seed nodes, or the sentinels. */
+static int
+keep_servers(rds_servers *sv, const an_url *u)
+{
+	sv->n = u->nservers;
+	for (int i = 0; i < u->nservers; i++)
+	{
+		sv->port[i] = u->servers[i].port ? u->servers[i].port : 26379;
+		if ((sv->host[i] = strdup(u->servers[i].host)) == NULL)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * How the URL reaches Redis: one server; cluster=yes, the nodes of a Redis
+ * Cluster (redis_cluster.c); redis+sentinel://, the sentinels and the
+ * master's name (redis_sentinel.c).  The path is the database number, after
+ * the master's name for Sentinel.
+ */
+static int
+parse_topology(rds_store *rs, an_url *u, char *err, size_t errlen)
+{
+	const char *cluster = an_url_param(u, "cluster");
+	const char *path = u->path;
+	int			sentinel = strcmp(u->scheme, "redis+sentinel") == 0;
+
+	if (cluster && strcmp(cluster, "yes") != 0 && strcmp(cluster, "no") != 0)
+	{
+		an_errf(err, errlen, "store URL parameter cluster must be yes or no");
+		return -1;
+	}
+	if (cluster && strcmp(cluster, "yes") == 0)
+	{
+		if (sentinel)
+		{
+			an_errf(err, errlen, "a redis+sentinel:// URL cannot also say cluster=yes: Redis Cluster fails over by itself, without sentinels");
+			return -1;
+		}
+		if (path && *path && strcmp(path, "0") != 0)
+		{
+			an_errf(err, errlen, "store URL with cluster=yes must not name a database: a Redis Cluster has database 0 only");
+			return -1;
+		}
+		if ((rs->cluster = calloc(1, sizeof(*rs->cluster))) == NULL)
+			goto oom;
+		/* The seed nodes, in the URL's order; their connections are made as needed. */
+		for (int i = 0; i < u->nservers; i++)
+		{
+			an_store	scratch = {0};
+
+			rs->conn.port = u->servers[i].port ? u->servers[i].port : 6379;
+			if (rds_cluster_node(&scratch, rs->cluster, &rs->conn, u->servers[i].host, rs->conn.port) < 0)
+				goto oom;
+		}
+		return 0;
+	}
+	if (sentinel)
+	{
+		const char *slash = path ? strchr(path, '/') : NULL;
+
+		if (path == NULL || *path == '\0' || slash == path)
+		{
+			an_errf(err, errlen, "a redis+sentinel:// URL names the master after the sentinels, as in redis+sentinel://h1:26379,h2:26379/mymaster[/db]");
+			return -1;
+		}
+		rs->master_name = slash ? strndup(path, (size_t) (slash - path)) : strdup(path);
+		if (rs->master_name == NULL || keep_servers(&rs->sentinels, u) < 0)
+			goto oom;
+		rs->conn.sentinels = &rs->sentinels;
+		rs->conn.master_name = rs->master_name;
+		return parse_db(slash ? slash + 1 : NULL, &rs->conn.db, err, errlen);
+	}
+	if (u->nservers > 1)
+	{
+		an_errf(err, errlen, "redis store URL names %d servers: add cluster=yes for the nodes of a Redis Cluster, or use redis+sentinel://sentinels/master for a master found by Sentinel",
+				u->nservers);
+		return -1;
+	}
+	rs->conn.port = u->port ? u->port : 6379;
+	if ((rs->conn.host = strdup(u->host)) == NULL)
+		goto oom;
+	return parse_db(path, &rs->conn.db, err, errlen);
+oom:
+	an_errf(err, errlen, "out of memory");
+	return -1;
+}
+
 /* Everything the URL says, into rs; on error a message in err. */
 static int
 parse_url(rds_store *rs, const char *url, char *err, size_t errlen)
@@ -85,17 +172,16 @@ parse_url(rds_store *rs, const char *url, char *err, size_t errlen)
 	const char *name;
 	const char *prefix;
 	int64_t		timeout_ms;
+	int64_t		replicas;
 	int			rc = -1;
 
 	if (an_url_parse(url, &u, err, errlen) < 0)
 		return -1;
-	if (strcmp(u.scheme, "redis") != 0)
+	if (strcmp(u.scheme, "redis") != 0 && strcmp(u.scheme, "redis+sentinel") != 0)
 	{
-		an_errf(err, errlen, "store URL for the redis store must start with redis://");
+		an_errf(err, errlen, "store URL for the redis store must start with redis:// or redis+sentinel://");
 		goto done;
 	}
-	if (an_url_one_server(&u, "redis", err, errlen) < 0)
-		goto done;
 	name = an_url_param(&u, "strategy");
 	if (name == NULL)
 		name = "lease";
@@ -113,21 +199,23 @@ parse_url(rds_store *rs, const char *url, char *err, size_t errlen)
 		an_url_int(&u, "duration_sec", RDS_DURATION_DEFAULT, 1, RDS_DURATION_MAX, &rs->duration_sec, err, errlen) < 0 ||
 		an_url_durability(&u, &rs->conn.accept_loss, err, errlen) < 0 ||
 		an_url_skew(&u, &rs->skew_ms, err, errlen) < 0 ||
-		an_url_no_unknown(&u, KNOWN_PARAMS, err, errlen) < 0 ||
-		parse_db(&u, &rs->conn.db, err, errlen) < 0)
+		an_url_int(&u, "replicas", 0, 0, RDS_REPLICAS_MAX, &replicas, err, errlen) < 0)
 		goto done;
 	strcpy(rs->prefix, prefix);
+	rs->replicas = (int) replicas;
 	rs->conn.timeout_ms = (int) timeout_ms;
-	rs->conn.port = u.port ? u.port : 6379;
-	rs->conn.host = strdup(u.host);
 	rs->conn.user = dup_or_null(u.user);
 	rs->conn.password = dup_or_null(u.password);
-	if (rs->conn.host == NULL || (u.user && !rs->conn.user) || (u.password && !rs->conn.password))
+	if ((u.user && !rs->conn.user) || (u.password && !rs->conn.password))
 	{
 		an_errf(err, errlen, "out of memory");
 		goto done;
 	}
 	an_url_redacted(&u, rs->conn.where, sizeof(rs->conn.where));
+	/* The nodes of a cluster copy the connection's settings: they come last. */
+	if (parse_topology(rs, &u, err, errlen) < 0 ||
+		an_url_no_unknown(&u, KNOWN_PARAMS, err, errlen) < 0)
+		goto done;
 	rc = 0;
 done:
 	an_url_free(&u);
@@ -168,6 +256,11 @@ redis_close(an_store *st)
 	if (rs == NULL)
 		return;
 	rds_conn_close(&rs->conn);
+	if (rs->cluster)
+		rds_cluster_free(rs->cluster);
+	for (int i = 0; i < rs->sentinels.n; i++)
+		free(rs->sentinels.host[i]);
+	free(rs->master_name);
 	free(rs->conn.host);
 	if (rs->conn.password)
 		memset(rs->conn.password, 0, strlen(rs->conn.password));
@@ -204,7 +297,17 @@ redis_open(an_store *st, const char *url, void *arg)
 		return rc;
 	rs = st->impl;
 	rs->deadline = an_mono_ms() + rs->conn.timeout_ms;
-	if ((rc = rds_conn_ensure(st, &rs->conn, rs->deadline)) != AN_OK)
+	if (rs->cluster)
+	{
+		/* The map, and a node's version for the strategy's needs below. */
+		rds_conn   *node;
+
+		if ((rc = rds_cluster_route(st, rs, 0, &node)) != AN_OK ||
+			(rc = rds_conn_ensure(st, node, rs->deadline)) != AN_OK)
+			return rc;
+		memcpy(rs->conn.version, node->version, sizeof(node->version));
+	}
+	else if ((rc = rds_conn_ensure(st, &rs->conn, rs->deadline)) != AN_OK)
 		return rc;
 	if (rs->strategy == &rds_strategy_idmp &&
 		RDS_LACKS_IDMP(&rs->conn))

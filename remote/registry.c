@@ -20,8 +20,10 @@ typedef struct remote_entry
 static const remote_entry entries[] = {
 #ifdef AN_WITH_REDIS
 	{"redis", &an_redis_methods, "libhiredis-dev"},
+	{"redis+sentinel", &an_redis_methods, "libhiredis-dev"},
 #else
 	{"redis", NULL, "libhiredis-dev"},
+	{"redis+sentinel", NULL, "libhiredis-dev"},
 #endif
 #ifdef AN_WITH_AMQP
 	{"amqp", &an_amqp_methods, "librabbitmq-dev"},

@@ -222,9 +222,10 @@ an_url_parse(const char *url, an_url *u, char *err, size_t errlen)
 	{
 		if (*c >= 'A' && *c <= 'Z')
 			*c = (char) (*c - 'A' + 'a');
-		if (!(*c >= 'a' && *c <= 'z'))
+		/* Letters, and a '+' between them as in redis+sentinel. */
+		if (!(*c >= 'a' && *c <= 'z') && !(*c == '+' && c > u->scheme && c[1] != '\0'))
 		{
-			an_errf(err, errlen, "store URL scheme has a character other than a letter");
+			an_errf(err, errlen, "store URL scheme has a character other than a letter (or a '+' between letters)");
 			goto fail;
 		}
 	}

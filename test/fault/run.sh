@@ -75,6 +75,7 @@ source test/amqp/mq.sh
 source test/pg/server.sh
 source test/fault/pg_cluster.sh
 source test/fault/nats_cluster.sh
+source test/fault/redis_cluster.sh
 # The body is one function called on the last line: bash reads a script as it
 # runs it, and a soak runs long enough for the file to be edited meanwhile.
 main() {
@@ -117,13 +118,15 @@ main() {
 	rmq_start "$tmp/rmq" || not_ok "fault: start RabbitMQ"
 
 	STORES=${ANARCHON_FAULT_C_STORES-redis-lease redis-stream-id redis-script nats rabbitmq}
-	SQLITE_STORES=${ANARCHON_FAULT_SQLITE_STORES:-local redis-stream-id redis-script nats rabbitmq}
+	SQLITE_STORES=${ANARCHON_FAULT_SQLITE_STORES-local redis-stream-id redis-script nats rabbitmq}
 	SQLITE_FAULTS=${ANARCHON_FAULT_SQLITE_FAULTS:-none sigkill freeze}
-	PG_STORES=${ANARCHON_FAULT_PG_STORES:-local redis-lease redis-stream-id redis-script nats rabbitmq}
+	PG_STORES=${ANARCHON_FAULT_PG_STORES-local redis-lease redis-stream-id redis-script nats rabbitmq}
 	PG_FAULTS=${ANARCHON_FAULT_PG_FAULTS:-none terminate sigkill freeze lost-request lost-reply}
 	PG_PAIRS=${ANARCHON_FAULT_PG_PAIRS-pg-sync pg-async}
 	# The hosts that claim through the NATS cluster (empty: no cluster).
 	NATS_CLUSTERS=${ANARCHON_FAULT_NATS_CLUSTER-sqlite pg}
+	# The hosts that claim through Redis with Sentinel and a Redis Cluster.
+	REDIS_CLUSTERS=${ANARCHON_FAULT_REDIS_CLUSTER-sqlite pg}
 	LEASE_STORES="local redis-lease"
 	# The job runners of the fault `freeze`.
 	WORK=(FAULT_WORK_MS=1500 FAULT_LEASE_MS=1000)
@@ -133,12 +136,18 @@ main() {
 		not_ok "fault: CREATE EXTENSION anarchon" "$(cat "$tmp/pg-setup.log")"
 
 	# scheme STORE: which server a store's claims go to.
-	scheme() { case $1 in redis-*) echo redis ;; nats*) echo nats ;; rabbitmq) echo amqp ;; esac; }
+	scheme() { case $1 in redis-sentinel*) echo redis+sentinel ;; redis-*) echo redis ;; nats*) echo nats ;; rabbitmq) echo amqp ;; esac; }
+	# clustered STORE: a store of several servers, whose cells run one per host.
+	clustered() { case $1 in nats-cluster | redis-sentinel* | redis-cluster) return 0 ;; esac; return 1; }
 
 	# server_port STORE, server_pid STORE: the server a store's claims go to.
 	server_port() {
 		# A cluster: "P1,127.0.0.1:P2,127.0.0.1:P3", which url() makes a list of servers.
-		[ "$1" = nats-cluster ] && { echo "${NATS_CLUSTER_PORTS[fcl]}"; return; }
+		case $1 in
+			nats-cluster) echo "${NATS_CLUSTER_PORTS[fcl]}"; return ;;
+			redis-sentinel*) echo "${RSEN_SENTINELS[frs]}/frs"; return ;;
+			redis-cluster) echo "${RCL_PORTS[fcr]}"; return ;;
+		esac
 		case $(scheme "$1") in
 			redis) echo "$RPORT" ;;
 			nats) echo "${NATS_PORT[main]}" ;;
@@ -220,17 +229,23 @@ main() {
 			redis-script) q="strategy=script&prefix=fault-script" ;;
 			nats) q="stream=FAULT&prefix=fault" ;;
 			nats-cluster) q="stream=FCL&prefix=fcl&replicas=3" ;;
+			# With Sentinel and in a cluster, a claim waits for a replica to have it.
+			redis-sentinel) q="strategy=script&prefix=frs&replicas=1" ;;
+			redis-sentinel-nowait) q="strategy=script&prefix=frsn" ;;
+			redis-cluster) q="strategy=script&prefix=fcr&cluster=yes&replicas=1" ;;
 			rabbitmq) q="prefix=fault" ;;
 		esac
 		echo "$(scheme "$1")://127.0.0.1:$2?$q&timeout_ms=$TIMEOUT_MS"
 	}
 
 	# Through PostgreSQL, each network store is a foreign server of its name.
+	create_server() {
+		psql -X -q -v ON_ERROR_STOP=1 -c "CREATE SERVER \"$1\" FOREIGN DATA WRAPPER anarchon
+			OPTIONS (url '$(url "$1" "$(server_port "$1")")')" >> "$tmp/pg-setup.log" 2>&1
+	}
 	for store in $PG_STORES; do
 		[ "$store" = local ] && continue
-		psql -X -q -v ON_ERROR_STOP=1 -c "CREATE SERVER \"$store\" FOREIGN DATA WRAPPER anarchon
-			OPTIONS (url '$(url "$store" "$(server_port "$store")")')" >> "$tmp/pg-setup.log" 2>&1 ||
-			not_ok "fault: CREATE SERVER $store" "$(tail -n 5 "$tmp/pg-setup.log")"
+		create_server "$store" || not_ok "fault: CREATE SERVER $store" "$(tail -n 5 "$tmp/pg-setup.log")"
 	done
 
 	PROXY_PID=
@@ -240,8 +255,8 @@ main() {
 	# claimer HOST STORE PORT FAULT I SLOT0 START: one claiming process of a cell.
 	claimer() {
 		local host=$1 store=$2 port=$3 fault=$4 i=$5 url=local env=() job=f-$4
-		# Both hosts' cells of the NATS cluster share its stream: a job each.
-		[ "$store" = nats-cluster ] && job=f-$fault-$host
+		# Both hosts' cells of a cluster share its servers: a job each.
+		clustered "$store" && job=f-$fault-$host
 		local plan=("$6" "$SLOTS" 1000 "$TRIES" "$i $store $fault" "$7" "$STEP")
 		[ "$host" = c ] || plan[4]="$i $host/$store $fault"
 		[ "$store" = local ] || [ "${store#pg-}" != "$store" ] || url=$(url "$store" "$port")
@@ -280,7 +295,7 @@ main() {
 	# goes to $tmp/log/[HOST.]STORE.FAULT.* and one "# injected" line says how
 	# many faults.
 	cell() {
-		local host=$1 store=$2 fault=$3 port pids=() i n=0 slot0 log=$tmp/log/$1.$2.$3 pport pid nproc=$PROCS loop=
+		local host=$1 store=$2 fault=$3 port pids=() i n=0 slot0 log=$tmp/log/$1.$2.$3 pport pid nproc=$PROCS loop= revive=
 		[ "$store" = local ] || port=$(server_port "$store")
 		[ "$host/$store" = pg/local ] && port=$PGPORT
 		[ "${store#pg-}" != "$store" ] && port=${PAIR_PORTS[$store]}
@@ -327,11 +342,21 @@ main() {
 			failover)
 				sleep_until "$strike"
 				date +%s%3N > "$tmp/struck"
-				if [ "$store" = nats-cluster ]; then
-					nats_cluster_kill_leader fcl FCL && n=1
-				else
-					pg_pair_failover "$store" && n=1
-				fi
+				# Redis: the killed node comes back as a replica once another
+				# took over, as a supervisor would restart it; with replicas=1
+				# claims wait for it (or for a second replica) to go on.
+				case $store in
+					nats-cluster) nats_cluster_kill_leader fcl FCL && n=1 ;;
+					redis-sentinel*)
+						rsen_kill_master frs && n=1
+						rsen_revive frs >> "$tmp/redis-cluster.log" 2>&1 & revive=$!
+						;;
+					redis-cluster)
+						rcl_kill_master fcr "fcr:{f-failover-$host}" && n=1
+						rcl_revive fcr >> "$tmp/redis-cluster.log" 2>&1 & revive=$!
+						;;
+					*) pg_pair_failover "$store" && n=1 ;;
+				esac
 				;;
 			sigstop)
 				sleep_until "$strike"
@@ -342,6 +367,9 @@ main() {
 				;;
 		esac
 		wait "${pids[@]}"
+		if [ -n "$revive" ] && ! wait "$revive"; then
+			not_ok "fault: the killed node of $store is back as a replica" "$(tail -n 5 "$tmp/redis-cluster.log")"
+		fi
 		case $fault in
 			lost-request | lost-reply)
 				proxy_stop
@@ -396,8 +424,7 @@ main() {
 	if [ -n "$NATS_CLUSTERS" ]; then
 		if nats_cluster_start fcl > "$tmp/nats-cluster.log" 2>&1 &&
 			nats_cluster_ready fcl "$(url nats-cluster "$(server_port nats-cluster)")" >> "$tmp/nats-cluster.log" 2>&1 &&
-			psql -X -q -v ON_ERROR_STOP=1 -c "CREATE SERVER \"nats-cluster\" FOREIGN DATA WRAPPER anarchon
-				OPTIONS (url '$(url nats-cluster "$(server_port nats-cluster)")')" >> "$tmp/nats-cluster.log" 2>&1; then
+			create_server nats-cluster; then
 			for host in $NATS_CLUSTERS; do
 				cell "$host" nats-cluster failover
 				ok "fault: $host/nats-cluster failover: errors answered for $(failover_window "$host.nats-cluster") ms after the stream's leader (${NATS_CLUSTER_KILLED[fcl]}) was killed"
@@ -407,6 +434,27 @@ main() {
 			done
 		else
 			not_ok "fault: start a cluster of three JetStream servers" "$(tail -n 20 "$tmp/nats-cluster.log")"
+		fi
+	fi
+	# Redis: a master with a replica watched by three sentinels, and a
+	# cluster of three masters with a replica each; the master that serves
+	# the cell's job SIGKILLed during the contention, through each host
+	# (redis_cluster.sh).  Claims wait for a replica (replicas=1); the same
+	# failover without it is measured apart, like an asynchronous standby.
+	if [ -n "$REDIS_CLUSTERS" ]; then
+		if rsen_start frs > "$tmp/redis-cluster.log" 2>&1 && rcl_start fcr >> "$tmp/redis-cluster.log" 2>&1 &&
+			create_server redis-sentinel && create_server redis-cluster; then
+			for host in $REDIS_CLUSTERS; do
+				for store in redis-sentinel redis-cluster; do
+					cell "$host" "$store" failover
+					ok "fault: $host/$store failover: errors answered for $(failover_window "$host.$store") ms after the master was killed"
+				done
+			done
+			cell sqlite redis-sentinel-nowait failover
+			mkdir -p "$tmp/measured"
+			mv "$tmp/log/sqlite.redis-sentinel-nowait.failover".* "$tmp/measured/"
+		else
+			not_ok "fault: start Redis with three sentinels, and a Redis Cluster" "$(tail -n 20 "$tmp/redis-cluster.log")"
 		fi
 	fi
 	# A primary with a standby, the primary killed and the standby promoted
@@ -441,11 +489,12 @@ main() {
 			   cat "$tmp"/log/*.stderr 2>/dev/null | grep -v '^ *$' | head -n 5 | sed 's/^/stderr: /')"
 	fi
 	printf '%s\n' "$out" | grep '^|' | sed 's/^/# /'
-	# The asynchronous standby: measured, not held to the rules.
+	# Failovers to a replica that may lack the last confirmed claims (an
+	# asynchronous standby, Redis without replicas=): measured, not held to the rules.
 	if ls "$tmp"/measured/*.*[0-9] > /dev/null 2>&1; then
 		out=$(/usr/bin/python3 "$here/check.py" "${TABLE%.md}-async.md" "$tmp"/measured/*.*[0-9] 2>&1)
-		ok "fault: failover to an asynchronous standby measured: $(printf '%s\n' "$out" |
-			awk -F'|' '$2 ~ /pg-async/ { print $8 + 0 }') double wins (claims confirmed by the old primary, then lost)"
+		ok "fault: failover to an asynchronous replica measured, double wins (claims confirmed by the old primary, then lost): $(printf '%s\n' "$out" |
+			awk -F'|' '$3 ~ /failover/ { printf "%s%s %d", sep, $2, $8; sep = ";" }')"
 		printf '%s\n' "$out" | grep '^|' | sed 's/^/# /'
 	fi
 	suite_end

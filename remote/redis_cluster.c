@@ -1,0 +1,208 @@
+/*
+ * redis_cluster.c — the slot map of a Redis Cluster (cluster=yes).
+ *
+ *   redis://n1:7000,n2:7001,n3:7002?cluster=yes&replicas=1&...
+ *
+ * A cluster splits keys into 16384 hash slots, each served by one master.
+ * All keys of a job carry the hash tag {<job>} (redis.h), so every command
+ * and script of a call goes to one node, whose connection this file finds.
+ * The map comes from CLUSTER SLOTS, asked of any node that answers (the
+ * URL's nodes and every node met since); a MOVED answer corrects one slot at
+ * once and has the whole map read again at the next call; a connection that
+ * fails, a CLUSTERDOWN or a READONLY has it read again too (redis_route.c),
+ * which is how a replica promoted by the cluster's failover is found.
+ *
+ * CLUSTER SLOTS rather than CLUSTER SHARDS: SHARDS came in Redis 7.0, and
+ * SLOTS, deprecated but kept, answers on every server the project supports.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "redis.h"
+
+/* CRC16-CCITT (XMODEM), polynomial 0x1021: the one Redis Cluster hashes with. */
+static unsigned
+crc16(const char *buf, size_t len)
+{
+	unsigned	crc = 0;
+
+	for (size_t i = 0; i < len; i++)
+	{
+		crc ^= (unsigned) (unsigned char) buf[i] << 8;
+		for (int b = 0; b < 8; b++)
+			crc = (crc & 0x8000) ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+	}
+	return crc;
+}
+
+int
+rds_key_hash_slot(const char *key, size_t len)
+{
+	const char *open = memchr(key, '{', len);
+
+	/* Only what lies between the first '{' and the next '}' counts, when not empty. */
+	if (open)
+	{
+		const char *close = memchr(open + 1, '}', len - (size_t) (open + 1 - key));
+
+		if (close && close > open + 1)
+		{
+			key = open + 1;
+			len = (size_t) (close - key);
+		}
+	}
+	return (int) (crc16(key, len) & (RDS_HASH_SLOTS - 1));
+}
+
+int
+rds_cluster_node(an_store *st, rds_cluster *cl, const rds_conn *tmpl, const char *host, int port)
+{
+	rds_conn   *n;
+
+	for (int i = 0; i < cl->nnodes; i++)
+		if (cl->node[i].port == port && strcmp(cl->node[i].host, host) == 0)
+			return i;
+	if (cl->nnodes == RDS_NODES_MAX)
+	{
+		an_store_fail(st, AN_E_STORE, "redis store %s: the cluster has more than %d nodes, more than this store can follow",
+					  tmpl->where, RDS_NODES_MAX);
+		return -1;
+	}
+	n = &cl->node[cl->nnodes];
+	*n = *tmpl;
+	n->c = NULL;
+	n->dropped = 0;
+	n->generation = 0;
+	n->next_time_ms = 0;
+	n->port = port;
+	if ((n->host = strdup(host)) == NULL)
+	{
+		an_store_fail(st, AN_E_NOMEM, "out of memory");
+		return -1;
+	}
+	return cl->nnodes++;
+}
+
+/* One CLUSTER SLOTS entry, [start, end, [host, port, ...], replicas...], into the map. */
+static int
+map_range(an_store *st, rds_store *rs, const redisReply *e, const char *asked)
+{
+	rds_cluster *cl = rs->cluster;
+	const redisReply *m;
+	const char *host;
+	int			idx;
+
+	if (e->type != REDIS_REPLY_ARRAY || e->elements < 3 ||
+		e->element[0]->type != REDIS_REPLY_INTEGER || e->element[1]->type != REDIS_REPLY_INTEGER ||
+		(m = e->element[2])->type != REDIS_REPLY_ARRAY || m->elements < 2 ||
+		m->element[0]->type != REDIS_REPLY_STRING || m->element[1]->type != REDIS_REPLY_INTEGER ||
+		e->element[0]->integer < 0 || e->element[1]->integer >= RDS_HASH_SLOTS ||
+		e->element[0]->integer > e->element[1]->integer)
+		return an_store_fail(st, AN_E_STORE, "redis store %s gave an unexpected answer to CLUSTER SLOTS",
+							 rs->conn.where);
+	/* An empty host means "the address you reached me at". */
+	host = m->element[0]->str[0] ? m->element[0]->str : asked;
+	if ((idx = rds_cluster_node(st, cl, &rs->conn, host, (int) m->element[1]->integer)) < 0)
+		return st->err;
+	memset(cl->slot_node + e->element[0]->integer, idx + 1,
+		   (size_t) (e->element[1]->integer - e->element[0]->integer + 1));
+	return AN_OK;
+}
+
+/* Ask node i for the map; AN_OK once it is read. */
+static int
+map_from(an_store *st, rds_store *rs, int i, int64_t deadline)
+{
+	rds_cluster *cl = rs->cluster;
+	const char *argv[] = {"CLUSTER", "SLOTS"};
+	redisReply *r = NULL;
+	const char *asked = cl->node[i].host;
+	int			rc;
+
+	if ((rc = rds_conn_ensure(st, &cl->node[i], deadline)) != AN_OK ||
+		(rc = rds_conn_command(st, &cl->node[i], deadline, 2, argv, &r)) != AN_OK)
+		return rc;
+	if (r->type == REDIS_REPLY_ERROR)
+	{
+		rc = an_store_fail(st, AN_E_CONFIG,
+						   strstr(r->str, "cluster support disabled") ?
+						   "redis store %s: %s:%d is not a cluster node (%.120s): remove cluster=yes from the URL" :
+						   "redis store %s: %s:%d answered CLUSTER SLOTS with an error: %.120s",
+						   rs->conn.where, asked, cl->node[i].port, r->str);
+		freeReplyObject(r);
+		return rc;
+	}
+	if (r->type != REDIS_REPLY_ARRAY)
+		rc = an_store_fail(st, AN_E_STORE, "redis store %s gave an unexpected answer to CLUSTER SLOTS",
+						   rs->conn.where);
+	memset(cl->slot_node, 0, sizeof(cl->slot_node));
+	for (size_t k = 0; rc == AN_OK && k < r->elements; k++)
+		rc = map_range(st, rs, r->element[k], asked);
+	freeReplyObject(r);
+	return rc;
+}
+
+/*
+ * Read the map from the first node that answers: the URL's nodes first (the
+ * operator's choice), then every node met since; each gets its share of the
+ * time left, so a frozen one cannot take all of it.
+ */
+static int
+read_map(an_store *st, rds_store *rs)
+{
+	rds_cluster *cl = rs->cluster;
+	int			rc = AN_E_CONNECT;
+
+	for (int k = 0; k < cl->nnodes; k++)
+	{
+		int			i = (cl->next + k) % cl->nnodes;
+		int64_t		left = rs->deadline - an_mono_ms();
+
+		if (left <= 0)
+			break;
+		an_store_clear(st);
+		rc = map_from(st, rs, i, k + 1 == cl->nnodes ? rs->deadline : an_mono_ms() + left / (cl->nnodes - k));
+		if (rc == AN_OK)
+		{
+			cl->stale = 0;
+			cl->next = i;
+			return AN_OK;
+		}
+		if (rc == AN_E_CANCELED || rc == AN_E_CONFIG)
+			return rc;
+	}
+	if (rc == AN_OK)
+		rc = an_store_fail(st, AN_E_TIMEOUT, "redis store %s: no cluster node answered within timeout_ms",
+						   rs->conn.where);
+	return rc;
+}
+
+int
+rds_cluster_route(an_store *st, rds_store *rs, int hslot, rds_conn **out)
+{
+	rds_cluster *cl = rs->cluster;
+	int			rc;
+
+	if ((cl->stale || cl->slot_node[hslot] == 0) && (rc = read_map(st, rs)) != AN_OK)
+		return rc;
+	if (cl->slot_node[hslot] == 0)
+	{
+		cl->stale = 1;
+		return an_store_fail(st, AN_E_STORE,
+							 "redis store %s: no node of the cluster serves hash slot %d now (CLUSTER SLOTS): the cluster is failing over or not fully set up",
+							 rs->conn.where, hslot);
+	}
+	*out = &cl->node[cl->slot_node[hslot] - 1];
+	return AN_OK;
+}
+
+void
+rds_cluster_free(rds_cluster *cl)
+{
+	for (int i = 0; i < cl->nnodes; i++)
+	{
+		rds_conn_close(&cl->node[i]);
+		free(cl->node[i].host);
+	}
+	free(cl);
+}
