@@ -494,7 +494,7 @@ main() {
 	if ls "$tmp"/measured/*.*[0-9] > /dev/null 2>&1; then
 		out=$(/usr/bin/python3 "$here/check.py" "${TABLE%.md}-async.md" "$tmp"/measured/*.*[0-9] 2>&1)
 		ok "fault: failover to an asynchronous replica measured, double wins (claims confirmed by the old primary, then lost): $(printf '%s\n' "$out" |
-			awk -F'|' '$3 ~ /failover/ { printf "%s%s %d", sep, $2, $8; sep = ";" }')"
+			awk -F'|' '$3 ~ /failover/ { gsub(/ /, "", $2); printf "%s%s %d", sep, $2, $8; sep = "; " }')"
 		printf '%s\n' "$out" | grep '^|' | sed 's/^/# /'
 	fi
 	suite_end
