@@ -77,6 +77,7 @@ typedef struct rds_conn
 	 */
 	rds_servers *sentinels;          /* NULL: host and port are the server */
 	const char *master_name;
+	int			any_role;        /* a cluster's node: a replica too (it redirects) */
 } rds_conn;
 
 /*

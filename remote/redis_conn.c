@@ -295,8 +295,10 @@ is_master(const redisReply *r)
 }
 
 /*
- * AUTH, SELECT, INFO server and, unless the URL accepts the risk, what
- * Redis says of its persistence, in one round trip on a fresh connection.
+ * AUTH, SELECT, INFO server, unless the URL accepts the risk what Redis says
+ * of its persistence, and its ROLE (a replica would answer reads from data
+ * that may lag, and refuse every write), in one round trip on a fresh
+ * connection.
  */
 static int
 handshake(an_store *st, rds_conn *cn, int64_t deadline)
@@ -330,7 +332,7 @@ handshake(an_store *st, rds_conn *cn, int64_t deadline)
 		config = hs_add(&h, "CONFIG", "GET", "append*", NULL);
 		persistence = hs_add(&h, "INFO", "persistence", NULL, NULL);
 	}
-	if (cn->sentinels)
+	if (!cn->any_role)
 		role = hs_add(&h, "ROLE", NULL, NULL, NULL);
 	if ((rc = exchange(st, cn, deadline, h.n, h.argc, h.argv, h.lens, rep)) != AN_OK)
 		return rc;
@@ -342,10 +344,20 @@ handshake(an_store *st, rds_conn *cn, int64_t deadline)
 		parse_version(cn, rep[info]);
 	if (rc == AN_OK && config >= 0)
 		rc = rds_durability_check(st, cn, rep[config], rep[persistence]);
-	if (rc == AN_OK && role >= 0 && !is_master(rep[role]))
-		rc = an_store_fail(st, AN_E_CONNECT,
-						   "redis store %s: the sentinels named %s:%d as the master of %s, but it is not a master now (a failover is under way): send the call again",
-						   cn->where, cn->host, cn->port, cn->master_name);
+	/* ROLE not granted to this user (an error): what it would say stays unknown. */
+	if (rc == AN_OK && role >= 0 && rep[role]->type != REDIS_REPLY_ERROR && !is_master(rep[role]))
+	{
+		if (cn->sentinels)
+			rc = an_store_fail(st, AN_E_CONNECT,
+							   "redis store %s: the sentinels named %s:%d as the master of %s, but it is not a master now (a failover is under way): send the call again",
+							   cn->where, cn->host, cn->port, cn->master_name);
+		else
+		{
+			an_store_fail(st, AN_E_CONFIG, "redis store %s is a replica, not the master: a claim must be decided by the master",
+						  cn->where);
+			rc = an_store_hintf(st, "Name the master in the URL, or let Sentinel find it: redis+sentinel://sentinel1:26379,.../master-name.");
+		}
+	}
 	for (i = 0; i < h.n; i++)
 		freeReplyObject(rep[i]);
 	if (rc != AN_OK)

@@ -17,8 +17,7 @@
  * replicas=N.  Redis replicates asynchronously, so a master that dies can
  * take with it a claim it already answered; the promoted replica would then
  * let the slot be won again.  With replicas=N each command is followed, in
- * the same round trip, by a small write of the job's own (a key that
- * expires) and WAIT N: WAIT returns once N replicas have everything this
+ * the same round trip, by a small write of the job's own and WAIT N: WAIT returns once N replicas have everything this
  * connection wrote, and that write came after everything the master held
  * when it answered, the claims of other instances included.  So a won or
  * lost is given only when N replicas hold what it was decided on; when fewer
@@ -27,6 +26,13 @@
  * strategy answers won to its own token).  The write is needed because
  * WAIT alone waits for the connection's own writes only: a resent claim that
  * finds its run writes nothing, and would be answered at once.
+ *
+ * That write is "<prefix>:{<job>}:synced", one small key per job kept for
+ * good, so that it lives wherever the job's other keys live: in a cluster
+ * it moves with them when their slot is migrated, and a node that answers
+ * the claim from the job's keys also holds this key (a key that came and
+ * went would draw an ASK on its own while the slot is migrating).  SCRIPT
+ * LOAD, which touches no data, is sent without it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +41,6 @@
 #include "redis.h"
 
 #define RDS_REDIRECTS_MAX 5
-#define RDS_SYNCED_PX "60000"    /* how long the write that WAIT waits for is kept */
 
 /* "MOVED 3999 127.0.0.1:6381": the slot and the address; -1 when it is not that. */
 static int
@@ -54,15 +59,15 @@ parse_redirect(const char *s, size_t skip, int *slot, char *host, size_t hostlen
 	return *port > 0 ? 0 : -1;
 }
 
-/* The commands sent for one try: [ASKING] command [SET synced, WAIT]. */
+/* The commands sent for one try: [ASKING] command [[ASKING] SET synced, WAIT]. */
 typedef struct rds_batch
 {
 	int			n;
-	int			argc[4];
-	const char **argv[4];
-	const size_t *lens[4];
-	const char *extra[3][6];
-	size_t		extra_len[3][6];
+	int			argc[5];
+	const char **argv[5];
+	const size_t *lens[5];
+	const char *extra[4][4];
+	size_t		extra_len[4][4];
 	char		key[sizeof(((rds_store *) 0)->tag) + 8];
 	char		wait_n[12];
 	char		wait_ms[24];
@@ -103,6 +108,17 @@ keep_one(redisReply **rep, int n, int keep)
 static int
 judge_wait(an_store *st, rds_store *rs, const redisReply *set, const redisReply *wait)
 {
+	if (set && set->type == REDIS_REPLY_ERROR &&
+		(strncmp(set->str, "ASK ", 4) == 0 || strncmp(set->str, "MOVED ", 6) == 0 ||
+		 strncmp(set->str, "TRYAGAIN", 8) == 0))
+	{
+		/* The job's keys are split between two nodes for now (a migration). */
+		if (rs->cluster)
+			rs->cluster->stale = 1;
+		return an_store_fail(st, AN_E_STORE,
+							 "redis store %s: the job's hash slot is being migrated between nodes (%.80s), so the answer cannot be confirmed on replicas yet: send the call again",
+							 rs->conn.where, set->str);
+	}
 	if (set && set->type == REDIS_REPLY_ERROR)
 		return rds_reply_fail(st, rs, set, "the write that WAIT waits for (SET)");
 	if (wait->type == REDIS_REPLY_ERROR)
@@ -159,8 +175,9 @@ redirected(an_store *st, rds_store *rs, rds_conn *cn, const redisReply *r,
 	}
 	if (strncmp(r->str, "READONLY", 8) == 0)
 	{
-		an_store_fail(st, AN_E_CONNECT, "redis store %s: %s:%d is a replica now (a failover moved the master)",
+		an_store_fail(st, AN_E_CONNECT, "redis store %s: %s:%d is a replica, not the master (it answered READONLY)",
 					  rs->conn.where, cn->host, cn->port);
+		an_store_hintf(st, "After a failover the store finds the new master through Sentinel (redis+sentinel://) or the cluster's map (cluster=yes); a URL that names one server must name the master.");
 		rds_conn_close(cn);
 		cn->dropped = 1;
 		if (cl)
@@ -190,7 +207,7 @@ rds_route(an_store *st, rds_store *rs, const int argc, const char **argv, const 
 	{
 		rds_conn   *cn = &rs->conn;
 		rds_batch	b;
-		redisReply *rep[4] = {NULL};
+		redisReply *rep[5] = {NULL};
 		int			main;
 		int			set = -1;
 		int			wait = -1;
@@ -211,21 +228,30 @@ rds_route(an_store *st, rds_store *rs, const int argc, const char **argv, const 
 			return rc;
 		main = b.n;
 		batch_add(&b, argc, argv, lens);
-		if (rs->replicas > 0)
+		if (rs->replicas > 0 && strcmp(argv[0], "SCRIPT") != 0)
 		{
 			int64_t		left = rs->deadline - an_mono_ms();
 
 			if (rs->tag[0])
 			{
+				/* ASKING holds for one command: the write needs its own. */
+				if (cl && ask_port)
+					batch_words(&b, 1, 1, (const char *[]) {"ASKING"});
 				snprintf(b.key, sizeof(b.key), "%s:synced", rs->tag);
 				set = b.n;
-				batch_words(&b, 1, 5, (const char *[]) {"SET", b.key, "1", "PX", RDS_SYNCED_PX});
+				batch_words(&b, 2, 3, (const char *[]) {"SET", b.key, "1"});
 			}
-			/* Never WAIT 0, which waits for ever; leave time to read its answer. */
+			/*
+			 * Never WAIT 0, which waits for ever.  Redis ends a WAIT on its
+			 * timer ticks (100 ms apart by default), so leave a quarter of the
+			 * time left, and at least 150 ms, to read its answer.
+			 */
+			int64_t		margin = left / 4 > 150 ? left / 4 : 150;
+
 			snprintf(b.wait_n, sizeof(b.wait_n), "%d", rs->replicas);
-			snprintf(b.wait_ms, sizeof(b.wait_ms), "%lld", (long long) (left > 4 ? left - left / 4 : 1));
+			snprintf(b.wait_ms, sizeof(b.wait_ms), "%lld", (long long) (left > margin ? left - margin : 1));
 			wait = b.n;
-			batch_words(&b, 2, 3, (const char *[]) {"WAIT", b.wait_n, b.wait_ms});
+			batch_words(&b, 3, 3, (const char *[]) {"WAIT", b.wait_n, b.wait_ms});
 		}
 		generation = cn->generation;
 		rc = rds_conn_pipeline(st, cn, rs->deadline, b.n, b.argc, b.argv, b.lens, rep);

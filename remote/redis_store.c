@@ -122,6 +122,8 @@ parse_topology(rds_store *rs, an_url *u, char *err, size_t errlen)
 		}
 		if ((rs->cluster = calloc(1, sizeof(*rs->cluster))) == NULL)
 			goto oom;
+		/* Any node can tell the map; a replica redirects a command to its master. */
+		rs->conn.any_role = 1;
 		/* The seed nodes, in the URL's order; their connections are made as needed. */
 		for (int i = 0; i < u->nservers; i++)
 		{

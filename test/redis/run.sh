@@ -11,6 +11,7 @@
 #   checks/pg.sh          the same through PostgreSQL's foreign server
 #   checks/durable.sh     servers that forget on a crash refused (appendonly no,
 #                         appendfsync no), accepted with durability=accept-loss
+#   checks/cluster.sh     replicas=N (WAIT), Sentinel, Redis Cluster (MOVED, ASK)
 source "$(dirname "$0")/../lib.sh"
 cd "$REPO_ROOT" || exit 1
 here=test/redis
@@ -39,7 +40,7 @@ drive() {
 	"$RDRIVE" "$@" "$url" > "$tmp/$name.out" 2>&1
 }
 
-for t in ${REDIS_CHECKS:-table contend faults badinput sqlite pg durable}; do
+for t in ${REDIS_CHECKS:-table contend faults badinput sqlite pg durable cluster}; do
 	source "$here/checks/$t.sh"
 done
 

@@ -1,0 +1,126 @@
+# cluster.sh — Redis with replicas: replicas=N (WAIT), Sentinel and Redis
+# Cluster, through the store interface.  (sourced by run.sh)
+#
+# A master with a replica and three sentinels, and a cluster of three
+# masters with a replica each (test/fault/redis_cluster.sh).  Failovers under
+# contention are the fault suite's; here: the URLs, the answers, the errors,
+# and a cluster's MOVED and ASK followed while a slot moves.
+source test/fault/redis_cluster.sh
+
+# expect NAME URL PATTERN < commands: a line of rdrive's output matches
+# PATTERN (grep -E); the whole output is left in $OUT.
+expect() {
+	local name=$1 url=$2 want=$3
+	OUT=$tmp/cl-$(printf '%s' "$name" | tr -c 'a-zA-Z0-9' '-').out
+	"$RDRIVE" "$url" > "$OUT" 2>&1
+	if grep -q -E "$want" "$OUT"; then ok "redis cluster: $name"
+	else not_ok "redis cluster: $name" "$(head -c 600 "$OUT")"; fi
+}
+# answers: rdrive's answers in $OUT on one line.
+answers() { tr '\n' ' ' < "$OUT"; }
+
+S=$(now_slot)
+H=127.0.0.1:$PORT
+refuse "two servers without cluster=yes" "redis://$H,$H" CONFIG "names 2 servers: add cluster=yes for the nodes of a Redis Cluster, or use redis\+sentinel://"
+refuse "cluster neither yes nor no" "redis://$H?cluster=maybe" CONFIG "cluster must be yes or no"
+refuse "cluster=yes with a database" "redis://$H/3?cluster=yes" CONFIG "must not name a database"
+refuse "sentinel without a master name" "redis+sentinel://$H" CONFIG "names the master after the sentinels"
+refuse "sentinel and cluster=yes" "redis+sentinel://$H/m?cluster=yes" CONFIG "cannot also say cluster=yes"
+refuse "replicas out of range" "redis://$H?replicas=6" CONFIG "replicas must be a whole number from 0 to 5"
+refuse "a cluster's node without cluster=yes" "redis://$H?cluster=yes" CONFIG "is not a cluster node .*remove cluster=yes"
+
+# replicas=1 on a server without a replica: never an answer, an error that says why.
+expect "replicas=1 with no replica: the win is not yet safe" "redis://$H?replicas=1&timeout_ms=300" "^error TIMEOUT: .*the answer is not yet safe: only 0 of the 1 replicas asked for \(replicas=1\)" <<< "$(printf 'claim wait %s tokA\nclaim wait %s tokA\n' "$S" "$S")"
+
+if ! rsen_start crs > "$tmp/cl-setup.log" 2>&1; then
+	not_ok "redis cluster: start a master, a replica and three sentinels" "$(tail -n 20 "$tmp/cl-setup.log")"
+else
+	SEN="redis+sentinel://127.0.0.1:${RSEN_SENTINELS[crs]}/crs"
+	expect "sentinel: the master is found, replicas=1 answers" "$SEN?strategy=lease&replicas=1" "^won 1$" <<< "$(printf 'claim sen %s tokA\nclaim sen %s tokB\nclaim sen %s tokA\n' "$S" "$S" "$S")"
+	[ "$(answers)" = "won 1 running 1 won 1 " ] &&
+		ok "redis cluster: sentinel: another token is told running, the same token won again" ||
+		not_ok "redis cluster: sentinel: another token is told running, the same token won again" "$(answers)"
+	# The replica has the run the master confirmed.
+	k="cron:{sen}:run:$S"
+	[ "$(redis-cli -p "${RSEN_PORT[crs-b]}" HGET "$k" token)" = tokA ] &&
+		ok "redis cluster: sentinel: a won claim is on the replica when it is answered" ||
+		not_ok "redis cluster: sentinel: a won claim is on the replica when it is answered" "$(redis-cli -p "${RSEN_PORT[crs-b]}" HGETALL "$k")"
+	expect "sentinel: a master name the sentinels do not know" "redis+sentinel://127.0.0.1:${RSEN_SENTINELS[crs]}/other" '^error CONFIG: .*the sentinel at 127.0.0.1:[0-9]+ does not monitor a master called "other"' <<< "$(echo "claim sen $S tokA")"
+	# The first sentinel is gone: the others answer.
+	dead=$(free_port)
+	expect "sentinel: a sentinel that is down is passed over" "redis+sentinel://127.0.0.1:$dead,127.0.0.1:${RSEN_SENTINELS[crs]}/crs" "^running 1$" <<< "$(echo "claim sen $S tokB")"
+	expect "a replica named as the store is refused" "redis://127.0.0.1:${RSEN_PORT[crs-b]}" "^error CONFIG: .*is a replica, not the master" <<< "$(echo "claim sen $S tokB")"
+fi
+
+# node_id NAME-I: a cluster node's id.
+node_id() { redis-cli -p "${RCL_PORT[$1]}" CLUSTER MYID; }
+# moved_count: MOVED answers given by the whole cluster so far.
+moved_count() {
+	local n sum=0 v
+	for n in 1 2 3 4 5 6; do
+		v=$(redis-cli -p "${RCL_PORT[ccl-$n]}" INFO errorstats 2> /dev/null | sed -n 's/^errorstat_MOVED:count=\([0-9]*\).*/\1/p')
+		sum=$(( sum + ${v:-0} ))
+	done
+	echo $sum
+}
+
+if ! rcl_start ccl >> "$tmp/cl-setup.log" 2>&1; then
+	not_ok "redis cluster: start three masters with a replica each" "$(tail -n 20 "$tmp/cl-setup.log")"
+else
+	CL="redis://127.0.0.1:${RCL_PORTS[ccl]}?cluster=yes&replicas=1"
+	# Thirty jobs spread over the three masters, each claimed twice.
+	expect "thirty jobs over three masters" "$CL" "^won 1$" < <(for j in $(seq 1 30); do
+		printf 'claim job%d %s tokA\nclaim job%d %s tokB\n' "$j" "$S" "$j" "$S"; done)
+	if [ "$(grep -c '^won 1$' "$OUT")" -eq 30 ] && [ "$(grep -c '^running 1$' "$OUT")" -eq 30 ] &&
+		[ "$(moved_count)" -eq 0 ]; then
+		ok "redis cluster: each job won once, and every command went to its slot's master at once (no MOVED)"
+	else
+		not_ok "redis cluster: each job won once, and every command went to its slot's master at once (no MOVED)" \
+			"MOVED: $(moved_count); $(sort "$OUT" | uniq -c | head)"
+	fi
+	# MOVED: the slot of job "mover" (no keys yet) is given to another master
+	# while a process holds the old map; its next claim is redirected.
+	key="cron:{mover}"
+	from=$(rcl_master_of ccl "$key")
+	to=ccl-1; [ "$from" = ccl-1 ] && to=ccl-2
+	slot=$(redis-cli -p "${RCL_PORT[ccl-1]}" CLUSTER KEYSLOT "$key")
+	mkfifo "$tmp/cl-fifo"
+	"$RDRIVE" "$CL" < "$tmp/cl-fifo" > "$tmp/cl-moved.out" 2>&1 &
+	rd=$!
+	exec 7> "$tmp/cl-fifo"
+	echo "claim job1 $S tokC" >&7
+	wait_lines "$tmp/cl-moved.out" 1
+	for n in 1 2 3; do redis-cli -p "${RCL_PORT[ccl-$n]}" CLUSTER SETSLOT "$slot" NODE "$(node_id "$to")" > /dev/null; done
+	before=$(moved_count)
+	echo "claim mover $S tokA" >&7
+	exec 7>&-
+	wait "$rd"
+	# The command and the write WAIT waits for were both redirected: one pipeline.
+	if [ "$(sed -n 2p "$tmp/cl-moved.out")" = "won 1" ] && [ "$(moved_count)" -gt "$before" ] &&
+		[ "$(redis-cli -p "${RCL_PORT[$to]}" EXISTS "$key:run:$S")" = 1 ]; then
+		ok "redis cluster: a slot moved to another master: MOVED followed once, the run written there"
+	else
+		not_ok "redis cluster: a slot moved to another master: MOVED followed once, the run written there" \
+			"$(cat "$tmp/cl-moved.out"); MOVED $before -> $(moved_count); $from -> $to slot $slot"
+	fi
+	# ASK: the slot of job "asker" is being migrated (its keys not yet on the
+	# old master): the claim is sent to the importing master after ASKING.
+	# The script strategy's claim touches one key; the lease claim's three
+	# keys cannot be used while their slot is split (Redis answers TRYAGAIN).
+	key="cron:{asker}"
+	from=$(rcl_master_of ccl "$key")
+	to=ccl-1; [ "$from" = ccl-1 ] && to=ccl-2
+	slot=$(redis-cli -p "${RCL_PORT[ccl-1]}" CLUSTER KEYSLOT "$key")
+	redis-cli -p "${RCL_PORT[$to]}" CLUSTER SETSLOT "$slot" IMPORTING "$(node_id "$from")" > /dev/null
+	redis-cli -p "${RCL_PORT[$from]}" CLUSTER SETSLOT "$slot" MIGRATING "$(node_id "$to")" > /dev/null
+	expect "a slot being migrated: ASK followed" "$CL&strategy=script" "^won 1$" <<< "$(printf 'claim asker %s tokA\nclaim asker %s tokB\n' "$S" "$S")"
+	[ "$(answers)" = "won 1 lost 0 " ] &&
+		ok "redis cluster: during the migration, the second claim also reaches the importing master (lost)" ||
+		not_ok "redis cluster: during the migration, the second claim also reaches the importing master (lost)" "$(answers)"
+	expect "a slot being migrated: a lease claim's keys answered TRYAGAIN, an error" "$CL" "^error STORE: .*TRYAGAIN" <<< "claim asker $S tokA"
+	for n in 1 2 3; do redis-cli -p "${RCL_PORT[ccl-$n]}" CLUSTER SETSLOT "$slot" NODE "$(node_id "$to")" > /dev/null; done
+	expect "after the migration, claims of the slot are answered by the new master" "$CL&strategy=script" "^lost 0$" <<< "claim asker $S tokC"
+	[ "$(redis-cli -p "${RCL_PORT[$to]}" EXISTS "$key:runs")" = 1 ] &&
+		ok "redis cluster: the run of the migrated slot was written on the importing master" ||
+		not_ok "redis cluster: the run of the migrated slot was written on the importing master"
+fi
