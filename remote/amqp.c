@@ -58,8 +58,11 @@
 
 typedef struct amqp_store
 {
-	char	   *host;
-	int			port;
+	/* The cluster's nodes the URL names (one, or several separated by commas). */
+	int			nnodes;
+	char	   *host[AN_URL_MAX_SERVERS];
+	int			port[AN_URL_MAX_SERVERS];
+	int			next;            /* the node to try first: the last that answered */
 	char	   *vhost;
 	char	   *user;
 	char	   *password;
@@ -90,8 +93,7 @@ parse_url(an_store *st, amqp_store *a, const char *url)
 
 	if (an_url_parse(url, &u, err, sizeof(err)) < 0)
 		return an_store_fail(st, AN_E_CONFIG, "%s", err);
-	if (an_url_one_server(&u, "amqp", err, sizeof(err)) < 0 ||
-		an_url_prefix(&u, &prefix, err, sizeof(err)) < 0 ||
+	if (		an_url_prefix(&u, &prefix, err, sizeof(err)) < 0 ||
 		an_url_int(&u, "slot_ttl_ms", AMQP_TTL_DEFAULT_MS, 1000, AMQP_TTL_MAX_MS, &a->ttl_ms, err, sizeof(err)) < 0 ||
 		an_url_int(&u, "timeout_ms", AMQP_TIMEOUT_DEFAULT_MS, 1, 600000, &a->timeout_ms, err, sizeof(err)) < 0 ||
 		an_url_durability(&u, &a->accept_loss, err, sizeof(err)) < 0 ||
@@ -118,15 +120,56 @@ parse_url(an_store *st, amqp_store *a, const char *url)
 		an_url_redacted(&u, redacted, sizeof(redacted));
 		snprintf(a->link.who, sizeof(a->link.who), "RabbitMQ at %s", redacted);
 		snprintf(a->prefix, sizeof(a->prefix), "%s", prefix);
-		a->port = u.port ? u.port : AMQP_DEFAULT_PORT;
-		a->host = strdup(u.host);
+		a->nnodes = u.nservers;
+		for (int i = 0; i < u.nservers; i++)
+		{
+			a->port[i] = u.servers[i].port ? u.servers[i].port : AMQP_DEFAULT_PORT;
+			if ((a->host[i] = strdup(u.servers[i].host)) == NULL)
+				rc = an_store_fail(st, AN_E_NOMEM, "out of memory");
+		}
 		a->vhost = dup_or(u.path && *u.path ? u.path : NULL, "/");
 		a->user = dup_or(u.user, "guest");
 		a->password = dup_or(u.password, "guest");
-		if (!a->host || !a->vhost || !a->user || !a->password)
+		if (!a->vhost || !a->user || !a->password)
 			rc = an_store_fail(st, AN_E_NOMEM, "out of memory");
 	}
 	an_url_free(&u);
+	return rc;
+}
+
+/*
+ * Connect to a node of the URL: the last that answered first, then the
+ * others in turn, each with its share of the time left, so that a frozen
+ * node (whose kernel still accepts the connection) cannot use up the call.
+ * A refused login or virtual host is the same on every node: no use going on.
+ */
+static int
+connect_node(an_store *st, amqp_store *a, const an_deadline *d)
+{
+	int			rc = AN_E_CONNECT;
+
+	for (int k = 0; k < a->nnodes; k++)
+	{
+		int			i = (a->next + k) % a->nnodes;
+		amqp_login_info li = {a->host[i], a->port[i], a->vhost, a->user, a->password};
+		an_deadline share = *d;
+		int64_t		left = an_deadline_left(d);
+
+		if (left <= 0 && k > 0)
+			break;
+		if (k + 1 < a->nnodes)
+			share.end_ms = an_mono_ms() + left / (a->nnodes - k);
+		an_store_clear(st);
+		if ((rc = amqp_link_open(st, &a->link, &li, &share)) == AN_OK)
+		{
+			a->next = i;
+			return AN_OK;
+		}
+		if (rc != AN_E_CONNECT && rc != AN_E_TIMEOUT)
+			return rc;
+	}
+	/* Next time, the node after the one that answered last. */
+	a->next = (a->next + 1) % a->nnodes;
 	return rc;
 }
 
@@ -134,9 +177,7 @@ parse_url(an_store *st, amqp_store *a, const char *url)
 static int
 ready(an_store *st, amqp_store *a, const an_deadline *d)
 {
-	amqp_login_info li = {a->host, a->port, a->vhost, a->user, a->password};
-
-	if (!amqp_link_connected(&a->link) && amqp_link_open(st, &a->link, &li, d) != AN_OK)
+	if (!amqp_link_connected(&a->link) && connect_node(st, a, d) != AN_OK)
 		return st->err;
 	return amqp_link_channel(st, &a->link, d);
 }
@@ -190,6 +231,8 @@ declare_gate(an_store *st, amqp_store *a, const an_deadline *d, const char *gate
 		an_store_clear(st);
 		return AN_OK;
 	}
+	if (rc == AN_E_STORE && a->link.last_code == 404 && strstr(st->errmsg, "is down or inaccessible"))
+		an_store_hintf(st, "The gate of this slot lives on a cluster node that is down, or not yet recovered after a restart: the slot is decided there, so its claims are errors until that node is back (doc/clusters.md). Send the claim again.");
 	if (rc == AN_E_CONFIG)
 	{
 		char		why[AN_ERRMAX];
@@ -443,7 +486,8 @@ amqp_close(an_store *st)
 	if (a == NULL)
 		return;
 	amqp_link_close(&a->link);
-	free(a->host);
+	for (int i = 0; i < a->nnodes; i++)
+		free(a->host[i]);
 	free(a->vhost);
 	free(a->user);
 	wipe_free(a->password);

@@ -323,16 +323,6 @@ an_url_redacted(const an_url *u, char *out, size_t outlen)
 		snprintf(out + w, outlen - w, "/%s", u->path);
 }
 
-int
-an_url_one_server(const an_url *u, const char *store, char *err, size_t errlen)
-{
-	if (u->nservers <= 1)
-		return 0;
-	an_errf(err, errlen, "%s store URL names %d servers, and a %s store talks to one server: name one (clusters of %s are not supported yet, doc/clusters.md)",
-			store, u->nservers, store, store);
-	return -1;
-}
-
 const char *
 an_url_param(an_url *u, const char *name)
 {

@@ -57,12 +57,6 @@ void		an_url_free(an_url *u);
  */
 void		an_url_redacted(const an_url *u, char *out, size_t outlen);
 
-/*
- * Refuse a URL that names more than one server, for a store that talks to
- * one: -1 with a message naming the store.
- */
-int			an_url_one_server(const an_url *u, const char *store, char *err, size_t errlen);
-
 /* The raw value of a query parameter, or NULL; marks it used. */
 const char *an_url_param(an_url *u, const char *name);
 

@@ -90,7 +90,7 @@ case $target in
 		pg=$(pg_major)
 		want="$sqlite_pkgs postgresql-$pg postgresql-server-dev-$pg postgresql-$pg-cron libpq-dev
 			libhiredis-dev librabbitmq-dev libnats-dev $(redis_pkg) rabbitmq-server nats-server
-			valgrind python3 python3-psycopg2 procps iproute2 faketime tzdata" ;;
+			valgrind python3 python3-psycopg2 python3-pika procps iproute2 faketime tzdata" ;;
 	platforms) want="debootstrap" ;;
 esac
 

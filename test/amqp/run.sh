@@ -219,6 +219,27 @@ error config
 won
 rc=0" amqp_vg
 
+# ---------------------------------------------------------------- several nodes
+# A URL may name a cluster's nodes: the first that answers is used.
+S=$(mq_slot_now)
+dead=$(free_port)
+expect "amqp: a URL of several nodes: a node that is down is passed over" won drv \
+	"amqp://127.0.0.1:$dead,127.0.0.1:$RMQ_PORT?durability=accept-loss" claim nodes "$S" tokA
+expect_match "amqp: a URL of several nodes, none up: the error names them all" \
+	"cannot connect to RabbitMQ at amqp://127.0.0.1:$dead,127.0.0.1:$dead/" \
+	drv "amqp://127.0.0.1:$dead,127.0.0.1:$dead" claim nodes "$S" tokA
+# Can a quorum queue be a gate (it would survive a node's loss)?  Not while
+# RabbitMQ lets several simultaneous publishes into one of x-max-length 1
+# with reject-publish: the gates stay classic queues (doc/clusters.md).  A
+# RabbitMQ that holds the limit fails this check, so that the docs are read again.
+if probe=$(/usr/bin/python3 test/amqp/quorum_probe.py "$RMQ_PORT" 10 2>&1) &&
+	[ "$(echo "$probe" | awk '$1 == "classic" { print $2 }')" = 1 ] &&
+	[ "$(echo "$probe" | awk '$1 == "quorum" { print $2 }')" -gt 1 ]; then
+	ok "amqp: a quorum queue is no gate: up to $(echo "$probe" | awk '$1 == "quorum" { print $2 }') of 16 simultaneous publishes acked into one of x-max-length 1 with reject-publish (a classic queue: 1)"
+else
+	not_ok "amqp: a quorum queue is no gate (16 simultaneous publishes into one of x-max-length 1, reject-publish)" "$probe"
+fi
+
 # ---------------------------------------------------------------- through SQLite
 S=$(mq_slot_now)
 expect "amqp/sqlite: won, lost, late" "won

@@ -76,6 +76,7 @@ source test/pg/server.sh
 source test/fault/pg_cluster.sh
 source test/fault/nats_cluster.sh
 source test/fault/redis_cluster.sh
+source test/fault/rmq_cluster.sh
 # The body is one function called on the last line: bash reads a script as it
 # runs it, and a soak runs long enough for the file to be edited meanwhile.
 main() {
@@ -127,6 +128,8 @@ main() {
 	NATS_CLUSTERS=${ANARCHON_FAULT_NATS_CLUSTER-sqlite pg}
 	# The hosts that claim through Redis with Sentinel and a Redis Cluster.
 	REDIS_CLUSTERS=${ANARCHON_FAULT_REDIS_CLUSTER-sqlite pg}
+	# The hosts that claim through three clustered RabbitMQ nodes.
+	RMQ_CLUSTERS=${ANARCHON_FAULT_RMQ_CLUSTER-sqlite pg}
 	LEASE_STORES="local redis-lease"
 	# The job runners of the fault `freeze`.
 	WORK=(FAULT_WORK_MS=1500 FAULT_LEASE_MS=1000)
@@ -136,9 +139,9 @@ main() {
 		not_ok "fault: CREATE EXTENSION anarchon" "$(cat "$tmp/pg-setup.log")"
 
 	# scheme STORE: which server a store's claims go to.
-	scheme() { case $1 in redis-sentinel*) echo redis+sentinel ;; redis-*) echo redis ;; nats*) echo nats ;; rabbitmq) echo amqp ;; esac; }
+	scheme() { case $1 in redis-sentinel*) echo redis+sentinel ;; redis-*) echo redis ;; nats*) echo nats ;; rabbitmq*) echo amqp ;; esac; }
 	# clustered STORE: a store of several servers, whose cells run one per host.
-	clustered() { case $1 in nats-cluster | redis-sentinel* | redis-cluster) return 0 ;; esac; return 1; }
+	clustered() { case $1 in nats-cluster | redis-sentinel* | redis-cluster | rabbitmq-cluster) return 0 ;; esac; return 1; }
 
 	# server_port STORE, server_pid STORE: the server a store's claims go to.
 	server_port() {
@@ -147,6 +150,7 @@ main() {
 			nats-cluster) echo "${NATS_CLUSTER_PORTS[fcl]}"; return ;;
 			redis-sentinel*) echo "${RSEN_SENTINELS[frs]}/frs"; return ;;
 			redis-cluster) echo "${RCL_PORTS[fcr]}"; return ;;
+			rabbitmq-cluster) echo "$RMQC_PORTS"; return ;;
 		esac
 		case $(scheme "$1") in
 			redis) echo "$RPORT" ;;
@@ -233,6 +237,7 @@ main() {
 			redis-sentinel) q="strategy=script&prefix=frs&replicas=1" ;;
 			redis-sentinel-nowait) q="strategy=script&prefix=frsn" ;;
 			redis-cluster) q="strategy=script&prefix=fcr&cluster=yes&replicas=1" ;;
+			rabbitmq-cluster) q="prefix=frc" ;;
 			rabbitmq) q="prefix=fault" ;;
 		esac
 		echo "$(scheme "$1")://127.0.0.1:$2?$q&timeout_ms=$TIMEOUT_MS"
@@ -355,6 +360,15 @@ main() {
 						rcl_kill_master fcr "fcr:{f-failover-$host}" && n=1
 						rcl_revive fcr >> "$tmp/redis-cluster.log" 2>&1 & revive=$!
 						;;
+					# The claimers' first node, where their gates live; its
+					# supervisor starts it again 3 s later (here, not in the
+					# background: the node's pids must stay the suite's).
+					rabbitmq-cluster)
+						rmqc_kill 1 && n=1
+						sleep 3
+						rmqc_revive 1 >> "$tmp/rmq-cluster.log" 2>&1 ||
+							not_ok "fault: the killed RabbitMQ node starts again" "$(tail -n 5 "$tmp/rmq-cluster.log")"
+						;;
 					*) pg_pair_failover "$store" && n=1 ;;
 				esac
 				;;
@@ -455,6 +469,20 @@ main() {
 			mv "$tmp/log/sqlite.redis-sentinel-nowait.failover".* "$tmp/measured/"
 		else
 			not_ok "fault: start Redis with three sentinels, and a Redis Cluster" "$(tail -n 20 "$tmp/redis-cluster.log")"
+		fi
+	fi
+	# RabbitMQ: three nodes in one cluster; the node the claimers connect to
+	# first, which holds their gates, SIGKILLed during the contention and
+	# started again 3 s later, through each host (rmq_cluster.sh).  The gates
+	# stay classic queues: a quorum queue is no gate (doc/clusters.md).
+	if [ -n "$RMQ_CLUSTERS" ]; then
+		if rmqc_start "$tmp/rmqc" > "$tmp/rmq-cluster.log" 2>&1 && create_server rabbitmq-cluster; then
+			for host in $RMQ_CLUSTERS; do
+				cell "$host" rabbitmq-cluster failover
+				ok "fault: $host/rabbitmq-cluster failover: errors answered for $(failover_window "$host.rabbitmq-cluster") ms after a node was killed"
+			done
+		else
+			not_ok "fault: start three clustered RabbitMQ nodes" "$(tail -n 20 "$tmp/rmq-cluster.log")"
 		fi
 	fi
 	# A primary with a standby, the primary killed and the standby promoted
