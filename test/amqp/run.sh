@@ -226,7 +226,7 @@ dead=$(free_port)
 expect "amqp: a URL of several nodes: a node that is down is passed over" won drv \
 	"amqp://127.0.0.1:$dead,127.0.0.1:$RMQ_PORT?durability=accept-loss" claim nodes "$S" tokA
 expect_match "amqp: a URL of several nodes, none up: the error names them all" \
-	"cannot connect to RabbitMQ at amqp://127.0.0.1:$dead,127.0.0.1:$dead/" \
+	"could not connect to RabbitMQ at amqp://127.0.0.1:$dead,127.0.0.1:$dead: Connection refused" \
 	drv "amqp://127.0.0.1:$dead,127.0.0.1:$dead" claim nodes "$S" tokA
 # Can a quorum queue be a gate (it would survive a node's loss)?  Not while
 # RabbitMQ lets several simultaneous publishes into one of x-max-length 1
