@@ -42,7 +42,12 @@
 # standby promoted (pg_cluster.sh; the asynchronous row is measured, not
 # held to the rules); sqlite/nats-cluster and pg/nats-cluster, three
 # JetStream servers and a stream of three replicas whose leader is SIGKILLed
-# (nats_cluster.sh).
+# (nats_cluster.sh); sqlite/redis-sentinel, sqlite/redis-cluster and their pg/
+# rows, Redis with a replica found by Sentinel and a Redis Cluster, claims
+# made with replicas=1, the master SIGKILLed and later back as a replica
+# (redis_cluster.sh), and the Sentinel failover without replicas= measured
+# apart; sqlite/rabbitmq-cluster and pg/rabbitmq-cluster, three RabbitMQ
+# nodes, the one holding the gates SIGKILLed and back 3 s later (rmq_cluster.sh).
 #
 # On the lease stores (the local SQLite and PostgreSQL stores, Redis lease
 # through PostgreSQL) the fault `freeze` runs the claimers as job runners
