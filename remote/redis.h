@@ -251,12 +251,13 @@ int			rds_idmp_unsupported(an_store *st, struct rds_store *rs);
  * slots, as CLUSTER SLOTS last said and MOVED answers corrected since.
  */
 #define RDS_HASH_SLOTS 16384
-#define RDS_NODES_MAX 32
+#define RDS_NODES_MAX 64
 
 typedef struct rds_cluster
 {
 	int			next;            /* the node to ask for the map first: the last that answered */
 	int			nnodes;          /* the URL's nodes first, then those met since */
+	int			nseeds;          /* how many of them are the URL's (kept for good) */
 	rds_conn	node[RDS_NODES_MAX];
 	unsigned char slot_node[RDS_HASH_SLOTS];	/* node index + 1; 0 = unknown */
 	int			stale;           /* read the map again before the next command */

@@ -15,6 +15,7 @@
  * CLUSTER SLOTS rather than CLUSTER SHARDS: SHARDS came in Redis 7.0, and
  * SLOTS, deprecated but kept, answers on every server the project supports.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,21 +55,48 @@ rds_key_hash_slot(const char *key, size_t len)
 	return (int) (crc16(key, len) & (RDS_HASH_SLOTS - 1));
 }
 
+/*
+ * A node met since the URL's that serves no slot now (a master that failed
+ * over, an address that changed), for a new node to take its place: a
+ * process that lives through many failovers must not run out of room.
+ */
+static int
+unused_node(rds_cluster *cl)
+{
+	unsigned char used[RDS_NODES_MAX] = {0};
+
+	for (int s = 0; s < RDS_HASH_SLOTS; s++)
+		if (cl->slot_node[s])
+			used[cl->slot_node[s] - 1] = 1;
+	for (int i = cl->nseeds; i < cl->nnodes; i++)
+		if (!used[i])
+		{
+			rds_conn_close(&cl->node[i]);
+			free(cl->node[i].host);
+			return i;
+		}
+	return -1;
+}
+
 int
 rds_cluster_node(an_store *st, rds_cluster *cl, const rds_conn *tmpl, const char *host, int port)
 {
 	rds_conn   *n;
 
-	for (int i = 0; i < cl->nnodes; i++)
-		if (cl->node[i].port == port && strcmp(cl->node[i].host, host) == 0)
+	int			i;
+
+	for (i = 0; i < cl->nnodes; i++)
+		if (cl->node[i].host && cl->node[i].port == port && strcmp(cl->node[i].host, host) == 0)
 			return i;
-	if (cl->nnodes == RDS_NODES_MAX)
+	if (cl->nnodes < RDS_NODES_MAX)
+		i = cl->nnodes++;
+	else if ((i = unused_node(cl)) < 0)
 	{
-		an_store_fail(st, AN_E_STORE, "redis store %s: the cluster has more than %d nodes, more than this store can follow",
-					  tmpl->where, RDS_NODES_MAX);
+		an_store_fail(st, AN_E_STORE, "redis store %s: the cluster has more than %d masters, more than this store can follow",
+					  tmpl->where, RDS_NODES_MAX - cl->nseeds);
 		return -1;
 	}
-	n = &cl->node[cl->nnodes];
+	n = &cl->node[i];
 	*n = *tmpl;
 	n->c = NULL;
 	n->dropped = 0;
@@ -77,10 +105,12 @@ rds_cluster_node(an_store *st, rds_cluster *cl, const rds_conn *tmpl, const char
 	n->port = port;
 	if ((n->host = strdup(host)) == NULL)
 	{
+		/* Left in the table without an address, which every search skips. */
+		n->port = 0;
 		an_store_fail(st, AN_E_NOMEM, "out of memory");
 		return -1;
 	}
-	return cl->nnodes++;
+	return i;
 }
 
 /* One CLUSTER SLOTS entry, [start, end, [host, port, ...], replicas...], into the map. */
@@ -116,19 +146,22 @@ map_from(an_store *st, rds_store *rs, int i, int64_t deadline)
 	rds_cluster *cl = rs->cluster;
 	const char *argv[] = {"CLUSTER", "SLOTS"};
 	redisReply *r = NULL;
-	const char *asked = cl->node[i].host;
+	char		asked[256];
+	int			port = cl->node[i].port;
 	int			rc;
 
 	if ((rc = rds_conn_ensure(st, &cl->node[i], deadline)) != AN_OK ||
 		(rc = rds_conn_command(st, &cl->node[i], deadline, 2, argv, &r)) != AN_OK)
 		return rc;
+	/* A copy: node i may give its place to another while the map is read (unused_node). */
+	snprintf(asked, sizeof(asked), "%s", cl->node[i].host);
 	if (r->type == REDIS_REPLY_ERROR)
 	{
 		rc = an_store_fail(st, AN_E_CONFIG,
 						   strstr(r->str, "cluster support disabled") ?
 						   "redis store %s: %s:%d is not a cluster node (%.120s): remove cluster=yes from the URL" :
 						   "redis store %s: %s:%d answered CLUSTER SLOTS with an error: %.120s",
-						   rs->conn.where, asked, cl->node[i].port, r->str);
+						   rs->conn.where, asked, port, r->str);
 		freeReplyObject(r);
 		return rc;
 	}
@@ -160,6 +193,8 @@ read_map(an_store *st, rds_store *rs)
 
 		if (left <= 0)
 			break;
+		if (cl->node[i].host == NULL)
+			continue;
 		an_store_clear(st);
 		rc = map_from(st, rs, i, k + 1 == cl->nnodes ? rs->deadline : an_mono_ms() + left / (cl->nnodes - k));
 		if (rc == AN_OK)

@@ -133,6 +133,7 @@ parse_topology(rds_store *rs, an_url *u, char *err, size_t errlen)
 			if (rds_cluster_node(&scratch, rs->cluster, &rs->conn, u->servers[i].host, rs->conn.port) < 0)
 				goto oom;
 		}
+		rs->cluster->nseeds = rs->cluster->nnodes;
 		return 0;
 	}
 	if (sentinel)
