@@ -40,6 +40,13 @@ drive() {
 	"$RDRIVE" "$@" "$url" > "$tmp/$name.out" 2>&1
 }
 
+# refuse NAME URL CODE PATTERN: opening URL fails with CODE and a message matching PATTERN.
+refuse() {
+	echo "claim sync 1 a" | "$RDRIVE" "$2" > "$tmp/bad-$1.out" 2>&1
+	if grep -q -E "^error $3: .*$4" "$tmp/bad-$1.out"; then ok "redis bad input: $1"
+	else not_ok "redis bad input: $1" "$(cat "$tmp/bad-$1.out")"; fi
+}
+
 for t in ${REDIS_CHECKS:-table contend faults badinput sqlite pg durable cluster}; do
 	source "$here/checks/$t.sh"
 done

@@ -1,13 +1,6 @@
 # badinput.sh — malformed URLs, unknown strategies and parameters, unreachable
 # hosts, wrong passwords: clear errors, never a secret.  (sourced by run.sh)
 
-# refuse NAME URL CODE PATTERN: opening URL fails with CODE and a message matching PATTERN.
-refuse() {
-	echo "claim sync 1 a" | "$RDRIVE" "$2" > "$tmp/bad-$1.out" 2>&1
-	if grep -q -E "^error $3: .*$4" "$tmp/bad-$1.out"; then ok "redis bad input: $1"
-	else not_ok "redis bad input: $1" "$(cat "$tmp/bad-$1.out")"; fi
-}
-
 H=127.0.0.1:$PORT
 refuse "no host" "redis://" CONFIG "no host"
 refuse "no host before the port" "redis://:$PORT" CONFIG "no host"

@@ -54,6 +54,25 @@ fi
 
 # node_id NAME-I: a cluster node's id.
 node_id() { redis-cli -p "${RCL_PORT[$1]}" CLUSTER MYID; }
+# give_slot SLOT FROM TO: move an empty hash slot from one master to another
+# the documented way (importing, migrating, then the new owner first, so
+# that it takes a new epoch and the others follow it), and wait until every
+# master says TO serves it.
+give_slot() {
+	local slot=$1 from=$2 to=$3 n i
+	redis-cli -p "${RCL_PORT[$to]}" CLUSTER SETSLOT "$slot" IMPORTING "$(node_id "$from")" > /dev/null
+	redis-cli -p "${RCL_PORT[$from]}" CLUSTER SETSLOT "$slot" MIGRATING "$(node_id "$to")" > /dev/null
+	for n in "$to" "$from" ccl-1 ccl-2 ccl-3; do
+		redis-cli -p "${RCL_PORT[$n]}" CLUSTER SETSLOT "$slot" NODE "$(node_id "$to")" > /dev/null
+	done
+	for i in $(seq 1 100); do
+		[ "$(for n in 1 2 3; do redis-cli -p "${RCL_PORT[ccl-$n]}" CLUSTER NODES | awk -v s="$slot" -v id="$(node_id "$to")" '
+			$1 == id { for (i = 9; i <= NF; i++) { split($i, r, "-"); if (r[2] == "") r[2] = r[1]
+				if (s + 0 >= r[1] + 0 && s + 0 <= r[2] + 0) print "yes" } }'; done | grep -c yes)" -eq 3 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 # moved_count: MOVED answers given by the whole cluster so far.
 moved_count() {
 	local n sum=0 v
@@ -90,7 +109,7 @@ else
 	exec 7> "$tmp/cl-fifo"
 	echo "claim job1 $S tokC" >&7
 	wait_lines "$tmp/cl-moved.out" 1
-	for n in 1 2 3; do redis-cli -p "${RCL_PORT[ccl-$n]}" CLUSTER SETSLOT "$slot" NODE "$(node_id "$to")" > /dev/null; done
+	give_slot "$slot" "$from" "$to" || not_ok "redis cluster: the masters agree that slot $slot moved"
 	before=$(moved_count)
 	echo "claim mover $S tokA" >&7
 	exec 7>&-
@@ -118,7 +137,7 @@ else
 		ok "redis cluster: during the migration, the second claim also reaches the importing master (lost)" ||
 		not_ok "redis cluster: during the migration, the second claim also reaches the importing master (lost)" "$(answers)"
 	expect "a slot being migrated: a lease claim's keys answered TRYAGAIN, an error" "$CL" "^error STORE: .*TRYAGAIN" <<< "claim asker $S tokA"
-	for n in 1 2 3; do redis-cli -p "${RCL_PORT[ccl-$n]}" CLUSTER SETSLOT "$slot" NODE "$(node_id "$to")" > /dev/null; done
+	give_slot "$slot" "$from" "$to" || not_ok "redis cluster: the masters agree that slot $slot moved"
 	expect "after the migration, claims of the slot are answered by the new master" "$CL&strategy=script" "^lost 0$" <<< "claim asker $S tokC"
 	[ "$(redis-cli -p "${RCL_PORT[$to]}" EXISTS "$key:runs")" = 1 ] &&
 		ok "redis cluster: the run of the migrated slot was written on the importing master" ||
