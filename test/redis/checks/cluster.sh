@@ -143,3 +143,23 @@ else
 		ok "redis cluster: the run of the migrated slot was written on the importing master" ||
 		not_ok "redis cluster: the run of the migrated slot was written on the importing master"
 fi
+
+# Under valgrind: Sentinel (a sentinel down first), the cluster (its map, its
+# nodes' connections), the stream-id strategy's two commands a call, and a
+# replica refused.
+vg() {
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+		"$RDRIVE" "$1" < "$tmp/cl-vg.in" > /dev/null 2>> "$tmp/cl-vg.err"
+	[ $? -ne 99 ]
+}
+printf 'claim vg %s t1\nclaim vg %s t2\nheartbeat vg %s t1\nfinish vg %s t1\ncheck vg %s\n' "$S" "$S" "$S" "$S" "$S" > "$tmp/cl-vg.in"
+: > "$tmp/cl-vg.err"
+if [ -n "${RSEN_SENTINELS[crs]:-}" ] && [ -n "${RCL_PORTS[ccl]:-}" ] &&
+	vg "redis+sentinel://127.0.0.1:$(free_port),127.0.0.1:${RSEN_SENTINELS[crs]}/crs?replicas=1&prefix=vg" &&
+	vg "redis://127.0.0.1:${RCL_PORTS[ccl]}?cluster=yes&replicas=1&prefix=vg" &&
+	vg "redis://127.0.0.1:${RCL_PORTS[ccl]}?cluster=yes&strategy=stream-id&prefix=vgs" &&
+	vg "redis://127.0.0.1:${RSEN_PORT[crs-b]}"; then
+	ok "redis cluster: valgrind: no memory errors or leaks (Sentinel, cluster, a replica refused)"
+else
+	not_ok "redis cluster: valgrind: no memory errors or leaks (Sentinel, cluster, a replica refused)" "$(head -c 2000 "$tmp/cl-vg.err")"
+fi
