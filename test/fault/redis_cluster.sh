@@ -89,25 +89,39 @@ rsen_master() {
 	return 1
 }
 
-rsen_kill_master() {
-	local m pid
-	m=$(rsen_master "$1") || return 1
-	pid=$(redis_pid "$m")
+# rkill NAME: SIGKILL the server NAME, and forget its pid (not to be stopped at exit).
+rkill() {
+	local pid
+	pid=$(redis_pid "$1")
 	kill -KILL "$pid"
 	wait "$pid" 2> /dev/null
-	rm -f "$R_DIR/$m/pid"
+	rm -f "$R_DIR/$1/pid"
+}
+
+# taken_over DEAD CMD...: until CMD names a master other than DEAD, which it
+# prints (30 s at most).
+taken_over() {
+	local dead=$1 i m
+	shift
+	for i in $(seq 1 300); do
+		m=$("$@") && [ "$m" != "$dead" ] && { echo "$m"; return 0; }
+		sleep 0.1
+	done
+	echo "# no master took over from $dead" >&2
+	return 1
+}
+
+rsen_kill_master() {
+	local m
+	m=$(rsen_master "$1") || return 1
+	rkill "$m"
 	RSEN_KILLED[$1]=$m
 }
 
 rsen_revive() {
-	local dead=${RSEN_KILLED[$1]:-} m i
+	local dead=${RSEN_KILLED[$1]:-} m
 	[ -n "$dead" ] || return 0
-	# The new master, once the sentinels have promoted it.
-	for i in $(seq 1 300); do
-		m=$(rsen_master "$1") && [ "$m" != "$dead" ] && break
-		sleep 0.1
-	done
-	[ "$m" != "$dead" ] || { echo "# the sentinels never promoted the replica"; return 1; }
+	m=$(taken_over "$dead" rsen_master "$1") || return 1
 	redis_start "$dead" "${RSEN_PORT[$dead]}" $RSYNC_NOW --replicaof 127.0.0.1 "${RSEN_PORT[$m]}" || return 1
 	rsen_synced "${RSEN_PORT[$dead]}" || return 1
 	RSEN_KILLED[$1]=
@@ -170,24 +184,18 @@ rcl_master_of() {
 }
 
 rcl_kill_master() {
-	local m pid
+	local m
 	m=$(rcl_master_of "$1" "$2") || return 1
 	RCL_KEY[$1]=$2
-	pid=$(redis_pid "$m")
-	kill -KILL "$pid"
-	wait "$pid" 2> /dev/null
-	rm -f "$R_DIR/$m/pid"
+	rkill "$m"
 	RCL_KILLED[$1]=$m
 }
 
 rcl_revive() {
-	local dead=${RCL_KILLED[$1]:-} i m
+	local dead=${RCL_KILLED[$1]:-}
 	[ -n "$dead" ] || return 0
 	# Once its replica has taken over, so that this is a failover, not a restart.
-	for i in $(seq 1 300); do
-		m=$(rcl_master_of "$1" "${RCL_KEY[$1]}") && [ "$m" != "$dead" ] && break
-		sleep 0.1
-	done
+	taken_over "$dead" rcl_master_of "$1" "${RCL_KEY[$1]}" > /dev/null || return 1
 	rcl_node "$dead" || return 1
 	rcl_whole "$1" || return 1
 	RCL_KILLED[$1]=
