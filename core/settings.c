@@ -92,7 +92,7 @@ numeric_info(const char *name)
 	return NULL;
 }
 
-#define KNOWN "lease_ms, max_late_ms, attempts, overlap, busy_timeout_ms, store"
+#define KNOWN "lease_ms, max_late_ms, attempts, overlap, busy_timeout_ms, store, stats"
 
 an_error
 an_settings_set(an_settings *s, const char *name, const char *value,

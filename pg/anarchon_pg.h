@@ -37,6 +37,7 @@ void		an_pg_define_gucs(void);
  */
 void		an_pg_stats_init(void);
 void		an_pg_stats_attach(an_store *st, an_stats_row **row, const char *name);
+void		an_pg_stats_failed(const char *name, const char *kind, an_error code);
 void		an_pg_stats_busy(an_store *st);
 /*
  * The settings as the GUCs say now.  These readers fail (22023) while a
@@ -46,6 +47,7 @@ void		an_pg_current_settings(an_settings *out);
 /* The anarchon.store GUC: "local" or the name of a foreign server. */
 const char *an_pg_store_name(void);
 /* anarchon.in_transaction: may a local claim be part of the caller's transaction? */
+void		an_pg_require_fence_in_transaction(FunctionCallInfo fcinfo);
 bool		an_pg_claim_in_transaction(void);
 
 /*

@@ -91,3 +91,23 @@ an_pg_require_final_claim(FunctionCallInfo fcinfo)
 					 " your transaction and commit it with the job's writes, run"
 					 " SET LOCAL anarchon.in_transaction = on first.")));
 }
+
+/*
+ * an_pg_require_fence_in_transaction: anarchon_fence sent by the client as a
+ * statement in autocommit commits as soon as it has run, so it holds nothing
+ * for the writes that follow; refused (25P01), as SQLite refuses it outside
+ * BEGIN … COMMIT.  Called from a function, procedure or DO block, or inside
+ * a transaction block, the fence and the job's writes share a transaction.
+ */
+void
+an_pg_require_fence_in_transaction(FunctionCallInfo fcinfo)
+{
+	if (!called_by_client_statement(fcinfo) || IsTransactionBlock() ||
+		(MyXactFlags & XACT_FLAGS_PIPELINING))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_NO_ACTIVE_SQL_TRANSACTION),
+			 errmsg("anarchon_fence must be called inside the transaction whose writes it fences"),
+			 errdetail("In autocommit the call commits on its own as it ends, so it protects no write that follows."),
+			 errhint("BEGIN; SELECT anarchon_fence(...); your writes; COMMIT; or call it from the job's function.")));
+}

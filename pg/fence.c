@@ -2,6 +2,8 @@
  * fence.c — anarchon_fence(job, slot, token): the fencing token checked where
  * the work lands.
  *
+ * Called as a statement of its own in autocommit it protects nothing and is
+ * refused (25P01, claim_txn.c), as in SQLite.
  * Called inside the job's own transaction, it raises SQLSTATE AN001 unless
  * token owns the running run.  With the local store it also locks the run's
  * row (FOR KEY SHARE) until that transaction ends: a takeover reads the run
@@ -26,6 +28,7 @@ fence(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 	int			owned = 0;
 
 	an_pg_read_call(fcinfo, kind, true, &call);
+	an_pg_require_fence_in_transaction(fcinfo);
 	st = an_pg_store();
 	an_store_clear(st);
 	if (an_store_fence(st, &call.rq, &owned) != AN_OK)

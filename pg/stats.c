@@ -95,6 +95,18 @@ an_pg_stats_attach(an_store *st, an_stats_row **row, const char *name)
 	st->stats = counting ? *row : NULL;
 }
 
+/*
+ * A store that could not be opened, or a setting that names no usable store:
+ * the call's failure counts in that store's row all the same, so that a host
+ * misconfigured from the start does not look idle to monitoring.
+ */
+void
+an_pg_stats_failed(const char *name, const char *kind, an_error code)
+{
+	if (counting)
+		an_stats_error_seen(an_stats_row_for(table(), name, kind), code);
+}
+
 /* A claim's busy lock, which the local store raises instead of returning. */
 void
 an_pg_stats_busy(an_store *st)

@@ -208,24 +208,37 @@ named_server(const char *name, Oid userid)
 	AclResult	aclresult;
 
 	if (strstr(name, "://") != NULL)
+	{
+		an_pg_stats_failed("(a url)", "unknown", AN_E_CONFIG);
 		refuse_url(name);
+	}
 	server = GetForeignServerByName(name, true);
 	if (server == NULL)
+	{
+		/* One row for every such name: a role may not fill the table with names. */
+		an_pg_stats_failed("(no such server)", "unknown", AN_E_CONFIG);
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("anarchon: foreign server \"%s\" does not exist", name),
 				 errdetail("The setting anarchon.store names the foreign server that decides claims, or is 'local'."),
 				 errhint("Create the server with CREATE SERVER %s FOREIGN DATA WRAPPER anarchon OPTIONS (url '...'), or set anarchon.store to 'local'.",
 						 quote_identifier(name))));
+	}
 	fdwname = GetForeignDataWrapper(server->fdwid)->fdwname;
 	if (strcmp(fdwname, "anarchon") != 0)
+	{
+		an_pg_stats_failed(name, "unknown", AN_E_CONFIG);
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("anarchon: foreign server \"%s\" is not a server of the anarchon wrapper", name),
 				 errdetail("It belongs to the foreign-data wrapper \"%s\".", fdwname)));
+	}
 	aclresult = an_pg_server_aclcheck(server->serverid, userid, ACL_USAGE);
 	if (aclresult != ACLCHECK_OK)
+	{
+		an_pg_stats_failed(name, "unknown", AN_E_AUTH);
 		aclcheck_error(aclresult, OBJECT_FOREIGN_SERVER, server->servername);
+	}
 	return server;
 }
 
@@ -245,6 +258,7 @@ open_remote(ForeignServer *server, Oid userid)
 		char		detail[AN_ERRMAX];
 
 		explicit_bzero(url, strlen(url));
+		an_pg_stats_failed(server->servername, "unknown", AN_E_UNSUPPORTED);
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("anarchon: cannot open the store of foreign server \"%s\"", server->servername),
@@ -265,6 +279,7 @@ open_remote(ForeignServer *server, Oid userid)
 
 		close_entry(e);
 		pfree(e);
+		an_pg_stats_failed(server->servername, m->name, rc);
 		an_pg_raise(&failed);
 	}
 	e->next = remotes;

@@ -17,9 +17,15 @@ SELECT anarchon_claim('stats', 1000000000000, 'tok-a');
 SELECT anarchon_heartbeat('stats', 4102444800000, 'tok-a');
 SELECT anarchon_heartbeat('stats', 4102444800000, 'tok-a');
 SELECT anarchon_heartbeat('stats', 4102444800000, 'tok-b');
+BEGIN;
 SELECT anarchon_fence('stats', 4102444800000, 'tok-a');
+COMMIT;
 \set VERBOSITY sqlstate
+BEGIN;
 SELECT anarchon_fence('stats', 4102444800000, 'tok-b');
+ROLLBACK;
+-- a fence refused in autocommit is a usage error: counted nowhere
+SELECT anarchon_fence('stats', 4102444800000, 'tok-a');
 \set VERBOSITY default
 SELECT anarchon_finish('stats', 4102444800000, 'tok-a');
 SELECT anarchon_finish('stats', 4102444800000, 'tok-b');

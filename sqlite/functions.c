@@ -164,6 +164,19 @@ fn_fence(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	(void) argc;
 	if ((st = prepare_call(ctx, fn, argv, 1, &rq)) == NULL)
 		return;
+	/*
+	 * In autocommit the call's own statement commits as it ends: it would
+	 * protect no write that follows.  The same rule as PostgreSQL's; refused
+	 * before the store is asked, so it counts as a usage error, not a store's.
+	 */
+	if (sqlite3_get_autocommit(sqlite3_context_db_handle(ctx)))
+	{
+		an_sqlite_error(ctx, SQLITE_ERROR, fn,
+						"must be called inside the transaction whose writes it fences"
+						" (BEGIN IMMEDIATE; SELECT anarchon_fence(...); your writes; COMMIT):"
+						" in autocommit it commits on its own as it ends and protects no write that follows");
+		return;
+	}
 	if (an_store_fence(st, &rq, &owned) != AN_OK)
 		result_store_error(ctx, fn, st);
 	else if (!owned)
@@ -266,7 +279,7 @@ fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (name_type != SQLITE_TEXT || name == NULL)
 	{
 		an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_config",
-					  "the setting name must be text: lease_ms, max_late_ms, attempts, overlap, busy_timeout_ms or store");
+					  "the setting name must be text: lease_ms, max_late_ms, attempts, overlap, busy_timeout_ms, store or stats");
 		return;
 	}
 	if (strcmp(name, "stats") == 0)
@@ -303,7 +316,12 @@ fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			}
 			if (an_sqlite_store_switch(conn, url, err, sizeof(err)) != AN_OK)
 			{
-				an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_config", err);
+				char		text[2 * AN_ERRMAX];
+
+				snprintf(text, sizeof(text),
+						 "%s. The store stays set to this URL: every call fails until it can be opened, or until anarchon_config('store', ...) names another",
+						 err);
+				an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_config", text);
 				return;
 			}
 		}

@@ -40,9 +40,11 @@ sqlite3_vfs *an_sqlite_vfs(sqlite3 *db);   /* the VFS of db's main database */
 an_store   *an_sqlite_store(an_sqlite_conn *conn, char *err, size_t errlen);
 
 /*
- * Replace the store by the one url names ("local" or a network URL): the new
- * one is opened first, so a bad URL leaves the old store in place.  On error
- * writes a message to err.
+ * Make url ("local" or a network URL) the connection's store and open it.
+ * The old store is closed first and the URL is kept even when the open
+ * fails: every later call then fails (and tries to open it again) until the
+ * store answers or is set again; it never falls back to another store.  On
+ * error writes a message to err and returns the store's error code.
  */
 int			an_sqlite_store_switch(an_sqlite_conn *conn, const char *url,
 								   char *err, size_t errlen);
@@ -58,6 +60,8 @@ char	   *an_sqlite_redacted_url(const char *url);
  * (none with 'stats' off); started notes when the process began counting.
  */
 void		an_sqlite_stats_attach(an_sqlite_conn *conn);
+/* Count a failure to open conn's store (code) in that store's row. */
+void		an_sqlite_stats_failed(an_sqlite_conn *conn, an_error code);
 void		an_sqlite_stats_started(int64_t now_ms);
 int			an_sqlite_stats_register(sqlite3 *db, an_sqlite_conn *conn);
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "host.h"
+#include "remote.h"
 #include "stats.h"
 
 SQLITE_EXTENSION_INIT3
@@ -49,6 +50,23 @@ an_sqlite_stats_attach(an_sqlite_conn *conn)
 	name = an_sqlite_redacted_url(conn->store_url ? conn->store_url : "local");
 	if (name != NULL)
 		conn->store->stats = an_stats_row_for(&table, name, conn->store->m->name);
+	sqlite3_free(name);
+}
+
+void
+an_sqlite_stats_failed(an_sqlite_conn *conn, an_error code)
+{
+	const char *url = conn->store_url ? conn->store_url : "local";
+	const an_store_methods *m;
+	char		err[AN_ERRMAX];
+	char	   *name;
+
+	if (conn->no_stats)
+		return;
+	m = strcmp(url, "local") == 0 ? &an_sqlite_local_methods : an_remote_find(url, err, sizeof(err));
+	name = an_sqlite_redacted_url(url);
+	if (name != NULL)
+		an_stats_error_seen(an_stats_row_for(&table, name, m ? m->name : "unknown"), code);
 	sqlite3_free(name);
 }
 

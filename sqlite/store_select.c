@@ -97,13 +97,17 @@ an_sqlite_redacted_url(const char *url)
 	return sqlite3_mprintf("%.*s***%s", (int) (colon + 1 - url), url, at);
 }
 
-/* Open the store url names; NULL with a message in err on failure. */
+/*
+ * Open the store url names; NULL with a message in err and the error's code
+ * in *code on failure.
+ */
 static an_store *
-open_store(an_sqlite_conn *conn, const char *url, char *err, size_t errlen)
+open_store(an_sqlite_conn *conn, const char *url, an_error *code, char *err, size_t errlen)
 {
 	const an_store_methods *m;
 	an_store   *st;
 	void	   *arg = NULL;
+	an_error	rc;
 
 	conn->host.ctx = conn;
 	conn->host.now_ms = host_now;
@@ -113,6 +117,7 @@ open_store(an_sqlite_conn *conn, const char *url, char *err, size_t errlen)
 	conn->host.interrupted = NULL;
 #endif
 
+	*code = AN_E_CONFIG;
 	if (strcmp(url, "local") == 0)
 	{
 		m = &an_sqlite_local_methods;
@@ -123,12 +128,14 @@ open_store(an_sqlite_conn *conn, const char *url, char *err, size_t errlen)
 
 	if ((st = sqlite3_malloc(sizeof(*st))) == NULL)
 	{
+		*code = AN_E_NOMEM;
 		an_errf(err, errlen, "out of memory");
 		return NULL;
 	}
 	an_store_init(st, m, &conn->host);
-	if (m->open(st, url, arg) != AN_OK)
+	if ((rc = m->open(st, url, arg)) != AN_OK)
 	{
+		*code = rc;
 		an_store_error_text(st, err, errlen);
 		m->close(st);
 		sqlite3_free(st);
@@ -137,23 +144,50 @@ open_store(an_sqlite_conn *conn, const char *url, char *err, size_t errlen)
 	return st;
 }
 
+/*
+ * Open the connection's store if it is not open yet.  A store that cannot be
+ * opened is still the connection's store: the call fails, the failure is
+ * counted in its row of anarchon_stats (a host misconfigured from the start
+ * must not look idle), and the next call tries again.
+ */
+static an_error
+ensure_open(an_sqlite_conn *conn, char *err, size_t errlen)
+{
+	const char *url = conn->store_url ? conn->store_url : "local";
+	an_error	code;
+
+	if (conn->store != NULL)
+		return AN_OK;
+	if ((conn->store = open_store(conn, url, &code, err, errlen)) == NULL)
+	{
+		an_sqlite_stats_failed(conn, code);
+		return code;
+	}
+	an_sqlite_stats_attach(conn);
+	return AN_OK;
+}
+
 an_store *
 an_sqlite_store(an_sqlite_conn *conn, char *err, size_t errlen)
 {
-	if (conn->store == NULL)
-	{
-		conn->store = open_store(conn, conn->store_url ? conn->store_url : "local", err, errlen);
-		an_sqlite_stats_attach(conn);
-	}
-	else
+	if (conn->store != NULL)
 		an_store_clear(conn->store);
+	else if (ensure_open(conn, err, errlen) != AN_OK)
+		return NULL;
 	return conn->store;
 }
 
+/*
+ * The URL becomes the connection's store before anything is opened, and the
+ * old store is closed first: once a connection was asked for a store, no
+ * claim is decided anywhere else until it is set again, even when this one
+ * cannot be opened now (a wrong password, a server that is down, a scheme
+ * this build lacks).  An application that logs the error of a failed set and
+ * carries on then gets an error from every call, never a local `won`.
+ */
 int
 an_sqlite_store_switch(an_sqlite_conn *conn, const char *url, char *err, size_t errlen)
 {
-	an_store   *fresh;
 	char	   *copy = sqlite3_mprintf("%s", url);
 
 	if (copy == NULL)
@@ -161,17 +195,10 @@ an_sqlite_store_switch(an_sqlite_conn *conn, const char *url, char *err, size_t 
 		an_errf(err, errlen, "out of memory");
 		return AN_E_NOMEM;
 	}
-	if ((fresh = open_store(conn, url, err, errlen)) == NULL)
-	{
-		sqlite3_free(copy);
-		return AN_E_CONFIG;
-	}
 	an_sqlite_store_close(conn);
-	conn->store = fresh;
 	sqlite3_free(conn->store_url);
 	conn->store_url = copy;
-	an_sqlite_stats_attach(conn);
-	return AN_OK;
+	return ensure_open(conn, err, errlen);
 }
 
 void

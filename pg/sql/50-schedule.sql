@@ -103,6 +103,14 @@ CREATE FUNCTION anarchon.run_schedule_note(job text, schedule text)
 	WHERE r.schedule IS DISTINCT FROM excluded.schedule
 	$$;
 
+-- run_command_check(command): the command of anarchon.run is one SQL
+-- statement; an empty one, or two (which EXECUTE would both run), are refused
+-- before anything is claimed or recorded (pg/run_command.c).
+CREATE FUNCTION anarchon.run_command_check(command text)
+	RETURNS void
+	AS 'MODULE_PATHNAME', 'anarchon_run_command_check'
+	LANGUAGE C STRICT STABLE;
+
 -- The keep-alive of anarchon.run (pg/keepalive.c): a background worker that
 -- heartbeats the run every lease_ms / 3 while its command works, and stops
 -- when told, when the transaction that started it ends, when the backend is
@@ -153,6 +161,11 @@ BEGIN
 		RAISE EXCEPTION 'anarchon.run: schedule "%" has no scheduled time before now', schedule
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
+	-- Nothing is recorded before the job name and the command are known to be
+	-- good: a bad row in anarchon.run_schedules would be watched for ever.
+	-- (anarchon_fire_at checks the job as every function does, and asks no store.)
+	PERFORM anarchon.anarchon_fire_at(job, v_slot, 0);
+	PERFORM anarchon.run_command_check(command);
 	v_token := anarchon.anarchon_token();
 	PERFORM anarchon.run_schedule_note(job, schedule);
 

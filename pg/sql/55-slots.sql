@@ -59,12 +59,54 @@ CREATE FUNCTION anarchon.anarchon_tzdata_version()
 -- the last 7 days (and not before anarchon.run first ran the job with its
 -- current schedule).  A slot that every instance missed leaves no trace
 -- anywhere else.  For another range, call anarchon_missed yourself.
+--
+-- One job must never break the view for every reader: each job is asked in
+-- a subtransaction of its own, and a job whose question fails (its store
+-- forgets runs sooner than 7 days, the store cannot be reached, a schedule
+-- that no longer parses) gives one row with slot NULL and the reason in
+-- `problem` instead.  anarchon.unwatch(job) stops watching a job.
+CREATE FUNCTION anarchon.missed_runs_report()
+	RETURNS TABLE (job text, schedule text, slot timestamptz, problem text)
+	LANGUAGE plpgsql STABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	r	record;
+BEGIN
+	FOR r IN SELECT w.job, w.schedule, w.since FROM anarchon.run_schedules w ORDER BY w.job LOOP
+		job := r.job;
+		schedule := r.schedule;
+		BEGIN
+			RETURN QUERY
+				SELECT r.job, r.schedule, m.slot, NULL::text
+				  FROM anarchon.anarchon_missed(r.job, r.schedule,
+						GREATEST(r.since, now() - interval '7 days'), now()) AS m;
+		EXCEPTION WHEN OTHERS THEN
+			slot := NULL;
+			problem := SQLERRM;
+			RETURN NEXT;
+		END;
+	END LOOP;
+END
+$$;
+REVOKE ALL ON FUNCTION anarchon.missed_runs_report() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION anarchon.missed_runs_report() TO pg_monitor;
+
+-- unwatch(job): stop watching job in anarchon.missed_runs (a job retired, or
+-- renamed).  The next CALL anarchon.run of the job watches it again, from
+-- then on.  true when the job was watched.  Not for PUBLIC: grant it to the
+-- roles that operate the schedules.
+CREATE FUNCTION anarchon.unwatch(job text)
+	RETURNS boolean
+	LANGUAGE sql VOLATILE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+	AS $$
+	WITH gone AS (DELETE FROM anarchon.run_schedules r WHERE r.job = $1 RETURNING 1)
+	SELECT count(*) > 0 FROM gone
+	$$;
+REVOKE ALL ON FUNCTION anarchon.unwatch(text) FROM PUBLIC;
+
 CREATE VIEW anarchon.missed_runs AS
-	SELECT r.job, r.schedule, m.slot
-	  FROM anarchon.run_schedules r,
-		   LATERAL anarchon.anarchon_missed(r.job, r.schedule,
-				GREATEST(r.since, pg_catalog.now() - interval '7 days'),
-				pg_catalog.now()) AS m;
-COMMENT ON VIEW anarchon.missed_runs IS 'anarchon: slots of the last 7 days that no instance ran, for the jobs anarchon.run runs';
+	SELECT job, schedule, slot, problem FROM anarchon.missed_runs_report();
+COMMENT ON VIEW anarchon.missed_runs IS 'anarchon: slots of the last 7 days that no instance ran, for the jobs anarchon.run runs; a job that cannot be asked gives one row with its problem';
 REVOKE ALL ON anarchon.missed_runs FROM PUBLIC;
 GRANT SELECT ON anarchon.missed_runs TO pg_monitor;
