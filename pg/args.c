@@ -68,6 +68,12 @@ read_slot(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 		if (ts % USECS_PER_SEC != 0)
 			reject_input(AN_E_INPUT, "slot is not a whole second: " AN_SLOT_RULE "; " AN_SLOT_FROM_CLOCK);
 		slot = an_pg_ts_to_ms(ts);
+		/* Said as the timestamp it was given, not as milliseconds. */
+		if (slot < AN_SLOT_MIN || slot > AN_SLOT_MAX)
+		{
+			snprintf(err, sizeof(err), "slot %s is out of range: %s", timestamptz_to_str(ts), AN_SLOT_RULE);
+			reject_input(AN_E_INPUT, err);
+		}
 	}
 	reject_input(an_validate_slot(slot, err, sizeof(err)), err);
 	return slot;

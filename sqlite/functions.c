@@ -334,11 +334,27 @@ fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		an_settings next = conn->settings;
 		int			type = sqlite3_value_type(argv[1]);
 		const char *value = (const char *) sqlite3_value_text(argv[1]);
+		char		whole[32];
+		int			ok_type = type == SQLITE_INTEGER || type == SQLITE_TEXT;
 
-		if ((type != SQLITE_INTEGER && type != SQLITE_TEXT) ||
-			an_settings_set(&next, name, value, err, sizeof(err)) != AN_OK)
+		/*
+		 * A whole number that arrives as a real (JavaScript drivers bind every
+		 * number so) is the same number, as it is for a slot; 1.5 is not.
+		 */
+		if (type == SQLITE_FLOAT)
 		{
-			if (type != SQLITE_INTEGER && type != SQLITE_TEXT)
+			double		d = sqlite3_value_double(argv[1]);
+
+			if (d > -9.2e18 && d < 9.2e18 && d == (double) (long long) d)
+			{
+				snprintf(whole, sizeof(whole), "%lld", (long long) d);
+				value = whole;
+				ok_type = 1;
+			}
+		}
+		if (!ok_type || an_settings_set(&next, name, value, err, sizeof(err)) != AN_OK)
+		{
+			if (!ok_type)
 				an_settings_set(&next, name, "", err, sizeof(err));
 			an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_config", err);
 			return;
@@ -367,7 +383,8 @@ fn_prune(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	char		err[AN_ERRMAX];
 	an_store   *st;
 
-	if (argc == 1)
+	/* NULL is the default retention, as in PostgreSQL (keep_ms DEFAULT NULL). */
+	if (argc == 1 && sqlite3_value_type(argv[0]) != SQLITE_NULL)
 	{
 		if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER)
 		{

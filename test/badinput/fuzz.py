@@ -149,7 +149,13 @@ def calls(host):
                 ("anarchon.run with job NULL", "CALL anarchon.run(NULL, '* * * * *', 'SELECT 1')"),
                 ("anarchon.run with a bad schedule", "CALL anarchon.run('fz', 'every day', 'SELECT 1')"),
                 ("anarchon.run with command NULL", "CALL anarchon.run('fz', '* * * * *', NULL)"),
-                ("anarchon.run with a 1 MB job", "CALL anarchon.run('%s', '* * * * *', 'SELECT 1')" % MB)]
+                ("anarchon.run with a 1 MB job", "CALL anarchon.run('%s', '* * * * *', 'SELECT 1')" % MB),
+                ("anarchon.run with a job that has a space", "CALL anarchon.run('a b', '* * * * *', 'SELECT 1')"),
+                ("anarchon.run with an empty command", "CALL anarchon.run('fz', '* * * * *', '')"),
+                ("anarchon.run with a command of two statements",
+                 "CALL anarchon.run('fz', '* * * * *', 'SELECT 1; SELECT 2')"),
+                ("anarchon.run with a command that is only a comment",
+                 "CALL anarchon.run('fz', '* * * * *', '-- nothing')")]
     return out
 
 

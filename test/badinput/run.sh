@@ -19,8 +19,8 @@ RPORT=$(free_port)
 redis_start main "$RPORT" > /dev/null || not_ok "badinput: start redis-server"
 # Everything Redis holds, in a form that compares.
 SNAP="for k in \$(redis-cli -p $RPORT --scan | sort); do echo \"\$k\"; redis-cli -p $RPORT --no-raw DUMP \"\$k\"; done"
-STORES=("" "redis-lease redis://127.0.0.1:$RPORT?strategy=lease&prefix=fz" \
-	"redis-script redis://127.0.0.1:$RPORT?strategy=script&prefix=fz")
+STORES=("" "redis-lease redis://127.0.0.1:$RPORT?strategy=lease&prefix=fzl" \
+	"redis-script redis://127.0.0.1:$RPORT?strategy=script&prefix=fzs")
 
 # fuzz HOST ARGS...: fuzz.py against the local store, then each Redis store.
 # It prints its own ok / not ok lines; its status counts them for suite_end.

@@ -25,6 +25,18 @@ SELECT anarchon_config(NULL);
 SELECT anarchon_config('store', 'postgres://db');
 SELECT anarchon_config('store', '');
 SELECT anarchon_config('store', 42);
+-- a store that failed to be set is still the connection's store: no claim is
+-- decided anywhere else until it is set again
+SELECT anarchon_claim('settings-sticky', 4102444800000, 'a');
+SELECT anarchon_config('store', 'local');
+SELECT anarchon_claim('settings-sticky', 4102444800000, 'a');
+-- a number of milliseconds: an integer, a whole real (as JavaScript drivers
+-- bind numbers) or text of digits, as for slots; a fraction is refused
+SELECT anarchon_config('lease_ms', 60000.0), anarchon_config('lease_ms', '45000');
+SELECT anarchon_config('lease_ms', 1.5);
+SELECT anarchon_config('lease_ms', 1500);
+-- anarchon_prune(NULL) prunes with the default retention, as in PostgreSQL
+SELECT anarchon_prune(NULL);
 SELECT anarchon_config('lease_ms'), anarchon_config('attempts'), anarchon_config('overlap'), anarchon_config('store');
 -- settings belong to the connection: a second connection has the defaults
 .connection 1
