@@ -182,6 +182,12 @@ parse_hostport(an_url *u, char *hp, char *err, size_t errlen)
 	return 0;
 }
 
+char *
+an_url_credentials_end(const char *authority)
+{
+	return strrchr(authority, '@');
+}
+
 int
 an_url_parse(const char *url, an_url *u, char *err, size_t errlen)
 {
@@ -236,7 +242,7 @@ an_url_parse(const char *url, an_url *u, char *err, size_t errlen)
 	 * is cut: a password with an unencoded '/', '?' or '#' then still parses as
 	 * a password, and no later error message can quote a piece of it.
 	 */
-	at = strrchr(authority, '@');
+	at = an_url_credentials_end(authority);
 	if (at)
 	{
 		*at = '\0';

@@ -47,6 +47,14 @@ typedef struct an_url
 	char	   *buf;             /* owns every string above */
 } an_url;
 
+/*
+ * The '@' that ends the credentials of a URL whose authority (the text after
+ * "://") starts at authority, or NULL when it has none: the last '@' of the
+ * whole URL, so that a password with an unencoded '/', '?' or '#' is still a
+ * password.  The parser and every redaction of a raw URL use this one rule.
+ */
+char	   *an_url_credentials_end(const char *authority);
+
 /* Parse url into u.  On error returns -1 with a message in err; u needs no free. */
 int			an_url_parse(const char *url, an_url *u, char *err, size_t errlen);
 void		an_url_free(an_url *u);

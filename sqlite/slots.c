@@ -36,6 +36,7 @@ typedef struct tv_kind
 	int			nargs;
 	const char *usage;           /* for a call with missing arguments */
 	int			(*fill) (tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen);
+	int			vtab_risk;       /* SQLITE_VTAB_INNOCUOUS, or DIRECTONLY: it asks the store */
 } tv_kind;
 
 /* What a module is registered with. */
@@ -314,10 +315,12 @@ fill_zones(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
 
 static const tv_kind kinds[] = {
 	{"anarchon_slots", "CREATE TABLE x(slot INTEGER, schedule HIDDEN, from_ms HIDDEN, to_ms HIDDEN)",
-	 3, "anarchon_slots(schedule, from, to) needs its three arguments", fill_slots},
+	 3, "anarchon_slots(schedule, from, to) needs its three arguments", fill_slots,
+	 SQLITE_VTAB_INNOCUOUS},
 	{"anarchon_missed", "CREATE TABLE x(slot INTEGER, job HIDDEN, schedule HIDDEN, from_ms HIDDEN, to_ms HIDDEN)",
-	 4, "anarchon_missed(job, schedule, from, to) needs its four arguments", fill_missed},
-	{"anarchon_zones", "CREATE TABLE x(name TEXT)", 0, "", fill_zones},
+	 4, "anarchon_missed(job, schedule, from, to) needs its four arguments", fill_missed,
+	 SQLITE_VTAB_DIRECTONLY},
+	{"anarchon_zones", "CREATE TABLE x(name TEXT)", 0, "", fill_zones, SQLITE_VTAB_INNOCUOUS},
 };
 
 /* ---------------------------------------------------------------- the module */
@@ -340,7 +343,11 @@ tv_connect(sqlite3 *db, void *paux, int argc, const char *const *argv,
 	memset(vt, 0, sizeof(*vt));
 	vt->aux = aux;
 	vt->db = db;
-	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+	/*
+	 * anarchon_missed opens the connection's store and asks it about up to a
+	 * million slots: never from a view or trigger of a database file.
+	 */
+	sqlite3_vtab_config(db, aux->kind->vtab_risk);
 	*out = &vt->base;
 	return SQLITE_OK;
 }

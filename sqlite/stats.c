@@ -114,6 +114,8 @@ st_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 	sqlite3_free(sql);
 	if (rc != SQLITE_OK)
 		return rc;
+	/* It shows the process's store URLs: not for a schema's views or triggers. */
+	sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
 	if ((*out = sqlite3_malloc(sizeof(**out))) == NULL)
 		return SQLITE_NOMEM;
 	memset(*out, 0, sizeof(**out));

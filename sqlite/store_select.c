@@ -9,6 +9,7 @@
 
 #include "host.h"
 #include "remote.h"
+#include "url.h"
 
 SQLITE_EXTENSION_INIT3
 
@@ -68,29 +69,23 @@ host_interrupted(void *ctx)
 }
 #endif
 
+/*
+ * The credentials end where the URL parser says they do (an_url_credentials_end),
+ * so a password holding '/', '?', '#' or '@' can never be shown.
+ */
 char *
 an_sqlite_redacted_url(const char *url)
 {
 	const char *auth = strstr(url, "://");
-	const char *end;
-	const char *at = NULL;
-	const char *colon = NULL;
+	const char *at;
+	const char *colon;
 
 	if (auth == NULL)
 		return sqlite3_mprintf("%s", url);
 	auth += 3;
-	end = auth + strcspn(auth, "/?#");
-	for (const char *p = auth; p < end; p++)
-		if (*p == '@')
-			at = p;
-	if (at == NULL)
+	if ((at = an_url_credentials_end(auth)) == NULL)
 		return sqlite3_mprintf("%s", url);
-	for (const char *p = auth; p < at; p++)
-		if (*p == ':')
-		{
-			colon = p;
-			break;
-		}
+	colon = memchr(auth, ':', (size_t) (at - auth));
 	/* nats://TOKEN@host: the whole user part is the secret. */
 	if (colon == NULL)
 		return sqlite3_mprintf("%.*s***%s", (int) (auth - url), url, at);
