@@ -164,6 +164,9 @@ HARMLESS = [("anarchon_prune keeping everything (the largest bigint)",
              "SELECT anarchon_prune(9223372036854775807)", [(0,)])]
 
 
+RESTORE_STORE = "SELECT anarchon_config('store', '%s')" % (STORE or "local")
+
+
 def odd_settings(host):
     """(description, SQL) of settings that must be refused, and leave the old value."""
     vals = [("lease_ms", "-5"), ("lease_ms", "10s"), ("lease_ms", "99999999999999999999"),
@@ -172,7 +175,15 @@ def odd_settings(host):
             ("store", "nats://127.0.0.1:1?" + "a" * 5000 + "=1"), ("no_such_setting", "1")]
     out = []
     for name, value in vals:
-        if host == "sqlite":
+        if host == "sqlite" and name == "store":
+            # Refused, and yet the connection's store from now on: the claim
+            # that follows must fail too, never be decided anywhere else.
+            out.append(("anarchon_config('store', '%s'), then a claim" % value[:40],
+                        "SELECT anarchon_config('store', '%s')" % value))
+            out.append(("a claim after anarchon_config('store', '%s')" % value[:40],
+                        "SELECT anarchon_claim('fz', %d, '%s')" % (SLOT, TOKEN)))
+            out.append(("the store set back", RESTORE_STORE))
+        elif host == "sqlite":
             out.append(("anarchon_config('%s', '%s')" % (name, value[:40]),
                         "SELECT anarchon_config('%s', '%s')" % (name, value)))
         elif name == "store" and "://" in value and len(value) < 64:
@@ -225,6 +236,9 @@ def sqlite_main(ext, path):
 
     problems = []
     for what, sql in calls("sqlite") + odd_settings("sqlite"):
+        if sql == RESTORE_STORE:
+            one(sql)
+            continue
         try:
             res = one(sql)
             problems.append("%s: accepted, answered %r" % (what, res[:3]))
@@ -236,7 +250,7 @@ def sqlite_main(ext, path):
             if "internal" in msg.lower() or "the store failed" in msg:
                 problems.append("%s: internal error %r" % (what, msg[:200]))
     report("%s: %d bad calls and odd settings each end in a clear error" %
-           (host, len(calls("sqlite")) + len(odd_settings("sqlite"))), problems)
+           (host, len(calls("sqlite")) + len(odd_settings("sqlite")) - 3), problems)
     harmless(one, host)
 
     after = runs(one, "SELECT * FROM anarchon_runs ORDER BY 1, 2")
