@@ -105,6 +105,29 @@ gap_has_slot(const an_schedule *s, int64_t at, int64_t glo, int64_t ghi, int *ye
 }
 
 /*
+ * Does span sp open with a slot: is it a fixed-time schedule, do the clocks go
+ * forward at sp->start, and does the gap they jump over hold a slot?  Both
+ * searches ask this of the same spans, so they agree on the slot at
+ * sp->start, the first instant after the gap.
+ */
+static an_error
+gap_before(const an_schedule *s, const an_tz_span *sp, int *yes, char *err, size_t errlen)
+{
+	an_tz_span	prev;
+	an_error	rc;
+
+	*yes = 0;
+	if (!s->fixed_time || sp->start == AN_TZ_NEVER_BEFORE)
+		return AN_OK;
+	if ((rc = an_tz_span_at(s->tz, sp->start - 1, &prev, err, errlen)) != AN_OK)
+		return rc;
+	if (sp->offset <= prev.offset)
+		return AN_OK;
+	return gap_has_slot(s, sp->start, sp->start + prev.offset, sp->start + sp->offset - 1, yes,
+						err, errlen);
+}
+
+/*
  * The earliest match of s in span sp with an instant in [lo, hi], taking
  * only first showings for a fixed-time schedule.
  */
@@ -186,33 +209,29 @@ an_zone_next_slot(const an_schedule *s, int64_t after, int64_t *slot, int *found
 	*found = 0;
 	while (t <= AN_SLOT_MAX)
 	{
-		an_tz_span	sp,
-					next;
-		int			gap;
+		an_tz_span	sp;
+		int			gap = 0;
 
-		if ((rc = an_tz_span_at(s->tz, t, &sp, err, errlen)) != AN_OK ||
-			(rc = span_first(s, &sp, t, min64(sp.end - 1, AN_SLOT_MAX), slot, found,
+		if ((rc = an_tz_span_at(s->tz, t, &sp, err, errlen)) != AN_OK)
+			return rc;
+		/*
+		 * A span that starts at t (every span after the first, and the
+		 * first when `after` is the last instant before a change) may open
+		 * with the slot of the gap before it, which precedes its matches.
+		 */
+		if (sp.start == t && (rc = gap_before(s, &sp, &gap, err, errlen)) != AN_OK)
+			return rc;
+		if (gap)
+		{
+			*slot = sp.start;
+			*found = 1;
+			return AN_OK;
+		}
+		if ((rc = span_first(s, &sp, t, min64(sp.end - 1, AN_SLOT_MAX), slot, found,
 							 err, errlen)) != AN_OK || *found)
 			return rc;
 		if (sp.end > AN_SLOT_MAX)
 			return AN_OK;
-		if (s->fixed_time)
-		{
-			if ((rc = an_tz_span_at(s->tz, sp.end, &next, err, errlen)) != AN_OK)
-				return rc;
-			if (next.offset > sp.offset)
-			{
-				if ((rc = gap_has_slot(s, sp.end, sp.end + sp.offset, sp.end + next.offset - 1,
-									   &gap, err, errlen)) != AN_OK)
-					return rc;
-				if (gap)
-				{
-					*slot = sp.end;
-					*found = 1;
-					return AN_OK;
-				}
-			}
-		}
 		t = sp.end;
 	}
 	return AN_OK;
@@ -228,8 +247,7 @@ an_zone_slot(const an_schedule *s, int64_t at, int64_t *slot, int *found,
 	*found = 0;
 	while (t >= 0)
 	{
-		an_tz_span	sp,
-					prev;
+		an_tz_span	sp;
 		int			gap;
 
 		if ((rc = an_tz_span_at(s->tz, t, &sp, err, errlen)) != AN_OK ||
@@ -238,22 +256,14 @@ an_zone_slot(const an_schedule *s, int64_t at, int64_t *slot, int *found,
 			return rc;
 		if (sp.start < 0)
 			return AN_OK;
-		if (s->fixed_time)
+		/* Before the span's matches comes the slot of the gap it may open with. */
+		if ((rc = gap_before(s, &sp, &gap, err, errlen)) != AN_OK)
+			return rc;
+		if (gap)
 		{
-			if ((rc = an_tz_span_at(s->tz, sp.start - 1, &prev, err, errlen)) != AN_OK)
-				return rc;
-			if (sp.offset > prev.offset)
-			{
-				if ((rc = gap_has_slot(s, sp.start, sp.start + prev.offset,
-									   sp.start + sp.offset - 1, &gap, err, errlen)) != AN_OK)
-					return rc;
-				if (gap)
-				{
-					*slot = sp.start;
-					*found = 1;
-					return AN_OK;
-				}
-			}
+			*slot = sp.start;
+			*found = 1;
+			return AN_OK;
 		}
 		t = sp.start - 1;
 	}

@@ -19,6 +19,21 @@ else
 	not_ok "schedule_test builds" "$(tail -n 20 "$tmp/build.log")"
 fi
 
+# Part 1b: the searches agree with each other around every change of offset
+# of every zone of the system's tz database (the names as Python's zoneinfo
+# lists them, less 'localtime', which is this machine's setting, not a zone).
+zones_file=$tmp/zones.txt
+if /usr/bin/python3 -c 'import zoneinfo; print("\n".join(sorted(z for z in zoneinfo.available_timezones() if z != "localtime")))' \
+	> "$zones_file" 2> "$tmp/zones.err" && [ -s "$zones_file" ]; then
+	if make -s test/bin/property_test > "$tmp/build-property.log" 2>&1; then
+		test/bin/property_test "$zones_file" || true
+	else
+		not_ok "property_test builds" "$(tail -n 20 "$tmp/build-property.log")"
+	fi
+else
+	not_ok "list the zones of the system's tz database with /usr/bin/python3 (zoneinfo)" "$(tail -n 5 "$tmp/zones.err")"
+fi
+
 # The same under AddressSanitizer and UBSan (where the compiler has them).
 sched_srcs=$(make -s --no-print-directory -f - print-srcs <<'MK'
 include Makefile

@@ -137,6 +137,9 @@ static const slot_case slot_cases[] = {
 	{"*/10 * * * * *", "2024-01-01 12:00:05.500", "2024-01-01 12:00:00", "2024-01-01 12:00:10", "every 10 seconds"},
 	{"30 0 3 * * *", "2024-01-01 03:00:29", "2023-12-31 03:00:30", "2024-01-01 03:00:30", "03:00:30 daily"},
 	{"59 59 23 31 12 *", "2024-12-31 23:59:59.999", "2024-12-31 23:59:59", "2025-12-31 23:59:59", "the last second of a year"},
+	/* a skipped fixed time: the next slot asked 1 ms before the gap is the gap's own (issue 20) */
+	{"CRON_TZ=America/New_York 30 2 * * *", "2026-03-08 06:59:59.999", "2026-03-07 07:30:00", "2026-03-08 07:00:00", "New York's skipped 02:30, asked 1 ms before the gap"},
+	{"CRON_TZ=America/New_York 30 2 * * *", "2026-03-08 07:00:00", "2026-03-08 07:00:00", "2026-03-09 06:30:00", "New York's skipped 02:30, asked at the gap's end"},
 	/* intervals: multiples since the epoch */
 	{"10 seconds", "2023-11-14 22:13:25.123", "2023-11-14 22:13:20", "2023-11-14 22:13:30", "10 seconds"},
 	{"5 minutes", "2024-01-01 00:07:00", "2024-01-01 00:05:00", "2024-01-01 00:10:00", "5 minutes"},
