@@ -24,10 +24,12 @@ diff_ok() {
 	else not_ok "$1" "$(head -n 40 "$3.diff")"; fi
 }
 
-# vg_log_ok NAME LOG: ok when valgrind (run with --log-file=LOG) reported
-# nothing, else the start of its report.
+# vg_log_ok NAME LOG: ok when valgrind (run with -q --log-file=LOG) wrote its
+# log and reported nothing in it, else the start of its report.  A log that
+# does not exist means valgrind never ran: that is a failure, not a pass.
 vg_log_ok() {
-	if [ -s "$2" ]; then not_ok "$1" "$(head -n 30 "$2")"; else ok "$1"; fi
+	if [ ! -e "$2" ]; then not_ok "$1" "valgrind wrote no log at $2: it did not run"
+	elif [ -s "$2" ]; then not_ok "$1" "$(head -n 30 "$2")"; else ok "$1"; fi
 }
 
 # Cleanup handlers run in reverse order of registration, even on failure.

@@ -111,7 +111,7 @@ if [ -f "$REPO_ROOT/remote/redis.mk" ] && pkg-config --exists hiredis 2> /dev/nu
 	pg_keepalive redis ka_redis
 	pg_stats_check ka_redis
 else
-	ok "remote: skipped (anarchon built without the Redis store)"
+	not_ok "remote: anarchon was built without the Redis store (test/deps.sh installs libhiredis-dev; configure --require=all needs it)"
 	pg_stats_check ""
 fi
 
