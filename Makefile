@@ -61,7 +61,7 @@ SQLITE_HEADERS = $(wildcard core/*.h sqlite/*.h remote/*.h) build/config.h
 
 sqlite: sqlite/anarchon.so
 
-sqlite/anarchon.so: $(SQLITE_OBJS) sqlite/exports.map
+sqlite/anarchon.so: $(SQLITE_OBJS) $(TZ_SYSTEM_OBJ) sqlite/exports.map
 	$(CC) -shared $(AN_SO_LDFLAGS) -o $@ $(SQLITE_OBJS) $(REMOTE_LIBS) $(SCHEDULE_LIBS) -lm
 
 # Where `.load` and load_extension() find it when given this folder's path.

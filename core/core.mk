@@ -1,11 +1,35 @@
 # core.mk — C shared by both hosts and every store: words, rules, settings,
 # the store interface's helpers and their counters, the decision tables of
-# lease and won/lost stores; and, for the two database hosts only, the
-# schedules with their time zones.
+# lease and won/lost stores; and, for the database hosts only, the schedules
+# with their time zones.
 CORE_SRCS = core/names.c core/validate.c core/settings.c core/store.c core/stats.c core/lease.c core/wonlost.c
 SCHEDULE_SRCS = core/schedule.c core/schedule_search.c core/schedule_zone.c core/schedule_range.c \
 	core/schedule_fire.c core/tz.c
-# Time zones come from ICU when configure found it (core/tz.h); only the
-# schedule sources need these flags.
-SCHEDULE_CFLAGS = $(AN_ICU_CFLAGS)
-SCHEDULE_LIBS = $(AN_ICU_LIBS)
+
+# The data of the zones is the host's (core/tz_source.h).  PostgreSQL links
+# its own (pg/tz_pg.c, picked up with pg/*.c).  SQLite, the command and the
+# test programs link the system's tz database through cctz when configure
+# found it (core/tz_system.cc, the only C++ file), else core/tz_none.c,
+# which refuses every zone naming the package.  The source is one object,
+# built here, that SCHEDULE_LIBS carries to every link that needs it.
+ifeq ($(AN_HAVE_CCTZ),yes)
+TZ_SYSTEM_SRC = core/tz_system.cc
+TZ_SYSTEM_LIBS = $(AN_CCTZ_LIBS) -lstdc++
+else
+TZ_SYSTEM_SRC = core/tz_none.c
+TZ_SYSTEM_LIBS =
+endif
+TZ_SYSTEM_OBJ = build/tz/$(basename $(TZ_SYSTEM_SRC)).o
+CXX ?= g++
+TZ_SYSTEM_FLAGS = -Wall -Wextra -Werror -O2 -g -fPIC -Ibuild -Icore
+
+build/tz/core/tz_system.o: core/tz_system.cc core/tz_source.h core/anarchon.h build/config.h core/core.mk
+	@mkdir -p $(dir $@)
+	$(CXX) $(TZ_SYSTEM_FLAGS) -std=c++17 $(AN_CCTZ_CFLAGS) -c -o $@ $<
+
+build/tz/core/tz_none.o: core/tz_none.c core/tz_source.h core/anarchon.h build/config.h core/core.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(TZ_SYSTEM_FLAGS) -std=c11 -c -o $@ $<
+
+SCHEDULE_CFLAGS =
+SCHEDULE_LIBS = $(TZ_SYSTEM_OBJ) $(TZ_SYSTEM_LIBS)

@@ -96,7 +96,8 @@ typedef struct an_schedule
  * finding its zone, if it names one, in zones.  Returns AN_OK, or AN_E_INPUT
  * with a message in err naming the offending field, e.g. "schedule field 3
  * (day of month) '32': 32 is out of range, allowed 1-31", or the zone's
- * error (tz.h: AN_E_UNSUPPORTED without ICU); *s is unspecified on error.
+ * error (tz.h: AN_E_UNSUPPORTED without a source of zone data); *s is
+ * unspecified on error.
  */
 an_error	an_schedule_parse(const char *text, size_t len, an_tz_cache *zones,
 							  an_schedule *s, char *err, size_t errlen);

@@ -1,29 +1,35 @@
 /*
- * tz.c — time zones from ICU's calendar API (see tz.h for why ICU).
+ * tz.c — time zones for schedules: the name rule, the cache, the spans (see
+ * tz.h), over the host's own data (tz_source.h).
  *
- * Each zone holds one UCalendar, used only to read offsets and to step from
- * transition to transition (ucal_getTimeZoneTransitionDate), and a window of
- * the changes of offset it has found so far.  Asking about an instant inside
- * the window is a binary search; outside it, the window grows toward the
- * instant, or starts afresh around it when the instant is far away (decades
- * of changes are not worth keeping for one question about the year 9000).
- *
- * ICU reports its errors as a UErrorCode; here they become an an_error with a
- * message, and nothing unwinds through ICU's frames (PostgreSQL's ereport is
- * raised by the host after this returns).  ICU starts no thread for this API.
+ * Each zone keeps a window of the changes of offset it has found so far.
+ * Asking about an instant inside the window is a binary search; outside it,
+ * the window grows toward the instant, or starts afresh around it when the
+ * instant is far away (decades of changes are not worth keeping for one
+ * question about the year 9000).  The sources only step forward (PostgreSQL's
+ * pg_next_dst_boundary has no backward twin), so the window grows to the left
+ * by scanning forward from an earlier instant, a stretch of years at a time,
+ * and keeps every change the scan met.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tz.h"
+#include "tz_source.h"
 
-/* ICU's own legacy names that are not IANA zones, and mislead ("IST"). */
-static const char *const icu_only_names[] = {
+/* Names that pass the syntax but are not IANA zones, and mislead ("IST"). */
+static const char *const not_iana_names[] = {
+	/* abbreviations that are no zones (ICU took them for some), refused since the first release */
 	"ACT", "AET", "AGT", "ART", "AST", "BET", "BST", "CAT", "CNT", "CST", "CTT",
 	"EAT", "ECT", "IET", "IST", "JST", "MIT", "NET", "NST", "PLT", "PNT", "PRT",
-	"PST", "SST", "VST", "Etc/Unknown", NULL
+	"PST", "SST", "VST", "Etc/Unknown",
+	/* files of a zoneinfo directory that are not zones of the database */
+	"localtime", "posixrules", "leapseconds", "leap-seconds", NULL
 };
+
+/* Directory prefixes of copies of the database (posix/ = the same, right/ = leap seconds). */
+static const char *const not_iana_prefixes[] = {"SystemV/", "posix/", "right/", NULL};
 
 static int
 name_char_ok(char c)
@@ -33,9 +39,10 @@ name_char_ok(char c)
 }
 
 /*
- * The syntax of an IANA name, checked before any lookup: the name never
- * reaches a file system (ICU looks names up in its own data), but a name like
- * "../../etc/passwd" deserves a plain refusal, not "unknown zone".
+ * The syntax of an IANA name, checked before any lookup.  The name becomes a
+ * file name in the zoneinfo directory, so "." never passes ("../../etc/passwd"
+ * gets a plain refusal, not a file), and neither do the POSIX rules such as
+ * "<+03>-3" or "EST5EDT,M3.2.0,M11.1.0" that some libraries take for names.
  */
 static an_error
 check_name(const char *name, size_t len, char *err, size_t errlen)
@@ -64,45 +71,51 @@ check_name(const char *name, size_t len, char *err, size_t errlen)
 			return AN_E_INPUT;
 		}
 	}
-	if (len >= 8 && memcmp(name, "SystemV/", 8) == 0)
-		goto icu_only;
-	for (int i = 0; icu_only_names[i] != NULL; i++)
-		if (strlen(icu_only_names[i]) == len && memcmp(icu_only_names[i], name, len) == 0)
-			goto icu_only;
+	for (int i = 0; not_iana_prefixes[i] != NULL; i++)
+	{
+		size_t		n = strlen(not_iana_prefixes[i]);
+
+		if (len >= n && memcmp(name, not_iana_prefixes[i], n) == 0)
+			goto not_iana;
+	}
+	for (int i = 0; not_iana_names[i] != NULL; i++)
+		if (strlen(not_iana_names[i]) == len && memcmp(not_iana_names[i], name, len) == 0)
+			goto not_iana;
 	return AN_OK;
 
-icu_only:
+not_iana:
 	an_errf(err, errlen, "time zone '%.*s' is not an IANA zone name: write the zone by its Area/Location name, such as America/Los_Angeles; %s",
 			(int) len, name, AN_TZ_LIST_HINT);
 	return AN_E_INPUT;
 }
 
-#ifdef AN_WITH_ICU
-
-#include <unicode/ucal.h>
-#include <unicode/uenum.h>
-#include <unicode/uversion.h>
-
 /* Changes kept per zone before the window starts afresh. */
 #define WINDOW_MAX 2048
 /* Farther than this from the window, start afresh instead of growing it. */
 #define FAR_MS (INT64_C(60) * 366 * 86400000)
+/* The first stretch scanned when growing to the left: about a year. */
+#define LEFT_STEP_MS (INT64_C(400) * 86400000)
+/*
+ * No zone changes its offset before this (1800-01-01 UTC; the oldest change
+ * of the database, from local mean time, is in 1835): the window's left end.
+ */
+#define EARLIEST_MS (INT64_C(-5364662400) * 1000)
 
 typedef struct change
 {
 	int64_t		at;              /* ms: the offset below holds from here on */
-	int64_t		offset;
+	int64_t		offset;          /* ms */
 } change;
 
 struct an_tz
 {
 	char		name[AN_TZ_NAME_MAX + 1];
-	UCalendar  *cal;
+	an_tz_src  *src;
 	/*
 	 * The window: every change of offset in (lo, hi] is in ch[0..n), in
-	 * order, and lo_offset holds at lo.  lo is AN_TZ_NEVER_BEFORE once ICU
-	 * said there is nothing earlier, hi AN_TZ_NEVER_AFTER once there is
-	 * nothing later.
+	 * order, and lo_offset holds at lo.  lo is AN_TZ_NEVER_BEFORE once
+	 * nothing earlier can change, hi AN_TZ_NEVER_AFTER once the source said
+	 * nothing later does.
 	 */
 	int64_t		lo,
 				hi,
@@ -118,55 +131,32 @@ struct an_tz_cache
 	an_tz	   *zones;
 };
 
-static an_error
-icu_fail(UErrorCode status, const char *what, const an_tz *tz, char *err, size_t errlen)
+static int64_t
+floor_s(int64_t ms)
 {
-	an_errf(err, errlen, "time zone '%s': ICU failed to %s: %s", tz ? tz->name : "", what,
-			u_errorName(status));
-	return status == U_MEMORY_ALLOCATION_ERROR ? AN_E_NOMEM : AN_E_INTERNAL;
+	return ms / 1000 - (ms % 1000 < 0);
 }
 
-/* The total offset (standard + daylight) in force at instant t. */
+/* The offset in force at instant t (ms), in ms. */
 static an_error
 offset_at(an_tz *tz, int64_t t, int64_t *offset, char *err, size_t errlen)
 {
-	UErrorCode	status = U_ZERO_ERROR;
-	int32_t		zone,
-				dst;
+	int64_t		s;
+	an_error	rc = an_tz_src_offset(tz->src, floor_s(t), &s, err, errlen);
 
-	ucal_setMillis(tz->cal, (UDate) t, &status);
-	zone = ucal_get(tz->cal, UCAL_ZONE_OFFSET, &status);
-	dst = ucal_get(tz->cal, UCAL_DST_OFFSET, &status);
-	if (U_FAILURE(status))
-		return icu_fail(status, "read an offset", tz, err, errlen);
-	*offset = (int64_t) zone + dst;
-	return AN_OK;
+	*offset = s * 1000;
+	return rc;
 }
 
-/*
- * The next (dir > 0, strictly after t) or previous (strictly before t)
- * transition ICU knows; 0 when there is none.
- */
-static int
-transition(an_tz *tz, int64_t t, int dir, int64_t *at, an_error *rc, char *err, size_t errlen)
+/* The first transition strictly after instant t (ms), as ms; *found = 0 when none. */
+static an_error
+next_transition(an_tz *tz, int64_t t, int64_t *at, int *found, char *err, size_t errlen)
 {
-	UErrorCode	status = U_ZERO_ERROR;
-	UDate		d = 0;
-	UBool		found;
+	int64_t		s;
+	an_error	rc = an_tz_src_next(tz->src, floor_s(t), &s, found, err, errlen);
 
-	*rc = AN_OK;
-	ucal_setMillis(tz->cal, (UDate) t, &status);
-	found = ucal_getTimeZoneTransitionDate(tz->cal, dir > 0 ? UCAL_TZ_TRANSITION_NEXT
-										   : UCAL_TZ_TRANSITION_PREVIOUS, &d, &status);
-	if (U_FAILURE(status))
-	{
-		*rc = icu_fail(status, "find a transition", tz, err, errlen);
-		return 0;
-	}
-	if (!found)
-		return 0;
-	*at = (int64_t) d;
-	return 1;
+	*at = s * 1000;
+	return rc;
 }
 
 static an_error
@@ -211,12 +201,13 @@ grow_right(an_tz *tz, int64_t t, char *err, size_t errlen)
 	{
 		int64_t		at,
 					off;
+		int			found;
 		an_error	rc;
 
-		if (!transition(tz, tz->hi, 1, &at, &rc, err, errlen))
+		if ((rc = next_transition(tz, tz->hi, &at, &found, err, errlen)) != AN_OK)
+			return rc;
+		if (!found)
 		{
-			if (rc != AN_OK)
-				return rc;
 			tz->hi = AN_TZ_NEVER_AFTER;
 			break;
 		}
@@ -238,40 +229,60 @@ grow_right(an_tz *tz, int64_t t, char *err, size_t errlen)
 	return AN_OK;
 }
 
-/* Grow the window to the left until it holds a change at or before t (or the start). */
+/*
+ * Grow the window to the left until it holds a change at or before t (or the
+ * start): scan (p, lo] forward from an earlier p, a longer stretch each time,
+ * and put every change met in front of the window.
+ */
 static an_error
 grow_left(an_tz *tz, int64_t t, char *err, size_t errlen)
 {
+	int64_t		step = LEFT_STEP_MS;
+
 	while (tz->lo != AN_TZ_NEVER_BEFORE && (tz->n == 0 || tz->ch[0].at > t))
 	{
-		int64_t		at,
+		int64_t		p = tz->lo - step <= EARLIEST_MS || tz->lo - EARLIEST_MS <= step ?
+			EARLIEST_MS : tz->lo - step,
+					x = p,
+					off,
 					before;
+		size_t		m = 0;
 		an_error	rc;
 
-		if (!transition(tz, tz->lo, -1, &at, &rc, err, errlen))
-		{
-			if (rc != AN_OK)
-				return rc;
-			tz->lo = AN_TZ_NEVER_BEFORE;
-			break;
-		}
-		/* The change at `at` takes the zone from `before` to what held at lo. */
-		if ((rc = offset_at(tz, at - 1, &before, err, errlen)) != AN_OK)
+		if ((rc = offset_at(tz, p, &before, err, errlen)) != AN_OK)
 			return rc;
-		if (before != tz->lo_offset)
+		off = before;
+		/* The changes of (p, lo] go to ch[0..m), the window shifted up. */
+		for (;;)
 		{
-			/* Full: start afresh at t; an_tz_span_at grows it again. */
-			if (tz->n >= WINDOW_MAX)
-				return window_reset(tz, t, err, errlen);
-			if (reserve(tz, 1) != AN_OK)
-				return AN_E_NOMEM;
-			memmove(tz->ch + 1, tz->ch, tz->n * sizeof(*tz->ch));
-			tz->ch[0].at = at;
-			tz->ch[0].offset = tz->lo_offset;
-			tz->n++;
+			int64_t		at,
+						now;
+			int			found;
+
+			if ((rc = next_transition(tz, x, &at, &found, err, errlen)) != AN_OK)
+				return rc;
+			if (!found || at > tz->lo)
+				break;
+			if ((rc = offset_at(tz, at, &now, err, errlen)) != AN_OK)
+				return rc;
+			if (now != off)
+			{
+				if (tz->n >= WINDOW_MAX)
+					return window_reset(tz, t, err, errlen);
+				if (reserve(tz, 1) != AN_OK)
+					return AN_E_NOMEM;
+				memmove(tz->ch + m + 1, tz->ch + m, (tz->n - m) * sizeof(*tz->ch));
+				tz->ch[m].at = at;
+				tz->ch[m].offset = now;
+				tz->n++;
+				m++;
+				off = now;
+			}
+			x = at;
 		}
-		tz->lo = at - 1;
+		tz->lo = p == EARLIEST_MS ? AN_TZ_NEVER_BEFORE : p;
 		tz->lo_offset = before;
+		step *= 4;
 	}
 	return AN_OK;
 }
@@ -337,7 +348,7 @@ an_tz_cache_free(an_tz_cache *cache)
 		an_tz	   *tz = cache->zones;
 
 		cache->zones = tz->next;
-		ucal_close(tz->cal);
+		an_tz_src_close(tz->src);
 		free(tz->ch);
 		free(tz);
 	}
@@ -350,35 +361,10 @@ an_tz_name(const an_tz *tz)
 	return tz->name;
 }
 
-/* ICU's tz version, for messages; "" when it cannot say. */
-static const char *
-tz_version(void)
-{
-	UErrorCode	status = U_ZERO_ERROR;
-	const char *v = ucal_getTZDataVersion(&status);
-
-	return U_SUCCESS(status) && v != NULL ? v : "";
-}
-
-/* Is name (ASCII, checked) a zone of ICU's tz database? */
-static int
-icu_knows(const UChar *id, int32_t len)
-{
-	UChar		canon[128];
-	UBool		system = 0;
-	UErrorCode	status = U_ZERO_ERROR;
-
-	ucal_getCanonicalTimeZoneID(id, len, canon, 128, &system, &status);
-	/* Custom ids ("GMT+05:00") are canonical but not system zones. */
-	return U_SUCCESS(status) && system;
-}
-
 an_error
 an_tz_find(an_tz_cache *cache, const char *name, size_t len, an_tz **out,
 		   char *err, size_t errlen)
 {
-	UChar		id[AN_TZ_NAME_MAX];
-	UErrorCode	status = U_ZERO_ERROR;
 	an_tz	   *tz;
 	an_error	rc;
 
@@ -390,28 +376,13 @@ an_tz_find(an_tz_cache *cache, const char *name, size_t len, an_tz **out,
 		}
 	if ((rc = check_name(name, len, err, errlen)) != AN_OK)
 		return rc;
-	for (size_t i = 0; i < len; i++)
-		id[i] = (UChar) name[i];
-	if (!icu_knows(id, (int32_t) len))
-	{
-		an_errf(err, errlen, "time zone '%.*s' is not in the time-zone database (names are case-sensitive): %s",
-				(int) len, name, AN_TZ_LIST_HINT);
-		return AN_E_INPUT;
-	}
 	if ((tz = calloc(1, sizeof(*tz))) == NULL)
 		return AN_E_NOMEM;
 	memcpy(tz->name, name, len);
-	tz->cal = ucal_open(id, (int32_t) len, "en_US_POSIX", UCAL_GREGORIAN, &status);
-	if (U_FAILURE(status))
+	if ((rc = an_tz_src_open(tz->name, &tz->src, err, errlen)) != AN_OK ||
+		(rc = window_reset(tz, INT64_C(1700000000000), err, errlen)) != AN_OK)
 	{
-		rc = icu_fail(status, "open the zone", tz, err, errlen);
-		ucal_close(tz->cal);
-		free(tz);
-		return rc;
-	}
-	if ((rc = window_reset(tz, INT64_C(1700000000000), err, errlen)) != AN_OK)
-	{
-		ucal_close(tz->cal);
+		an_tz_src_close(tz->src);
 		free(tz);
 		return rc;
 	}
@@ -424,110 +395,82 @@ an_tz_find(an_tz_cache *cache, const char *name, size_t len, an_tz **out,
 an_error
 an_tz_data_version(char *out, size_t outlen, char *err, size_t errlen)
 {
-	(void) err;
-	(void) errlen;
-	snprintf(out, outlen, "%s", tz_version());
-	return AN_OK;
-}
-
-int
-an_tz_each_name(int (*fn) (void *arg, const char *name), void *arg, char *err, size_t errlen)
-{
-	UErrorCode	status = U_ZERO_ERROR;
-	UEnumeration *en = ucal_openTimeZoneIDEnumeration(UCAL_ZONE_TYPE_ANY, NULL, NULL, &status);
-	const char *name;
-	int32_t		len;
-	int			rc = 0;
-
-	if (U_FAILURE(status))
-	{
-		icu_fail(status, "list the zones", NULL, err, errlen);
-		return -1;
-	}
-	while (rc == 0 && (name = uenum_next(en, &len, &status)) != NULL)
-		if (check_name(name, (size_t) len, NULL, 0) == AN_OK)
-			rc = fn(arg, name);
-	if (rc == 0 && U_FAILURE(status))
-	{
-		icu_fail(status, "list the zones", NULL, err, errlen);
-		rc = -1;
-	}
-	uenum_close(en);
-	return rc;
-}
-
-#else							/* !AN_WITH_ICU */
-
-#define NO_ICU "time zones need ICU, and this build of anarchon was made without it: install libicu-dev and build again (configure finds it)"
-
-struct an_tz
-{
-	char		name[1];
-};
-
-struct an_tz_cache
-{
-	int			unused;
-};
-
-an_tz_cache *
-an_tz_cache_new(void)
-{
-	return calloc(1, sizeof(an_tz_cache));
+	return an_tz_src_version(out, outlen, err, errlen);
 }
 
 void
-an_tz_cache_free(an_tz_cache *cache)
+an_tz_dir_version(const char *dir, char *out, size_t outlen)
 {
-	free(cache);
-}
+	char		path[4096],
+				line[128],
+				version[64];
+	FILE	   *f;
 
-an_error
-an_tz_find(an_tz_cache *cache, const char *name, size_t len, an_tz **out,
-		   char *err, size_t errlen)
-{
-	an_error	rc;
-
-	(void) cache;
-	*out = NULL;
-	if ((rc = check_name(name, len, err, errlen)) != AN_OK)
-		return rc;
-	an_errf(err, errlen, "time zone '%.*s': %s", (int) len, name, NO_ICU);
-	return AN_E_UNSUPPORTED;
-}
-
-const char *
-an_tz_name(const an_tz *tz)
-{
-	return tz->name;
-}
-
-an_error
-an_tz_span_at(an_tz *tz, int64_t t, an_tz_span *span, char *err, size_t errlen)
-{
-	(void) tz;
-	(void) t;
-	(void) span;
-	an_errf(err, errlen, "%s", NO_ICU);
-	return AN_E_UNSUPPORTED;
-}
-
-an_error
-an_tz_data_version(char *out, size_t outlen, char *err, size_t errlen)
-{
 	if (outlen > 0)
 		out[0] = '\0';
-	an_errf(err, errlen, "%s", NO_ICU);
-	return AN_E_UNSUPPORTED;
+	snprintf(path, sizeof(path), "%s/tzdata.zi", dir);
+	if ((f = fopen(path, "r")) == NULL)
+		return;
+	if (fgets(line, sizeof(line), f) != NULL && sscanf(line, "# version %63s", version) == 1)
+		snprintf(out, outlen, "%s", version);
+	fclose(f);
+}
+
+/* The names an_tz_each_name gathers before sorting them. */
+typedef struct names
+{
+	char	  **v;
+	size_t		n,
+				cap;
+} names;
+
+static int
+gather(void *arg, const char *name)
+{
+	names	   *ns = arg;
+	size_t		len = strlen(name);
+
+	if (check_name(name, len, NULL, 0) != AN_OK)
+		return 0;
+	if (ns->n == ns->cap)
+	{
+		size_t		cap = ns->cap ? 2 * ns->cap : 512;
+		char	  **v = realloc(ns->v, cap * sizeof(*v));
+
+		if (v == NULL)
+			return -1;
+		ns->v = v;
+		ns->cap = cap;
+	}
+	if ((ns->v[ns->n] = malloc(len + 1)) == NULL)
+		return -1;
+	memcpy(ns->v[ns->n++], name, len + 1);
+	return 0;
+}
+
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
 int
 an_tz_each_name(int (*fn) (void *arg, const char *name), void *arg, char *err, size_t errlen)
 {
-	(void) fn;
-	(void) arg;
-	an_errf(err, errlen, "%s", NO_ICU);
-	return -1;
-}
+	names		ns = {0};
+	int			rc = an_tz_src_each_name(gather, &ns, err, errlen);
 
-#endif							/* AN_WITH_ICU */
+	if (rc == -1 && err != NULL && err[0] == '\0')
+		an_errf(err, errlen, "out of memory listing the time zones");
+	if (rc == 0)
+	{
+		qsort(ns.v, ns.n, sizeof(*ns.v), by_name);
+		for (size_t i = 0; rc == 0 && i < ns.n; i++)
+			if (i == 0 || strcmp(ns.v[i], ns.v[i - 1]) != 0)
+				rc = fn(arg, ns.v[i]);
+	}
+	for (size_t i = 0; i < ns.n; i++)
+		free(ns.v[i]);
+	free(ns.v);
+	return rc;
+}

@@ -1,5 +1,5 @@
 /*
- * tz.h — IANA time zones for schedules, as ICU knows them.
+ * tz.h — IANA time zones for schedules, from the host database's own data.
  *
  * A schedule may start with CRON_TZ=<zone> (schedule.h).  Its slots are still
  * UTC instants; the zone only says which UTC instant a wall-clock time such
@@ -7,25 +7,24 @@
  * instant, and where that offset started and ends (the zone's transitions):
  * the schedule search walks those spans (schedule_zone.c).
  *
- * Why ICU (libicu, the ucal_* C API) and not the system's tzdata files: both
- * databases must answer alike from one implementation, a rule engine for the
- * POSIX TZ strings at the end of a TZif file is exactly what we must not
- * write by hand, and glibc's localtime_r works only through the process-wide
- * TZ variable, which neither a PostgreSQL backend nor a SQLite host may
- * change under its caller.  ICU is what PostgreSQL itself links on Debian,
- * it is reentrant per object, and it carries its own copy of the tz
- * database: its version (an_tz_data_version) may lag the system's tzdata,
- * and the docs and the test suite say so.
+ * A schedule must agree with the database it runs in, so the data is the
+ * host's (tz_source.h): in PostgreSQL the server's own time-zone code and
+ * data, the same as AT TIME ZONE (pg/tz_pg.c); in SQLite and the command the
+ * system's tz database, $TZDIR or /usr/share/zoneinfo, read by cctz
+ * (tz_system.cc).  Never a frozen copy: after a tzdata upgrade the slots of
+ * a zone follow the new rules, which is why the SQL functions that take a
+ * schedule are STABLE in PostgreSQL, not IMMUTABLE.  tz.c is the part the
+ * hosts share: the rule for names, the cache, the spans.
  *
  * Zones are looked up by name in an an_tz_cache, which a host keeps for its
  * session (PostgreSQL: one per backend; SQLite: one per connection) and never
  * shares between threads.  A zone, once found, lives until the cache is
  * freed, so a parsed schedule may keep a pointer to it.  Each zone keeps the
- * transitions it has been asked about (a window that grows on demand), so a
- * query near the last one costs a binary search and no ICU call.
+ * changes of offset it has been asked about (a window that grows on demand),
+ * so a query near the last one costs a binary search and no call to the data.
  *
- * Built without ICU (configure did not find libicu-dev), every lookup fails
- * with AN_E_UNSUPPORTED and a message naming the package.
+ * Built without a source of data (SQLite without libcctz-dev), every lookup
+ * fails with AN_E_UNSUPPORTED and a message naming the package.
  */
 #ifndef ANARCHON_TZ_H
 #define ANARCHON_TZ_H
@@ -63,9 +62,11 @@ void		an_tz_cache_free(an_tz_cache *cache);
 
 /*
  * an_tz_find: the zone called name (len bytes, not NUL-terminated), from the
- * cache or opened now.  AN_E_INPUT when the name breaks AN_TZ_RULE or is not
- * a zone of the tz database; AN_E_UNSUPPORTED without ICU; AN_E_NOMEM.  The
- * message in err says what was wrong and how to list the names.
+ * cache or opened now.  AN_E_INPUT when the name breaks AN_TZ_RULE, is not an
+ * IANA name ("PST", "posix/...", "localtime"), or is not a zone of the host's
+ * tz database (exact spelling); AN_E_UNSUPPORTED without a source of data;
+ * AN_E_NOMEM.  The message in err says what was wrong and how to list the
+ * names.
  */
 an_error	an_tz_find(an_tz_cache *cache, const char *name, size_t len, an_tz **tz,
 					   char *err, size_t errlen);
@@ -76,20 +77,23 @@ const char *an_tz_name(const an_tz *tz);
 /*
  * an_tz_span_at: the span that holds instant t (any int64).  Changes that
  * keep the total offset (a zone trading standard time for daylight time at
- * once) are not spans of their own.  AN_E_NOMEM or AN_E_INTERNAL (an ICU
- * failure, message in err) are the only errors.
+ * once) are not spans of their own.  AN_E_NOMEM or AN_E_INTERNAL (a failure
+ * of the host's data, message in err) are the only errors.
  */
 an_error	an_tz_span_at(an_tz *tz, int64_t t, an_tz_span *span, char *err, size_t errlen);
 
 /*
- * The version of the tz database the zones come from, ICU's own copy of it
- * ("2022e"), into out.  AN_E_UNSUPPORTED without ICU.
+ * Where the zones come from, into out: the tz database's version and its
+ * directory, "2025b (/usr/share/zoneinfo)"; "unknown (DIR)" when the
+ * directory holds no tzdata.zi to read the version from, "PostgreSQL 15.20
+ * (DIR)" for the copy a PostgreSQL built without --with-system-tzdata keeps.
+ * AN_E_UNSUPPORTED without a source of data.
  */
 an_error	an_tz_data_version(char *out, size_t outlen, char *err, size_t errlen);
 
 /*
  * an_tz_each_name: call fn once for each zone name an_tz_find accepts, in
- * ICU's order (sorted).  Stops early when fn returns nonzero and returns
+ * byte order.  Stops early when fn returns nonzero and returns
  * that value; 0 after the last name; -1 with a message in err on failure.
  */
 int			an_tz_each_name(int (*fn) (void *arg, const char *name), void *arg,

@@ -16,7 +16,9 @@ PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter
 # Only the entry points are exported.  -z defs cannot be used here: the
 # module's references to the server (palloc, SPI, ...) resolve only when the
 # postgres executable loads it; test/build checks them against it instead.
-SHLIB_LINK = $(REMOTE_LIBS) $(SCHEDULE_LIBS) -lm -Wl,--version-script=pg/exports.map
+# Time zones are the server's own (pg/tz_pg.c): SCHEDULE_LIBS, the system's
+# tz database for the other hosts, is not linked here.
+SHLIB_LINK = $(REMOTE_LIBS) -lm -Wl,--version-script=pg/exports.map
 
 AN_PG_SCRIPT = pg/anarchon--$(AN_PG_VERSION).sql
 AN_PG_PIECES = $(sort $(wildcard pg/sql/*.sql))

@@ -6,10 +6,10 @@ PROPERTY_TEST_SRCS = test/schedule/property_test.c $(SCHEDULE_SRCS) core/validat
 
 test-programs: test/bin/schedule_test test/bin/property_test
 
-test/bin/schedule_test: $(SCHEDULE_TEST_SRCS) core/schedule.h core/schedule_wall.h core/tz.h core/anarchon.h build/config.h
+test/bin/schedule_test: $(SCHEDULE_TEST_SRCS) $(TZ_SYSTEM_OBJ) core/schedule.h core/schedule_wall.h core/tz.h core/anarchon.h build/config.h
 	@mkdir -p test/bin
 	$(CC) $(TEST_CFLAGS) $(SCHEDULE_CFLAGS) -Icore -o $@ $(SCHEDULE_TEST_SRCS) $(SCHEDULE_LIBS) -lm
 
-test/bin/property_test: $(PROPERTY_TEST_SRCS) core/schedule.h core/schedule_wall.h core/tz.h core/anarchon.h build/config.h
+test/bin/property_test: $(PROPERTY_TEST_SRCS) $(TZ_SYSTEM_OBJ) core/schedule.h core/schedule_wall.h core/tz.h core/anarchon.h build/config.h
 	@mkdir -p test/bin
 	$(CC) $(TEST_CFLAGS) $(SCHEDULE_CFLAGS) -Icore -o $@ $(PROPERTY_TEST_SRCS) $(SCHEDULE_LIBS) -lm
