@@ -35,16 +35,21 @@ else
 fi
 
 # The same under AddressSanitizer and UBSan (where the compiler has them).
-sched_srcs=$(make -s --no-print-directory -f - print-srcs <<'MK'
+sched_mk=$(make -s --no-print-directory -f - print-srcs <<'MK'
 include Makefile
 print-srcs:
-	@echo $(SCHEDULE_SRCS) core/validate.c
+	@echo '$(SCHEDULE_SRCS) core/validate.c|$(TZ_SYSTEM_SRC)|$(TZ_SYSTEM_LIBS)'
 MK
 )
-icu_libs=$(pkg-config --libs icu-i18n icu-uc 2>/dev/null)
-if cc -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -std=c11 -D_GNU_SOURCE \
-	-Wall -Wextra -Werror -Ibuild -Icore -o "$tmp/schedule_test_asan" $here/schedule_test.c \
-	$sched_srcs $icu_libs -lm > "$tmp/asan-build.log" 2>&1; then
+IFS='|' read -r sched_srcs tz_src tz_libs <<< "$sched_mk"
+asan="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -Wall -Wextra -Werror -Ibuild -Icore"
+case "$tz_src" in
+	*.cc) tz_build=(g++ $asan -std=c++17 -c -o "$tmp/tz_source.o" "$tz_src") ;;
+	*) tz_build=(cc $asan -std=c11 -D_GNU_SOURCE -c -o "$tmp/tz_source.o" "$tz_src") ;;
+esac
+if "${tz_build[@]}" > "$tmp/asan-build.log" 2>&1 &&
+	cc $asan -std=c11 -D_GNU_SOURCE -o "$tmp/schedule_test_asan" $here/schedule_test.c \
+	$sched_srcs "$tmp/tz_source.o" $tz_libs -lm >> "$tmp/asan-build.log" 2>&1; then
 	if "$tmp/schedule_test_asan" 500 > "$tmp/asan.out" 2>&1 && ! grep -q '^not ok' "$tmp/asan.out"; then
 		ok "schedule_test under AddressSanitizer and UBSan"
 	else
@@ -60,11 +65,10 @@ if make -s sqlite > "$tmp/build-sqlite.log" 2>&1; then
 		name=$(basename "$f" .sql)
 		stdbuf -oL sqlite3 "$tmp/$name.db" < "$f" 2>&1 | sqlite_cli_norm > "$tmp/$name.out"
 		diff_ok "sqlite schedule functions: $name" "$here/expected/$name.out" "$tmp/$name.out"
-		# ICU's own process-wide caches are not leaks of ours (icu.supp says which).
+		# No suppressions: cctz keeps its zones for the process, still reachable.
 		if command -v valgrind > /dev/null && [ "${name#long_}" = "$name" ]; then
 			valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 				--show-leak-kinds=definite,indirect --keep-debuginfo=yes --num-callers=40 \
-				--suppressions="$here/icu.supp" \
 				--log-file="$tmp/vg-$name.log" sqlite3 "$tmp/vg-$name.db" < "$f" > /dev/null 2>&1
 			vg_log_ok "sqlite schedule functions under valgrind: $name" "$tmp/vg-$name.log"
 		fi
