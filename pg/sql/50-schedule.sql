@@ -3,7 +3,8 @@
 
 -- The latest scheduled time at or before the instant (default: the database
 -- clock), in UTC; NULL when there is none from 1970 on.  With an instant the
--- answer depends on the arguments alone (IMMUTABLE); without one it reads
+-- answer depends on the arguments and the server's time-zone data (STABLE:
+-- a tzdata upgrade may move a CRON_TZ schedule's slots); without one it reads
 -- the clock.  Not STRICT: a NULL argument is an error that says so.
 CREATE FUNCTION anarchon.anarchon_slot(schedule text)
 	RETURNS timestamptz
@@ -13,12 +14,12 @@ CREATE FUNCTION anarchon.anarchon_slot(schedule text)
 CREATE FUNCTION anarchon.anarchon_slot(schedule text, at timestamptz)
 	RETURNS timestamptz
 	AS 'MODULE_PATHNAME', 'anarchon_slot'
-	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	LANGUAGE C STABLE PARALLEL SAFE;
 
 CREATE FUNCTION anarchon.anarchon_slot(schedule text, at bigint)
 	RETURNS bigint
 	AS 'MODULE_PATHNAME', 'anarchon_slot_ms'
-	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	LANGUAGE C STABLE PARALLEL SAFE;
 
 -- The earliest scheduled time after the instant; NULL when there is none
 -- up to 9999-12-31.
@@ -30,12 +31,12 @@ CREATE FUNCTION anarchon.anarchon_next_slot(schedule text)
 CREATE FUNCTION anarchon.anarchon_next_slot(schedule text, after timestamptz)
 	RETURNS timestamptz
 	AS 'MODULE_PATHNAME', 'anarchon_next_slot'
-	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	LANGUAGE C STABLE PARALLEL SAFE;
 
 CREATE FUNCTION anarchon.anarchon_next_slot(schedule text, after bigint)
 	RETURNS bigint
 	AS 'MODULE_PATHNAME', 'anarchon_next_slot_ms'
-	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	LANGUAGE C STABLE PARALLEL SAFE;
 
 -- What anarchon.run did, one row per call: the claim's outcome and, for the
 -- call that won, how the command ended.  anarchon.runs says who won each

@@ -8,12 +8,12 @@
 CREATE FUNCTION anarchon.anarchon_slots(schedule text, from_at timestamptz, to_at timestamptz)
 	RETURNS TABLE (slot timestamptz)
 	AS 'MODULE_PATHNAME', 'anarchon_slots'
-	LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 1000;
+	LANGUAGE C STABLE PARALLEL SAFE ROWS 1000;
 
 CREATE FUNCTION anarchon.anarchon_slots(schedule text, from_ms bigint, to_ms bigint)
 	RETURNS TABLE (slot bigint)
 	AS 'MODULE_PATHNAME', 'anarchon_slots_ms'
-	LANGUAGE C IMMUTABLE PARALLEL SAFE ROWS 1000;
+	LANGUAGE C STABLE PARALLEL SAFE ROWS 1000;
 
 -- The slots of the range that can no longer be claimed (older than
 -- anarchon.max_late_ms on the database clock) and of which the store holds
@@ -43,8 +43,8 @@ CREATE FUNCTION anarchon.anarchon_fire_at(job text, slot bigint, max_jitter_ms b
 	AS 'MODULE_PATHNAME', 'anarchon_fire_at_ms'
 	LANGUAGE C STABLE PARALLEL SAFE;
 
--- The names CRON_TZ accepts, and the version of the time-zone database they
--- come from (ICU's own copy, which may be older than the system's tzdata).
+-- The names CRON_TZ accepts, and where the time-zone data comes from (the
+-- server's own, as AT TIME ZONE reads it: version and directory).
 CREATE FUNCTION anarchon.anarchon_zones()
 	RETURNS TABLE (name text)
 	AS 'MODULE_PATHNAME', 'anarchon_zones'
