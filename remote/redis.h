@@ -13,6 +13,7 @@
  *   redis_lease.c    strategy lease
  *   redis_stream.c   strategies stream-id, idmp and script
  *   redis_missed.c   recall, for anarchon_missed (lease only)
+ *   redis_mark.c     one prefix, one strategy: the job's strategy marker
  *
  * Keys of a job all carry the hash tag {<job>}, so a Redis Cluster keeps a
  * job's keys on one node and its scripts may touch all of them:
@@ -24,6 +25,8 @@
  *   <prefix>:{<job>}:history           lease: every won attempt and every end
  *   <prefix>:{<job>}:runs              stream-id, idmp, script: the claims
  *   <prefix>:{<job>}:finished:<slot>   stream-id, idmp, script: finish status
+ *   <prefix>:{<job>}:strategy          every strategy: what decides the job
+ *                                      (redis_mark.c)
  */
 #ifndef ANARCHON_REDIS_H
 #define ANARCHON_REDIS_H
@@ -176,8 +179,17 @@ extern const rds_script rds_lua_lease_finish;
 extern const rds_script rds_lua_lease_check;
 extern const rds_script rds_lua_scan;
 extern const rds_script rds_lua_idmp_setup;
+extern const rds_script rds_lua_stream_id_claim;
+extern const rds_script rds_lua_mark;
 
-#define RDS_NSCRIPTS 6
+#define RDS_NSCRIPTS 8
+
+/*
+ * The first element of a claim script's answer when the job's marker names
+ * another strategy: {RDS_MARKED, the marker's value, its PTTL}.  Below every
+ * outcome and scan code, so no answer can be taken for it.
+ */
+#define RDS_MARKED (-1)
 
 struct rds_store;
 
@@ -300,7 +312,8 @@ typedef struct rds_store
 	char		prefix[65];
 	int64_t		window_ms;       /* script */
 	int64_t		duration_sec;    /* idmp */
-	int64_t		skew_ms;         /* max_skew_ms (idmp): how far apart the instances' clocks may be */
+	int64_t		skew_ms;         /* max_skew_ms: how far apart the instances' clocks may be */
+	char		mark[64];        /* what decides the job here, as the marker holds it (redis_mark.c) */
 	int64_t		deadline;        /* of the call in progress, on an_mono_ms */
 	char		sha[RDS_NSCRIPTS][41];  /* "" until loaded, per script */
 	int			sha_generation;  /* conn generation the idmp cache belongs to */
@@ -313,5 +326,32 @@ void		rds_cmd_key(rds_cmd *c, rds_store *rs, const char *job, const char *what);
 /* Key of one run of the job: "<prefix>:{<job>}:<what>:<slot>". */
 void		rds_cmd_slot_key(rds_cmd *c, rds_store *rs, const char *job,
 							 const char *what, int64_t slot);
+
+/* ---------------------------------------------------------------- the marker */
+
+/* The store's marker value, from its strategy and parameters ("strategy=script&window_ms=300000"). */
+void		rds_mark_init(rds_store *rs);
+
+/*
+ * The marker's arguments of a claim script: the store's value and how long
+ * past max(now, slot) a win keeps the marker (max_late_ms + lease_ms *
+ * attempts + max_skew_ms + timeout_ms).  The marker's key is a KEY of the
+ * script: rds_cmd_key(c, rs, job, "strategy").
+ */
+void		rds_cmd_mark_args(rds_cmd *c, rds_store *rs, const an_settings *s);
+
+/* Is r a claim script's {RDS_MARKED, value, pttl}? */
+int			rds_is_marked(const redisReply *r);
+
+/* The refusal of a claim whose job another strategy decides: AN_E_CONFIG, with how to migrate. */
+int			rds_mark_refused(an_store *st, rds_store *rs, const an_request *rq,
+							 const redisReply *r);
+
+/*
+ * For what runs no claim script of its own (idmp's XADD, recall): refuse a
+ * job another strategy decides, and, when set, mark it as this store's
+ * before the decision.  One script call.
+ */
+int			rds_mark_job(an_store *st, rds_store *rs, const an_request *rq, int set);
 
 #endif							/* ANARCHON_REDIS_H */

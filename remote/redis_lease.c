@@ -2,7 +2,8 @@
  * redis_lease.c — strategy lease: the lease stores' claim table, decided by a Lua script.
  *
  * Each operation is one script call (redis_scripts.c); this file only packs
- * the arguments and reads the answers.  The run is a hash with its own
+ * the arguments and reads the answers.  The claim's script also keeps the
+ * job to this strategy (redis_mark.c).  The run is a hash with its own
  * expiry, the overlap test reads one member of the job's live set, and every
  * won attempt is appended to the job's history stream.
  */
@@ -10,14 +11,19 @@
 
 #include "redis.h"
 
-/* KEYS of every lease script: the run, the job's live set, its history. */
+/*
+ * KEYS of every lease script: the run, the job's live set, its history; and,
+ * for the claim, the job's strategy marker (redis_mark.c).
+ */
 static void
-lease_keys(rds_cmd *c, rds_store *rs, const an_request *rq)
+lease_keys(rds_cmd *c, rds_store *rs, const an_request *rq, int marker)
 {
-	rds_eval_init(c, 3);
+	rds_eval_init(c, marker ? 4 : 3);
 	rds_cmd_slot_key(c, rs, rq->job, "run", rq->slot);
 	rds_cmd_key(c, rs, rq->job, "live");
 	rds_cmd_key(c, rs, rq->job, "history");
+	if (marker)
+		rds_cmd_key(c, rs, rq->job, "strategy");
 	rds_cmd_addf(c, "%lld", (long long) rq->slot);
 }
 
@@ -30,15 +36,22 @@ lease_claim(an_store *st, rds_store *rs, const an_request *rq, an_claim_result *
 	int64_t		v[3];
 	int			rc;
 
-	lease_keys(&c, rs, rq);
+	lease_keys(&c, rs, rq, 1);
 	rds_cmd_add(&c, rq->token);
 	rds_cmd_addf(&c, "%lld", (long long) s->lease_ms);
 	rds_cmd_addf(&c, "%lld", (long long) s->max_late_ms);
 	rds_cmd_addf(&c, "%d", (int) s->attempts);
 	rds_cmd_add(&c, s->overlap_skip ? "1" : "0");
 	rds_cmd_addf(&c, "%lld", (long long) an_settings_retention_ms(s));
+	rds_cmd_mark_args(&c, rs, s);
 	if ((rc = rds_eval(st, rs, &rds_lua_lease_claim, &c, &r)) != AN_OK)
 		return rc;
+	if (rds_is_marked(r))
+	{
+		rc = rds_mark_refused(st, rs, rq, r);
+		freeReplyObject(r);
+		return rc;
+	}
 	for (int i = 0; i < 3 && rc == AN_OK; i++)
 		rc = rds_array_int(st, rs, r, (size_t) i, &v[i], "the lease claim");
 	freeReplyObject(r);
@@ -61,7 +74,7 @@ lease_heartbeat(an_store *st, rds_store *rs, const an_request *rq, int *owned)
 	int64_t		v = 0;
 	int			rc;
 
-	lease_keys(&c, rs, rq);
+	lease_keys(&c, rs, rq, 0);
 	rds_cmd_add(&c, rq->token);
 	rds_cmd_addf(&c, "%lld", (long long) rq->settings->lease_ms);
 	rds_cmd_addf(&c, "%lld", (long long) an_settings_retention_ms(rq->settings));
@@ -81,7 +94,7 @@ lease_finish(an_store *st, rds_store *rs, const an_request *rq, an_run_state sta
 	redisReply *r = NULL;
 	int			rc;
 
-	lease_keys(&c, rs, rq);
+	lease_keys(&c, rs, rq, 0);
 	rds_cmd_add(&c, rq->token);
 	rds_cmd_add(&c, an_run_state_name(status));
 	rds_cmd_addf(&c, "%lld", (long long) an_settings_retention_ms(rq->settings));

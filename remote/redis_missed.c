@@ -77,6 +77,10 @@ rds_recall(an_store *st, const an_request *rq, const int64_t *slots, size_t n,
 	}
 	if (n == 0)
 		return AN_OK;
+	/* A job another strategy decides has no lease runs here: every slot would look missed. */
+	rs->deadline = an_mono_ms() + rs->conn.timeout_ms;
+	if ((rc = rds_mark_job(st, rs, rq, 0)) != AN_OK)
+		return rc;
 	keep = an_settings_retention_ms(rq->settings);
 	oldest = an_store_host_now(st) - keep;
 	if (slots[0] < oldest)

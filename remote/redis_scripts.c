@@ -19,6 +19,10 @@
  * The live set and the history are one key each per job and trim themselves
  * (ZREMRANGEBYSCORE of ended leases on every new lease; XADD MINID), so they
  * carry no expiry: every Redis call in the claim costs throughput.
+ *
+ * Every claim script also reads the job's marker (redis_mark.c) first and
+ * refuses a job another strategy decides; a win marks the job as this
+ * strategy's, in the same script, so no second strategy can slip in between.
  */
 #include "redis.h"
 
@@ -35,6 +39,28 @@
 #define PRELUDE CLOCK \
 	"local function num(n) return string.format('%d', n) end\n"
 
+/*
+ * One prefix, one strategy (redis_mark.c).  other(key, mine): the refusal
+ * {MARKED, value, PTTL} when the job's marker names another strategy, else
+ * nil.  mark(key, mine, slot, keep_ms), after a win: the marker is this
+ * store's and lives at least until max(now, slot) + keep_ms.  Its expiry is
+ * never brought nearer, and a marker without one (set by hand) gets none.
+ */
+_Static_assert(RDS_MARKED == -1, "the Lua constant MARKED below is -1");
+#define MARKER \
+	"local MARKED = -1\n" \
+	"local function other(key, mine)\n" \
+	"  local m = redis.call('GET', key)\n" \
+	"  if m and m ~= mine then return {MARKED, m, redis.call('PTTL', key)} end\n" \
+	"  return nil\n" \
+	"end\n" \
+	"local function mark(key, mine, slot, keep_ms)\n" \
+	"  local want = math.max(now, slot) + keep_ms\n" \
+	"  local left = redis.call('PTTL', key)\n" \
+	"  if left == -2 then redis.call('SET', key, mine, 'PXAT', num(want))\n" \
+	"  elseif left >= 0 and now + left < want then redis.call('PEXPIREAT', key, num(want)) end\n" \
+	"end\n"
+
 /* Append an event of the run to the history, trimmed to what can be asked about. */
 #define HISTORY \
 	"local function history(event, slot, attempt, token, keep_ms)\n" \
@@ -42,12 +68,19 @@
 	"             'event', event, 'slot', slot, 'attempt', num(attempt), 'token', token)\n" \
 	"end\n"
 
-/* ARGV: slot, token, lease_ms, max_late_ms, attempts, overlap_skip (1/0), keep_ms */
-const rds_script rds_lua_lease_claim = {0, "the lease claim script", PRELUDE HISTORY OUTCOMES
+/*
+ * KEYS[4]: the job's marker.  ARGV: slot, token, lease_ms, max_late_ms,
+ * attempts, overlap_skip (1/0), keep_ms, the store's marker value and how
+ * long past its slot a win keeps the marker.
+ */
+const rds_script rds_lua_lease_claim = {0, "the lease claim script", PRELUDE MARKER HISTORY OUTCOMES
+	"local refused = other(KEYS[4], ARGV[8])\n"
+	"if refused then return refused end\n"
 	"local slot, token = tonumber(ARGV[1]), ARGV[2]\n"
 	"local lease_ms, keep_ms = tonumber(ARGV[3]), tonumber(ARGV[7])\n"
 	"local function take(attempt)\n"
 	"  local lease_until = now + lease_ms\n"
+	"  mark(KEYS[4], ARGV[8], slot, tonumber(ARGV[9]))\n"
 	"  redis.call('HSET', KEYS[1], 'state', 'running', 'attempt', num(attempt), 'token', token,\n"
 	"             'lease_until', num(lease_until), 'claimed_at', num(now))\n"
 	"  redis.call('PEXPIREAT', KEYS[1], num(math.max(slot, lease_until) + keep_ms))\n"
@@ -121,13 +154,19 @@ const rds_script rds_lua_lease_check = {3, "the lease check script", CLOCK CHECK
 
 /*
  * The script strategy, and the look-up of a claim on idmp's stream.
- * KEYS[1] the job's runs stream.  ARGV: slot, token, window_ms, max_late_ms,
- * mode ('claim' or 'find').  Entries are (slot, S, token, T), in that order.
- * Returns {SCAN_FOUND, token} when the slot has an entry in the last
- * window_ms, {SCAN_NONE} for none (find), {SCAN_LATE} and {SCAN_APPENDED}
- * (claim).
+ * KEYS[1] the job's runs stream, KEYS[2] its marker.  ARGV: slot, token,
+ * window_ms, max_late_ms, mode ('claim' or 'find'), the store's marker value
+ * and how long past its slot a win keeps the marker.  Entries are (slot, S,
+ * token, T), in that order.  Returns {SCAN_FOUND, token} when the slot has an
+ * entry in the last window_ms, {SCAN_NONE} for none (find), {SCAN_LATE} and
+ * {SCAN_APPENDED} (claim); a claim of a job another strategy decides,
+ * {MARKED, value, PTTL}.
  */
-const rds_script rds_lua_scan = {4, "the script strategy's scan", PRELUDE SCANS
+const rds_script rds_lua_scan = {4, "the script strategy's scan", PRELUDE MARKER SCANS
+	"if ARGV[5] == 'claim' then\n"
+	"  local refused = other(KEYS[2], ARGV[6])\n"
+	"  if refused then return refused end\n"
+	"end\n"
 	"local lo = num(math.max(0, now - tonumber(ARGV[3])))\n"
 	"local hi = '+'\n"
 	"while true do\n"
@@ -142,6 +181,7 @@ const rds_script rds_lua_scan = {4, "the script strategy's scan", PRELUDE SCANS
 	"if ARGV[5] ~= 'claim' then return {SCAN_NONE} end\n"
 	"if now - tonumber(ARGV[1]) > tonumber(ARGV[4]) then return {SCAN_LATE} end\n"
 	"redis.call('XADD', KEYS[1], 'MINID', '~', lo, '*', 'slot', ARGV[1], 'token', ARGV[2])\n"
+	"mark(KEYS[2], ARGV[6], tonumber(ARGV[1]), tonumber(ARGV[7]))\n"
 	"return {SCAN_APPENDED}\n"
 };
 
@@ -156,4 +196,46 @@ const rds_script rds_lua_idmp_setup = {5, "the idmp stream set-up script",
 	"redis.call('XADD', KEYS[1], '*', 'anarchon', 'idmp stream')\n"
 	"redis.call('XCFGSET', KEYS[1], 'IDMP-DURATION', ARGV[1], 'IDMP-MAXSIZE', ARGV[2])\n"
 	"return 1\n"
+};
+
+/*
+ * stream-id: XADD with the slot as the entry's id, which Redis refuses for an
+ * id not above the stream's top; refused, the slot's own entry says whose it
+ * is.  A script only so that the marker is read and set in the same step.
+ * KEYS[1] the job's runs stream, KEYS[2] its marker.  ARGV: slot, token, the
+ * entry's id, the store's marker value, how long past its slot a win keeps
+ * the marker.  Returns {SCAN_APPENDED}, {SCAN_FOUND, token} (the slot's
+ * entry), {SCAN_LATE} (refused, and the slot has no entry: older than the
+ * stream's top) or {MARKED, value, PTTL}.
+ */
+const rds_script rds_lua_stream_id_claim = {6, "the stream-id claim script", PRELUDE MARKER SCANS
+	"local refused = other(KEYS[2], ARGV[4])\n"
+	"if refused then return refused end\n"
+	"local added = redis.pcall('XADD', KEYS[1], ARGV[3], 'slot', ARGV[1], 'token', ARGV[2])\n"
+	"if type(added) == 'table' and added.err then\n"
+	"  if not string.find(added.err, 'equal or smaller', 1, true) then return added end\n"
+	"  local e = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1], 'COUNT', 1)\n"
+	"  if #e == 0 then return {SCAN_LATE} end\n"
+	"  local f = e[1][2]\n"
+	"  if f[3] ~= 'token' or not f[4] then\n"
+	"    return redis.error_reply('an entry in the job runs stream was not written by anarchon')\n"
+	"  end\n"
+	"  return {SCAN_FOUND, f[4]}\n"
+	"end\n"
+	"mark(KEYS[2], ARGV[4], tonumber(ARGV[1]), tonumber(ARGV[5]))\n"
+	"return {SCAN_APPENDED}\n"
+};
+
+/*
+ * The marker alone, for what runs no claim script of its own (idmp's XADD,
+ * recall).  KEYS[1] the job's marker.  ARGV: the store's marker value, how
+ * long past the slot a win keeps it, the slot, '1' to mark the job as this
+ * store's (before an idmp claim) or '0' to only look.  Returns {0}, or
+ * {MARKED, value, PTTL}.
+ */
+const rds_script rds_lua_mark = {7, "the strategy marker script", PRELUDE MARKER
+	"local refused = other(KEYS[1], ARGV[1])\n"
+	"if refused then return refused end\n"
+	"if ARGV[4] == '1' then mark(KEYS[1], ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[2])) end\n"
+	"return {0}\n"
 };

@@ -205,6 +205,7 @@ parse_url(rds_store *rs, const char *url, char *err, size_t errlen)
 		an_url_int(&u, "replicas", 0, 0, RDS_REPLICAS_MAX, &replicas, err, errlen) < 0)
 		goto done;
 	strcpy(rs->prefix, prefix);
+	rds_mark_init(rs);
 	rs->replicas = (int) replicas;
 	rs->conn.timeout_ms = (int) timeout_ms;
 	rs->conn.user = dup_or_null(u.user);

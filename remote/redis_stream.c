@@ -2,8 +2,9 @@
  * redis_stream.c — strategies stream-id, idmp and script: a claim is an entry
  * (slot, S, token, T) in the job's stream <prefix>:{<job>}:runs.
  *
- *   stream-id  XADD with id <slot>-0 (slot 0: 0-1, as 0-0 is not a valid id);
- *              Redis refuses an id not above the stream's top.
+ *   stream-id  XADD with id <slot>-0 (slot 0: 0-1, as 0-0 is not a valid id),
+ *              inside a small script; Redis refuses an id not above the
+ *              stream's top.
  *   idmp       XADD ... IDMP <job> <slot> * (Redis 8.6): Redis answers a
  *              repeat with the first entry's id.
  *   script     a Lua scan of the last window_ms of the stream for the slot,
@@ -11,6 +12,8 @@
  * After the store answers, the winner is whoever's token the entry holds: a
  * claim sent again after its reply was lost finds its own token and wins.
  * The decision itself is core/wonlost.c's; this file appends and reads back.
+ * Every append first keeps the job to this strategy (redis_mark.c): inside
+ * the script for stream-id and script, in a call just before for idmp.
  *
  * These strategies have no lease.  heartbeat answers true while the token is
  * the recorded winner and the run is not finished, and changes nothing;
@@ -18,8 +21,9 @@
  * long as the strategy remembers claims; check answers none, running (claimed,
  * not finished: never expired, there is no lease), succeeded or failed.
  *
- * stream-id and idmp run no script, so a first claim's lateness is judged by
- * the host database's clock (an_store_host_now); script judges it by TIME.
+ * stream-id and idmp judge a first claim's lateness by the host database's
+ * clock (an_store_host_now), before anything is sent; script judges it by
+ * TIME, inside its scan.
  */
 #include <stdio.h>
 #include <string.h>
@@ -87,40 +91,60 @@ xrange_token(an_store *st, rds_store *rs, const an_request *rq, const char *from
 	return rc;
 }
 
-/* The scan script, in mode 'find' or 'claim'; *code is SCAN_*. */
+/*
+ * A scan-coded answer ({SCAN_*[, token]}, or the marker's refusal) of
+ * script, freed here; *code is SCAN_*.
+ */
 static int
-scan(an_store *st, rds_store *rs, const an_request *rq, const char *mode,
-	 int64_t window_ms, int *code, char *token)
+scan_answer(an_store *st, rds_store *rs, const an_request *rq, const rds_script *script,
+			redisReply *r, int *code, char *token)
 {
-	rds_cmd		c;
-	redisReply *r = NULL;
 	int64_t		v = 0;
 	int			rc;
 
-	rds_eval_init(&c, 1);
-	rds_cmd_key(&c, rs, rq->job, "runs");
-	rds_cmd_addf(&c, "%lld", (long long) rq->slot);
-	rds_cmd_add(&c, rq->token ? rq->token : "");
-	rds_cmd_addf(&c, "%lld", (long long) window_ms);
-	rds_cmd_addf(&c, "%lld", (long long) rq->settings->max_late_ms);
-	rds_cmd_add(&c, mode);
-	if ((rc = rds_eval(st, rs, &rds_lua_scan, &c, &r)) != AN_OK)
-		return rc;
-	if ((rc = rds_array_int(st, rs, r, 0, &v, "the scan script")) == AN_OK)
+	if (rds_is_marked(r))
+		rc = rds_mark_refused(st, rs, rq, r);
+	else if ((rc = rds_array_int(st, rs, r, 0, &v, script->name)) == AN_OK)
 	{
 		*code = (int) v;
 		if (v == SCAN_FOUND)
 		{
 			if (r->elements < 2 || r->element[1]->type != REDIS_REPLY_STRING ||
 				r->element[1]->len > AN_TOKEN_MAX)
-				rc = an_store_fail(st, AN_E_STORE, "redis store %s gave an unexpected answer to the scan script",
-								   rs->conn.where);
+				rc = an_store_fail(st, AN_E_STORE, "redis store %s gave an unexpected answer to %s",
+								   rs->conn.where, script->name);
 			else
 				strcpy(token, r->element[1]->str);
 		}
 	}
 	freeReplyObject(r);
 	return rc;
+}
+
+/*
+ * The scan script, in mode 'find' or 'claim'; *code is SCAN_*.  A claim
+ * also reads and sets the job's strategy marker (redis_mark.c).
+ */
+static int
+scan(an_store *st, rds_store *rs, const an_request *rq, const char *mode,
+	 int64_t window_ms, int *code, char *token)
+{
+	rds_cmd		c;
+	redisReply *r = NULL;
+	int			rc;
+
+	rds_eval_init(&c, 2);
+	rds_cmd_key(&c, rs, rq->job, "runs");
+	rds_cmd_key(&c, rs, rq->job, "strategy");
+	rds_cmd_addf(&c, "%lld", (long long) rq->slot);
+	rds_cmd_add(&c, rq->token ? rq->token : "");
+	rds_cmd_addf(&c, "%lld", (long long) window_ms);
+	rds_cmd_addf(&c, "%lld", (long long) rq->settings->max_late_ms);
+	rds_cmd_add(&c, mode);
+	rds_cmd_mark_args(&c, rs, rq->settings);
+	if ((rc = rds_eval(st, rs, &rds_lua_scan, &c, &r)) != AN_OK)
+		return rc;
+	return scan_answer(st, rs, rq, &rds_lua_scan, r, code, token);
 }
 
 /* Who won the slot, by strategy: *found = 0 when the store knows no claim. */
@@ -149,45 +173,46 @@ find_op(an_store *st, const an_request *rq, char *winner, int *found)
 	return find_winner(st, st->impl, rq, winner, found);
 }
 
-/* stream-id: XADD with the slot as the entry's id; Redis refuses an id not above the top. */
+/*
+ * stream-id: XADD with the slot as the entry's id; Redis refuses an id not
+ * above the top, and the slot's entry then says whose it is.  One script
+ * (redis_scripts.c), so that the job's strategy marker is read and set in
+ * the same step, and a loser learns the winner in the same round trip.
+ */
 static int
 stream_id_append(an_store *st, const an_request *rq, an_append_result *result, char *winner)
 {
 	rds_store  *rs = st->impl;
 	rds_cmd		c;
 	redisReply *r = NULL;
-	int			found = 0;
+	int			code = SCAN_NONE;
 	int			rc;
 
-	rds_cmd_init(&c);
-	rds_cmd_add(&c, "XADD");
+	rds_eval_init(&c, 2);
 	rds_cmd_key(&c, rs, rq->job, "runs");
-	rds_cmd_addf(&c, "%lld-%d", (long long) rq->slot, rq->slot == 0 ? 1 : 0);
-	rds_cmd_add(&c, "slot");
+	rds_cmd_key(&c, rs, rq->job, "strategy");
 	rds_cmd_addf(&c, "%lld", (long long) rq->slot);
-	rds_cmd_add(&c, "token");
 	rds_cmd_add(&c, rq->token);
-	if ((rc = rds_call_any(st, rs, &c, &r)) != AN_OK)
+	rds_cmd_addf(&c, "%lld-%d", (long long) rq->slot, rq->slot == 0 ? 1 : 0);
+	rds_cmd_mark_args(&c, rs, rq->settings);
+	if ((rc = rds_eval(st, rs, &rds_lua_stream_id_claim, &c, &r)) != AN_OK ||
+		(rc = scan_answer(st, rs, rq, &rds_lua_stream_id_claim, r, &code, winner)) != AN_OK)
 		return rc;
-	if (r->type != REDIS_REPLY_ERROR)
+	switch (code)
 	{
-		freeReplyObject(r);
-		*result = AN_APPEND_STORED;
-		return AN_OK;
+		case SCAN_APPENDED:
+			*result = AN_APPEND_STORED;
+			return AN_OK;
+		case SCAN_FOUND:
+			*result = AN_APPEND_TAKEN;
+			return AN_OK;
+		case SCAN_LATE:
+			/* Older than the stream's newest claim, with no entry: never claimable. */
+			*result = AN_APPEND_REFUSED;
+			return AN_OK;
 	}
-	if (strstr(r->str, "equal or smaller") == NULL)
-	{
-		rc = rds_reply_fail(st, rs, r, "XADD");
-		freeReplyObject(r);
-		return rc;
-	}
-	freeReplyObject(r);
-	/* Refused: the slot's entry exists, or a later slot was claimed first. */
-	if ((rc = find_winner(st, rs, rq, winner, &found)) != AN_OK)
-		return rc;
-	/* Older than the stream's newest claim, with no entry: never claimable. */
-	*result = found ? AN_APPEND_TAKEN : AN_APPEND_REFUSED;
-	return AN_OK;
+	return an_store_fail(st, AN_E_STORE, "redis store %s: the stream-id claim script answered an unknown code %d",
+						 rs->conn.where, code);
 }
 
 /* script: the scan script finds the slot's entry in the window, or appends ours. */
@@ -274,6 +299,9 @@ idmp_append(an_store *st, const an_request *rq, an_append_result *result, char *
 	if (RDS_LACKS_IDMP(&rs->conn))
 		return rds_idmp_unsupported(st, rs);
 	if ((rc = idmp_setup(st, rs, rq)) != AN_OK)
+		return rc;
+	/* The decision is the XADD itself: the job is marked as idmp's just before (redis_mark.c). */
+	if ((rc = rds_mark_job(st, rs, rq, 1)) != AN_OK)
 		return rc;
 	/* Trim by the host's clock, with a whole duration of margin for skew. */
 	keep_from = an_store_host_now(st) - 2 * rs->duration_sec * 1000;

@@ -16,7 +16,9 @@
  *   set NAME VALUE              -> ok            (a setting: lease_ms, attempts, ...)
  *   cancel_after MS             -> ok            (the host cancels calls after MS)
  *   sleep MS                    -> ok
- * Timing of each call goes to stderr as "# MS ms" when RDRIVE_TIMES is set.
+ * Timing of each call goes to stderr as "# MS ms" when RDRIVE_TIMES is set;
+ * an error's hint follows it as "hint: ..." on a line of its own when
+ * RDRIVE_HINTS is set (off by default: other checks count answer lines).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +55,8 @@ static void
 report_error(const an_store *st)
 {
 	printf("error %s: %s\n", error_name(st->err), st->errmsg);
+	if (getenv("RDRIVE_HINTS") && st->errhint[0])
+		printf("hint: %s\n", st->errhint);
 }
 
 /* One command line: run it and print its answer. */

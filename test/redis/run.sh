@@ -5,6 +5,8 @@
 #
 #   checks/table.sh       the outcome tables, own retries, fencing, late, idmp
 #   checks/contend.sh     16 processes x 500 slots per strategy: one won per slot
+#   checks/strategies.sh  one prefix, one strategy: a second strategy refused,
+#                         mixed contention, a rolling change of strategy
 #   checks/faults.sh      restart, SIGSTOP, cancel, script cache flush
 #   checks/badinput.sh    URLs, parameters, unreachable hosts, passwords
 #   checks/sqlite.sh      the same claims through the SQLite extension
@@ -47,7 +49,7 @@ refuse() {
 	else not_ok "redis bad input: $1" "$(cat "$tmp/bad-$1.out")"; fi
 }
 
-for t in ${REDIS_CHECKS:-table contend faults badinput sqlite pg durable cluster}; do
+for t in ${REDIS_CHECKS:-table contend strategies faults badinput sqlite pg durable cluster}; do
 	source "$here/checks/$t.sh"
 done
 

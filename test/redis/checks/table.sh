@@ -190,10 +190,10 @@ ttl=$(redis-cli -p "$PORT" PTTL "t1:{sync}:run:$NOW")
 if [ "$ttl" -gt 0 ] 2> /dev/null; then ok "redis lease: a run key expires after the retention"
 else not_ok "redis lease: a run key expires after the retention" "PTTL=$ttl"; fi
 
-# The store under valgrind: every strategy's calls, errors and refusals.
+# The store under valgrind: every strategy's calls (each on its own prefix), errors and refusals.
 if command -v valgrind > /dev/null; then
 	vg_fail=
-	for url in "$URL?strategy=lease&prefix=vg" "$URL?strategy=stream-id&prefix=vg" "$URL?strategy=script&prefix=vg" \
+	for url in "$URL?strategy=lease&prefix=vg" "$URL?strategy=stream-id&prefix=vgs" "$URL?strategy=script&prefix=vgc" \
 		"$URL?strategy=idmp" "$URL?strategy=nope" "redis://127.0.0.1:$(free_port)" "redis://:pw@127.0.0.1:$PORT"; do
 		printf 'claim sync %s a\nclaim sync %s b\nheartbeat sync %s a\nfinish sync %s a\ncheck sync %s\nclaim sync 5 x\n' \
 			"$NOW" "$NOW" "$NOW" "$NOW" "$NOW" |
