@@ -291,6 +291,42 @@ create_stream(an_store *st, nats_store *n, const an_deadline *d, char **reply)
 }
 
 /*
+ * The server refused to create our stream because its subjects overlap
+ * another stream's (10065).  JetStream lets one stream only take a subject,
+ * so the claims of our prefix are decided in that stream: a second stream
+ * would be a second place, and the server already refuses it.  Name the
+ * stream that decides, so the fix is plain.
+ */
+static int
+overlap_error(an_store *st, nats_store *n, const an_deadline *d)
+{
+	static const char key[] = "\"streams\":[\"";
+	char		req[96];
+	char		other[72] = "";
+	char	   *reply = NULL;
+	const char *p;
+
+	snprintf(req, sizeof(req), "{\"subject\":\"%s.>\"}", n->prefix);
+	if (nats_link_request(st, &n->link, d, "the stream names request", "$JS.API.STREAM.NAMES",
+						  NULL, req, no_js, &reply) == AN_OK &&
+		(p = strstr(reply, key)) != NULL)
+	{
+		size_t		len = strcspn(p + sizeof(key) - 1, "\"");
+
+		if (len < sizeof(other))
+			snprintf(other, sizeof(other), "%.*s", (int) len, p + sizeof(key) - 1);
+	}
+	free(reply);
+	if (other[0] == '\0')
+		snprintf(other, sizeof(other), "another stream");
+	an_store_fail(st, AN_E_CONFIG,
+				  "NATS stream %s cannot take the subjects %s.>: %s%s takes them, so the claims of prefix %s are decided there, and the server refuses a second stream over the same subjects",
+				  n->stream, n->prefix, strcmp(other, "another stream") ? "stream " : "", other, n->prefix);
+	return an_store_hintf(st, "Use the stream that decides prefix %s (stream=%s), as the other instances do.  A stream of its own needs a prefix= of its own, which is another place: move to it only as doc/stores-amqp-nats.md says (\"One place decides\").",
+						  n->prefix, strcmp(other, "another stream") ? other : "...");
+}
+
+/*
  * Find the stream, or create it when missing; learn its duplicate window.
  * A stream is never created with a window shorter than max_late_ms: fixing
  * that afterwards would need the stream to be edited by hand.
@@ -342,7 +378,7 @@ ensure_stream(an_store *st, nats_store *n, const an_deadline *d, const an_settin
 		}
 	}
 	if (rc == AN_OK && is_error(reply, &code))
-		rc = api_error(st, n, reply, "the stream set-up");
+		rc = code == 10065 ? overlap_error(st, n, d) : api_error(st, n, reply, "the stream set-up");
 	if (rc == AN_OK)
 		rc = check_stream(st, n, reply);
 	free(reply);

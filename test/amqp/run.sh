@@ -138,6 +138,36 @@ expect_match "amqp: a user without access to the virtual host is refused" '^erro
 out=$(drv "amqp://anarchon:wr0ng-pw@127.0.0.1:$RMQ_PORT/app%2Fone" validate 2>&1; drv "$AU&bogus=1" validate 2>&1; drv "amqp://stranger:str4nger-pw@127.0.0.1:$RMQ_PORT/app%2Fone" validate 2>&1)
 if printf '%s' "$out" | grep -q -e wr0ng -e 'p@ss' -e str4nger -e 'p%40ss'; then not_ok "amqp: errors never show the password" "$out"; else ok "amqp: errors never show the password"; fi
 
+# One place decides (doc/stores-amqp-nats.md): a slot's gate queue is its one
+# place, and the broker refuses to declare it again with other arguments
+# (406), so two slot_ttl_ms on one prefix never decide a slot twice: one won
+# per slot, every other answer a loss or that refusal.
+d=$MQ_TMP/contend.ttl
+mkdir -p "$d"
+P=$(mq_now)
+pids=()
+for i in 1 2 3 4; do
+	for q in "" "&slot_ttl_ms=130000"; do
+		"$DRV" "$UA$q" contend ttl2 "$P" 20 > "$d/$i${q:+-ttl}.out" 2>&1 &
+		pids+=($!)
+	done
+done
+wait "${pids[@]}"
+report=$(cat "$d"/*.out | awk -v first="$P" '
+	{ i = $1 - first; n[i]++ }
+	$2 == "won" { w[i]++; next }
+	$2 == "lost" { next }
+	$2 == "error" && $3 == "config:" && /exists with other arguments/ { refused++; next }
+	{ if (bad++ < 3) print "unexpected: " $0 }
+	END { for (s = 0; s < 20; s++) if (w[s] != 1 || n[s] != 8) { print "slot first+" s ": " w[s] + 0 " won of " n[s] + 0; if (++e > 3) break }
+		if (!refused) print "no claim was refused: the two settings never met at one gate" }')
+if [ -z "$report" ]; then ok "amqp: one place decides: 4 + 4 processes with two slot_ttl_ms on one prefix, exactly one won per slot, the rest lost or refused (406)"
+else not_ok "amqp: one place decides: 4 + 4 processes with two slot_ttl_ms on one prefix, exactly one won per slot, the rest lost or refused (406)" "$report"; fi
+# Another virtual host is another place, as another prefix or broker is:
+# both win.  This is why moving to one waits as the docs say.
+expect "amqp: another virtual host is another place (both win): no migration while the old one claims" "won
+won" sh -c "'$DRV' '$UA' claim vhplace $P tokA; '$DRV' '$(mq_param "$AU" durability=accept-loss)' claim vhplace $P tokB"
+
 # ---------------------------------------------------------------- contention
 contend "amqp: contention" "$UA" race 16 300
 contend "amqp: contention, winners settling (the default)" "$U" settle 16 40

@@ -140,6 +140,39 @@ check "nats/sqlite: faketime clocks 8 s apart (past max_skew_ms): a second winne
 expect_match "nats: an existing stream that does not take <prefix>.> is refused" \
 	'^error config: NATS stream EXISTING exists but does not take the subjects cron.>' \
 	drv "$U?stream=EXISTING" claim sync "$S" tokA
+# One place decides (doc/stores-amqp-nats.md): a prefix's claims are decided in
+# the one stream that takes <prefix>.>.  JetStream refuses a second stream
+# over the same subjects, so a store naming another stream= for the prefix is
+# refused with the stream that decides; the URL's duplicate_window_ms only
+# sets up a stream anarchon creates, so a store with another one still
+# decides in the same stream, by that stream's own window.
+P=$(mq_now)
+expect "nats: one place decides: a claim in stream CRON wins" won drv "$U" claim places "$P" tokA
+expect_match "nats: ... a store naming another stream for prefix cron is refused, naming CRON (the server refuses overlapping subjects)" \
+	'^error config: NATS stream SECOND cannot take the subjects cron\.>: stream CRON takes them, so the claims of prefix cron are decided there' \
+	drv "$U?stream=SECOND" claim places "$P" tokB
+expect_match "nats: ... and no stream SECOND was created" '"err_code":10059' nats_api main '$JS.API.STREAM.INFO.SECOND' ''
+expect_match "nats: ... the server refuses a stream over a single job's subject too" '"err_code":10065' \
+	nats_api main '$JS.API.STREAM.CREATE.THIRD' '{"name":"THIRD","subjects":["cron.places.claims"],"storage":"file"}'
+expect "nats: ... a store with another duplicate_window_ms decides in the same stream (lost)" lost \
+	drv "$U?duplicate_window_ms=600000" claim places "$P" tokB
+expect_match "nats: ... by the stream's own window (120 s), not the URL's" \
+	'^error config: the duplicate window of the NATS stream CRON \(120000 ms\) is shorter than max_late_ms \(300000 ms\)' \
+	drv -l 300000 "$U?duplicate_window_ms=900000" claim places "$P" tokB
+# Contention across those settings: one winner per slot.
+d=$MQ_TMP/contend.places
+mkdir -p "$d"
+P=$(mq_now)
+pids=()
+for i in 1 2 3 4; do
+	for q in "" "?duplicate_window_ms=600000" "?stream=CRON&timeout_ms=3000"; do
+		"$DRV" "$U$q" contend places "$P" 50 > "$d/$i${q:+-${#q}}.out" 2>&1 &
+		pids+=($!)
+	done
+done
+wait "${pids[@]}"
+mq_count_winners "nats: one place decides: 12 processes with three URLs for one stream" "$d" 12 50
+
 # A stream in memory forgets every claim when the server stops or crashes
 # (the restarts below forget it too: mem_stream makes it again before use).
 mem_stream() { nats_api main '$JS.API.STREAM.CREATE.MEM' '{"name":"MEM","subjects":["mem.>"],"storage":"memory","duplicate_window":120000000000}' > /dev/null; }
