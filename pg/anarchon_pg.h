@@ -98,6 +98,25 @@ void		an_pg_read_call(FunctionCallInfo fcinfo, an_pg_slot_kind kind,
 void		an_pg_override(FunctionCallInfo fcinfo, int argno, Oid type,
 						   const char *name, an_pg_call *call);
 
+/*
+ * job_rights.c: may the current user act on job?  Raises 42501 when the job
+ * belongs to a role whose privileges it lacks; a claim of a job nobody owns
+ * makes it the current user's.  The limits only a superuser raises: the
+ * lease a call asks for, and (claims) how far ahead the slot is.
+ */
+void		an_pg_define_job_limits(void);
+typedef enum an_pg_job_use
+{
+	AN_PG_JOB_CLAIM,			/* may take an unowned job */
+	AN_PG_JOB_ACT,				/* heartbeat, finish, fence, keep-alive, record */
+	AN_PG_JOB_READ				/* check, missed: pg_monitor may too */
+} an_pg_job_use;
+void		an_pg_require_job_right(const char *job, an_pg_job_use use, const an_settings *settings);
+/* local_store.c: the error of a job's lock not granted within busy_timeout_ms (55P03). */
+pg_noreturn void an_pg_raise_job_busy(const char *job, int64 timeout_ms);
+void		an_pg_require_lease_limit(const an_settings *settings);
+void		an_pg_require_claim_limits(const an_request *rq);
+
 /* fdw.c: the URL a remote store opens, with the mapping's credentials (palloc'd). */
 struct ForeignServer;
 struct UserMapping;

@@ -29,6 +29,7 @@ fence(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 
 	an_pg_read_call(fcinfo, kind, true, &call);
 	an_pg_require_fence_in_transaction(fcinfo);
+	an_pg_require_job_right(call.job, AN_PG_JOB_ACT, NULL);
 	st = an_pg_store();
 	an_store_clear(st);
 	if (an_store_fence(st, &call.rq, &owned) != AN_OK)

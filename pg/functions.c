@@ -75,6 +75,8 @@ claim(FunctionCallInfo fcinfo, an_pg_slot_kind kind, an_claim_result *res)
 
 	st = an_pg_store();
 	an_store_clear(st);
+	an_pg_require_job_right(call.job, AN_PG_JOB_CLAIM, &call.settings);
+	an_pg_require_claim_limits(&call.rq);
 	/* Only the local store decides inside the caller's transaction. */
 	if (st->m == &an_pg_local_methods)
 		an_pg_require_final_claim(fcinfo);
@@ -151,6 +153,8 @@ heartbeat(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 
 	an_pg_read_call(fcinfo, kind, true, &call);
 	an_pg_override(fcinfo, 3, INT8OID, "lease_ms", &call);
+	an_pg_require_lease_limit(&call.settings);
+	an_pg_require_job_right(call.job, AN_PG_JOB_ACT, NULL);
 	st = store_with(an_pg_store()->m->heartbeat, "heartbeat");
 	if (an_store_heartbeat(st, &call.rq, &owned) != AN_OK)
 		an_pg_raise(st);
@@ -196,6 +200,7 @@ finish(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 					 errmsg("anarchon: invalid status"),
 					 errdetail("A status is 'succeeded' or 'failed'.")));
 	}
+	an_pg_require_job_right(call.job, AN_PG_JOB_ACT, NULL);
 	st = store_with(an_pg_store()->m->finish, "finish");
 	if (an_store_finish(st, &call.rq, status, &owned) != AN_OK)
 		an_pg_raise(st);
@@ -223,6 +228,7 @@ check(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 	an_check_result res;
 
 	an_pg_read_call(fcinfo, kind, false, &call);
+	an_pg_require_job_right(call.job, AN_PG_JOB_READ, NULL);
 	st = store_with(an_pg_store()->m->check, "check");
 	if (an_store_check(st, &call.rq, &res) != AN_OK)
 		an_pg_raise(st);

@@ -100,6 +100,8 @@ anarchon_keepalive_start(PG_FUNCTION_ARGS)
 
 	an_pg_read_call(fcinfo, AN_PG_SLOT_TS, true, &call);
 	an_pg_override(fcinfo, 3, INT8OID, "lease_ms", &call);
+	an_pg_require_lease_limit(&call.settings);
+	an_pg_require_job_right(call.job, AN_PG_JOB_ACT, NULL);
 	stop_worker();
 	if (segment != NULL)
 	{

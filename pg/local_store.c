@@ -164,6 +164,17 @@ run(local_query q, Datum *values, int expect)
 	return SPI_processed;
 }
 
+void
+an_pg_raise_job_busy(const char *job, int64 timeout_ms)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+			 errmsg("anarchon: job \"%s\" is locked by another session for longer than busy_timeout_ms (" INT64_FORMAT " ms)",
+					job, timeout_ms),
+			 errdetail("Another transaction is claiming this job, or claimed it and has not committed yet."),
+			 errhint("Commit transactions that call anarchon_claim promptly, or raise anarchon.busy_timeout_ms.")));
+}
+
 /*
  * Run query q, which may wait for a row lock, waiting at most timeout_ms.
  * A lock timeout becomes an error that says which job's lock was busy and
@@ -200,12 +211,7 @@ run_locking(an_store *st, local_query q, Datum *values, int expect, const char *
 			PG_RE_THROW();
 		FlushErrorState();
 		an_pg_stats_busy(st);
-		ereport(ERROR,
-				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
-				 errmsg("anarchon: job \"%s\" is locked by another session for longer than busy_timeout_ms (" INT64_FORMAT " ms)",
-						job, timeout_ms),
-				 errdetail("Another transaction is claiming this job, or claimed it and has not committed yet."),
-				 errhint("Commit transactions that call anarchon_claim promptly, or raise anarchon.busy_timeout_ms.")));
+		an_pg_raise_job_busy(job, timeout_ms);
 	}
 	PG_END_TRY();
 	LockTimeout = saved;

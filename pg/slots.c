@@ -257,6 +257,7 @@ missed_call(FunctionCallInfo fcinfo, bool as_ms)
 		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
 	memcpy(job, VARDATA_ANY(t), len);
 	job[len] = '\0';
+	an_pg_require_job_right(job, AN_PG_JOB_READ, NULL);
 	an_pg_current_settings(&settings);
 	l.cutoff = an_pg_now_ms() - settings.max_late_ms;
 	collect(fcinfo, 1, as_ms, &l);

@@ -315,10 +315,12 @@ remote(const char *name)
 	}
 
 	/*
-	 * The role that called (the outer user: only the local store's queries
-	 * run as the extension's owner, and not here).
+	 * The current user, as postgres_fdw and dblink check it: inside a
+	 * SECURITY DEFINER function the definer, in a security-restricted
+	 * operation (an index expression evaluated by ANALYZE) the table's
+	 * owner.  The keep-alive worker runs as the same role.
 	 */
-	userid = GetOuterUserId();
+	userid = GetUserId();
 	server = named_server(name, userid);
 	for (remote_entry *e = remotes; e; e = e->next)
 		if (e->serverid == server->serverid && e->userid == userid)

@@ -67,8 +67,8 @@ SELECT count(*) AS missed, count(*) FILTER (WHERE m.slot = h.a + interval '2 hou
 SELECT count(*) AS other_job FROM h, anarchon_missed('weekly', '1 hours', h.a, h.b);
 SELECT count(*) AS ms_form FROM h, anarchon_missed('nightly', '1 hours',
 	(extract(epoch FROM h.a) * 1000)::bigint, (extract(epoch FROM h.b) * 1000)::bigint);
--- an ordinary role may ask too
-CREATE ROLE anarchon_tz_reader;
+-- a monitoring role may ask too (the job is its owner's: other roles may not)
+CREATE ROLE anarchon_tz_reader IN ROLE pg_monitor;
 SET ROLE anarchon_tz_reader;
 SELECT count(*) AS as_reader
   FROM anarchon_missed('nightly', '1 hours', date_trunc('hour', now()) - interval '10 hours', date_trunc('hour', now()));

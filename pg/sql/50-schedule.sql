@@ -67,18 +67,15 @@ REVOKE ALL ON anarchon.run_log FROM PUBLIC;
 GRANT SELECT ON anarchon.run_log TO pg_monitor;
 
 -- run_log_add: the one way anarchon.run writes its log (callers may not
--- write the table themselves).  run_by is the session's user: the pg_cron
--- job's owner, or the application's role; application_name is the session's.
+-- write the table themselves; pg/run_record.c writes it as the table's owner,
+-- for a job the caller may act on only).  run_by is the session's user: the
+-- pg_cron job's owner, or the application's role; application_name is the
+-- session's.
 CREATE FUNCTION anarchon.run_log_add(job text, slot timestamptz, outcome text,
 		status text, error text, started_at timestamptz)
 	RETURNS void
-	LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-	AS $$
-	INSERT INTO anarchon.run_log (job, slot, outcome, status, error, run_by,
-			application_name, started_at)
-	VALUES ($1, $2, $3, $4, $5, session_user,
-			pg_catalog.current_setting('application_name'), $6)
-	$$;
+	AS 'MODULE_PATHNAME', 'anarchon_run_log_add'
+	LANGUAGE C VOLATILE;
 
 -- The schedule anarchon.run was last called with, for each job, and since
 -- when: what anarchon.missed_runs (55-slots.sql) checks for missed slots.  A
@@ -94,15 +91,12 @@ REVOKE ALL ON anarchon.run_schedules FROM PUBLIC;
 GRANT SELECT ON anarchon.run_schedules TO pg_monitor;
 
 -- run_schedule_note: record job's schedule, writing only when it changed (so
--- that a fleet calling anarchon.run every minute costs one index probe).
+-- that a fleet calling anarchon.run every minute costs one index probe); for
+-- a job the caller may act on only (pg/run_record.c).
 CREATE FUNCTION anarchon.run_schedule_note(job text, schedule text)
 	RETURNS void
-	LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-	AS $$
-	INSERT INTO anarchon.run_schedules AS r (job, schedule) VALUES ($1, $2)
-	ON CONFLICT (job) DO UPDATE SET schedule = excluded.schedule, since = excluded.since
-	WHERE r.schedule IS DISTINCT FROM excluded.schedule
-	$$;
+	AS 'MODULE_PATHNAME', 'anarchon_run_schedule_note'
+	LANGUAGE C VOLATILE;
 
 -- run_command_check(command): the command of anarchon.run is one SQL
 -- statement; an empty one, or two (which EXECUTE would both run), are refused
