@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # run.sh — schedules: the parser and slot search (a C table test, with the
-# daylight-saving tables worked out by hand), then the SQL functions in
+# daylight-saving tables worked out by hand), the searches against each
+# other around every change of offset of every zone (property_test.c),
+# then the SQL functions in
 # SQLite (anarchon_slot, anarchon_next_slot, anarchon_slots, anarchon_missed,
 # anarchon_zones, anarchon_fire_at), then the Python application loop of
 # doc/app-loop.md with several processes, then both databases against an
@@ -114,7 +116,8 @@ else
 fi
 
 # Part 4: time zones in both databases against an independent oracle
-# (Python's zoneinfo on the system's tzdata), and anarchon_missed after an
+# (Python's zoneinfo on the system's tzdata; PostgreSQL's own conversions
+# for every zone, allzones.py), and anarchon_missed after an
 # outage of a whole fleet: on SQLite, on PostgreSQL, and on Redis (lease).
 source "$TEST_ROOT/pg/server.sh"
 source "$TEST_ROOT/redis/server.sh"
@@ -139,6 +142,8 @@ else
 	}
 	psql -X -q -c "CREATE EXTENSION anarchon" > "$tmp/pg-ext.log" 2>&1
 	py_checks oracle 600 "$here/oracle.py" "$REPO_ROOT/sqlite/anarchon" "$tmp/oracle.db"
+	# Every zone of the system's tz database, 1990-2037, in both databases.
+	py_checks allzones 600 "$here/allzones.py" "$REPO_ROOT/sqlite/anarchon"
 	py_checks missed-sqlite 120 "$here/missed.py" sqlite "$tmp/missed.db"
 	py_checks missed-pg 120 "$here/missed.py" pg
 	rport=$(free_port)
@@ -161,4 +166,5 @@ else
 	fi
 fi
 
+echo "# schedule suite: ${SECONDS} s"
 suite_end
