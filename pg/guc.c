@@ -72,6 +72,13 @@ parse_store(int i, const char *value, bool apply, char *err, size_t errlen)
 
 	if (len == 0 || len >= NAMEDATALEN)
 	{
+		/*
+		 * Refused at use, not here: PostgreSQL's own error for a refused
+		 * value repeats it whole, and a value this long is most likely a
+		 * store's URL with its password (require_valid never repeats it).
+		 */
+		if (!apply && len > 0)
+			return true;
 		snprintf(err, errlen, "invalid value for store: it is 'local' or the name of a foreign server"
 				 " of the anarchon wrapper, 1 to %d bytes", NAMEDATALEN - 1);
 		return false;
@@ -213,6 +220,12 @@ require_valid(void)
 			continue;
 		/* Core's words are "<what>: <what is allowed>"; the second part is the detail. */
 		rule = strstr(invalid[i], ": ");
+		if (strcmp(names[i], "store") == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("anarchon: anarchon.store is not the name of a foreign server"),
+					 errdetail("%s", an_pg_sentence(rule ? rule + 2 : invalid[i], detail, sizeof(detail))),
+					 errhint("Set it to 'local' or to a server's name. A store's URL belongs in CREATE SERVER ... FOREIGN DATA WRAPPER anarchon OPTIONS (url '...'), its password in a user mapping; the value is not repeated here, as it may hold one.")));
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("anarchon: invalid value for parameter \"anarchon.%s\": \"%s\"",

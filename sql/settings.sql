@@ -27,6 +27,11 @@ SET anarchon.overlap = 'sometimes';
 SET anarchon.busy_timeout_ms = 2147483648;
 SET anarchon.store = '';
 SHOW anarchon.lease_ms;
+-- A value too long to be a server's name (a URL with its password, most
+-- likely) is refused at use, never repeated in an error.
+SET anarchon.store = 'redis://user:S3CRET-PASSWORD@cache.example.internal:6379/0?strategy=lease';
+SELECT anarchon_claim('s', :now_ms, 'tok-1');
+RESET anarchon.store;
 -- The prefix is reserved: a misspelt setting is an error, not a placeholder.
 SET anarchon.lese_ms = 10;
 -- The settings decide claims: a lease of lease_ms.
