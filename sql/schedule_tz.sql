@@ -5,10 +5,36 @@ SET timezone = 'UTC';
 \set VERBOSITY default
 \set SHOW_CONTEXT never
 
--- The tz database is ICU's own copy; its version depends on the platform.
-SELECT anarchon_tzdata_version() ~ '^[12][0-9]{3}[a-z]$' AS looks_like_a_version;
+-- The zones are the server's own, as AT TIME ZONE and the timezone setting
+-- read them: the tz database's version (when its directory says) and where.
+SELECT anarchon_tzdata_version() ~ '^([12][0-9]{3}[a-z]|unknown|PostgreSQL [0-9.]+) \(/' AS version_and_directory;
 SELECT count(*) > 400 AS many, count(*) FILTER (WHERE name = 'Europe/Berlin') AS berlin,
-       count(*) FILTER (WHERE name = 'PST') AS no_pst FROM anarchon_zones();
+       count(*) FILTER (WHERE name = 'PST') AS no_pst,
+       count(*) FILTER (WHERE name IN ('localtime', 'posixrules') OR name LIKE 'posix/%') AS no_copies,
+       count(*) = (SELECT count(*) FROM pg_timezone_names
+                   WHERE name NOT IN ('localtime', 'posixrules') AND name !~ '^(posix|right)/') AS as_pg_timezone_names
+  FROM anarchon_zones();
+-- Rules of today, not of a frozen copy: Greenland kept -02 as its standard
+-- time from 2023, Egypt restored daylight saving in 2023 (ICU's tz 2022e had
+-- neither, and put both slots an hour off).
+SELECT anarchon_slot('CRON_TZ=America/Nuuk 0 3 * * *', '2026-12-03 12:00+00'::timestamptz) AS nuuk,
+       '2026-12-03 03:00'::timestamp AT TIME ZONE 'America/Nuuk' AS nuuk_at_time_zone;
+SELECT anarchon_slot('CRON_TZ=Africa/Cairo 0 3 * * *', '2024-07-01 12:00+00'::timestamptz) AS cairo,
+       '2024-07-01 03:00'::timestamp AT TIME ZONE 'Africa/Cairo' AS cairo_at_time_zone;
+-- A name is a zone's exact spelling: not another case, not a POSIX rule
+-- (which pg_tzset would take), not a copy of the database.
+SELECT anarchon_slot('CRON_TZ=europe/berlin 0 3 * * *', now());
+SELECT anarchon_slot('CRON_TZ=XYZ5 0 3 * * *', now());
+SELECT anarchon_slot('CRON_TZ=posix/Europe/Berlin 0 3 * * *', now());
+SELECT anarchon_slot('CRON_TZ=EST5EDT 0 3 * * *', '2024-07-01 12:00+00'::timestamptz) AS est5edt_is_a_zone;
+-- CET is the zone CET, summer time included, as SET timezone reads it
+-- (AT TIME ZONE 'CET' would be the abbreviation, +01:00 all year).
+SELECT anarchon_slot('CRON_TZ=CET 0 3 * * *', '2024-07-01 12:00+00'::timestamptz) AS cet;
+-- What depends on the time-zone data is STABLE: a tzdata upgrade may move slots.
+SELECT p.oid::regprocedure AS function, p.provolatile AS volatility
+  FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+ WHERE n.nspname = 'anarchon' AND p.proname IN ('anarchon_slot', 'anarchon_next_slot', 'anarchon_slots')
+ ORDER BY 1::text;
 
 -- New York, 2024-03-10: 02:00 EST jumps to 03:00 EDT.  A fixed-time schedule
 -- gets its skipped 02:30 at 03:00 EDT; @hourly follows the wall clock.
@@ -28,6 +54,9 @@ SELECT slot FROM anarchon_slots('CRON_TZ=Europe/Berlin 30 2 * * *', 171175680000
 SELECT anarchon_slot('CRON_TZ=Europe/Berlin 30 2 * * *', '2024-03-31 01:00+00'::timestamptz) AS slot_at,
        anarchon_next_slot('CRON_TZ=Europe/Berlin 30 2 * * *', '2024-03-30 23:00+00'::timestamptz) AS next_after,
        anarchon_slot('CRON_TZ=Europe/Berlin 30 2 * * *', 1711846800000) AS slot_ms;
+-- asked 1 ms before the first instant after the gap, the next slot is the gap's
+SELECT anarchon_next_slot('CRON_TZ=America/New_York 30 2 * * *', '2026-03-08 06:59:59.999+00'::timestamptz) AS next_before_gap,
+       anarchon_next_slot('CRON_TZ=America/New_York 30 2 * * *', 1772953199999) AS next_before_gap_ms;
 -- The session's TimeZone does not matter: the schedule's zone does.
 SET timezone = 'Asia/Tokyo';
 SELECT anarchon_slot('CRON_TZ=Europe/Berlin 0 3 * * *', '2024-06-01 12:00+00'::timestamptz) = '2024-06-01 01:00+00' AS same;

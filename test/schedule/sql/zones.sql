@@ -3,10 +3,24 @@
 .load ./sqlite/anarchon
 .headers on
 .mode list
--- the tz database is ICU's (its version depends on the platform)
-SELECT anarchon_tzdata_version() GLOB '[12][0-9][0-9][0-9][a-z]' AS looks_like_a_version;
+-- the zones are the system's tz database's: its version and its directory
+SELECT anarchon_tzdata_version() GLOB '[12][0-9][0-9][0-9][a-z] (/*)' AS version_and_directory;
 SELECT count(*) > 400 AS many, sum(name = 'Europe/Berlin') AS berlin, sum(name = 'PST') AS no_pst,
-       sum(name = 'Pacific/Apia') AS apia FROM anarchon_zones;
+       sum(name = 'Pacific/Apia') AS apia,
+       sum(name IN ('localtime', 'posixrules') OR name LIKE 'posix/%' OR name LIKE 'right/%') AS no_copies
+  FROM anarchon_zones;
+-- rules of today, not of a frozen copy: Greenland kept -02 as its standard
+-- time from 2023, Egypt restored daylight saving in 2023 (ICU's tz 2022e had
+-- neither, and put both slots an hour off)
+SELECT datetime(anarchon_slot('CRON_TZ=America/Nuuk 0 3 * * *', 1796299200000) / 1000, 'unixepoch') AS nuuk_2026_12_03,
+       datetime(anarchon_slot('CRON_TZ=Africa/Cairo 0 3 * * *', 1719835200000) / 1000, 'unixepoch') AS cairo_2024_07_01;
+-- asked 1 ms before the first instant after New York's gap, the next slot is the gap's
+SELECT datetime(anarchon_next_slot('CRON_TZ=America/New_York 30 2 * * *', 1772953199999) / 1000, 'unixepoch') AS next_before_gap;
+-- a name is a zone's exact spelling, not a POSIX rule, not a copy of the database
+SELECT anarchon_slot('CRON_TZ=europe/berlin 0 3 * * *', 1700000000000);
+SELECT anarchon_slot('CRON_TZ=EST5EDT,M3.2.0,M11.1.0 0 3 * * *', 1700000000000);
+SELECT anarchon_slot('CRON_TZ=posix/Europe/Berlin 0 3 * * *', 1700000000000);
+SELECT anarchon_slot('CRON_TZ=localtime 0 3 * * *', 1700000000000);
 -- Berlin, 2024-03-31: 02:00 CET jumps to 03:00 CEST.  Fixed time: the skipped
 -- 02:30 is one slot at 03:00 CEST (01:00 UTC); wall clock: no 02:30 at all.
 SELECT datetime(slot / 1000, 'unixepoch') AS fixed_0230 FROM anarchon_slots('CRON_TZ=Europe/Berlin 30 2 * * *', 1711756800000, 1712016000000);
