@@ -11,6 +11,8 @@
 #   make bench      throughput as ratios against each store's own primitive
 #   make test-platforms  every suite again in Debian 13 and sid chroots
 #   make soak       the fault suite at full size: 10^5 claims per store
+#   make fuzz       every fuzz target for FUZZ_SECONDS (300) each, new inputs
+#                   kept in build/fuzz-corpus/ (test/fuzz/run.sh; needs clang)
 #
 # The PostgreSQL part is optional at build time: without pg_config the sqlite,
 # demo and bench targets still work.
@@ -100,6 +102,11 @@ soak:
 
 bench:
 	@bash test/bench/run
+
+# test/fuzz/build.mk builds the targets; FUZZ_SECONDS=N runs each for N s.
+.PHONY: fuzz
+fuzz:
+	@bash test/fuzz/run.sh --long
 
 # ---------------------------------------------------------------- PostgreSQL (PGXS)
 

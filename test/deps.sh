@@ -15,6 +15,9 @@
 #   - PostgreSQL: the major version of a postgresql-server-dev-NN already
 #     installed, else the one the `postgresql` metapackage depends on, else a
 #     guess from /etc/os-release.  ANARCHON_PG_MAJOR=NN overrides.
+#   - the fuzz suite's compiler: clang and libclang-rt-dev, the release's
+#     default LLVM (libclang-rt-14-dev on bookworm holds libFuzzer's
+#     libclang_rt.fuzzer; libfuzzer-NN-dev is the stand-alone copy, not needed).
 #   - the Redis-protocol server: redis-server, except on Debian unstable where
 #     Valkey is the server the project is tested against.
 #     ANARCHON_REDIS_PKG=redis-server|valkey-server overrides.
@@ -90,7 +93,8 @@ case $target in
 		pg=$(pg_major)
 		want="$sqlite_pkgs postgresql-$pg postgresql-server-dev-$pg postgresql-$pg-cron libpq-dev
 			libhiredis-dev librabbitmq-dev libnats-dev $(redis_pkg) rabbitmq-server nats-server
-			valgrind python3 python3-psycopg2 python3-pika procps iproute2 faketime tzdata" ;;
+			valgrind python3 python3-psycopg2 python3-pika procps iproute2 faketime tzdata
+			clang libclang-rt-dev" ;;
 	platforms) want="debootstrap" ;;
 esac
 

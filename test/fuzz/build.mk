@@ -8,7 +8,9 @@
 # fuzzer's coverage instrumentation without its main (fuzzer-no-link); each
 # target links libFuzzer's main.  Each target links only the sources it
 # reaches, so a file being changed elsewhere breaks only the targets that use
-# it.
+# it.  The schedule target links the time zones' data source as the test
+# programs do (SCHEDULE_LIBS: core/core.mk's object, built by the project's
+# compiler and not instrumented, and its libraries).
 FUZZ_CC ?= clang
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) \
@@ -24,6 +26,7 @@ FUZZ_SRCS_resp = $(filter remote/redis%,$(REMOTE_SRCS)) remote/url.c remote/wait
 FUZZ_LIBS_schedule = $(SCHEDULE_LIBS)
 build/fuzz/bin/schedule: $(TZ_SYSTEM_OBJ)
 FUZZ_LIBS_resp = $(REMOTE_LIBS)
+FUZZ_LIBS_nats = -pthread
 
 FUZZ_HEADERS = $(wildcard core/*.h remote/*.h) build/config.h test/fuzz/fuzz.h
 
