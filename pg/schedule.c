@@ -12,12 +12,13 @@
  * The latest scheduled time at or before `at`, and the earliest one after
  * `after`; without the instant, the database clock (clock_timestamp(), the
  * clock the claim uses).  A schedule may start with CRON_TZ=<IANA zone>; its
- * slots are UTC instants either way.  The parser, the zones (ICU) and the
- * search are core's, shared with SQLite.  NULL when the slot range (1970 …
+ * slots are UTC instants either way.  The parser and the search are core's,
+ * shared with SQLite; the zones are the server's own (pg/tz_pg.c), as AT
+ * TIME ZONE reads them.  NULL when the slot range (1970 …
  * 9999) holds no such time; a bad schedule is an error naming the offending
  * field or zone.  A parsed schedule is kept in fn_extra, so a query over
  * many rows with one schedule parses it once; the zones are kept for the
- * backend's life (malloc'd, as ICU's own objects are).
+ * backend's life (malloc'd, pointing at PostgreSQL's own cache of zones).
  *
  * anarchon_fire_at is slot plus an offset in [0, max_jitter_ms) hashed from
  * (job, slot) (core/schedule_fire.c); max_jitter_ms may not exceed
@@ -215,11 +216,11 @@ anarchon_fire_at_ms(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64(fire_at(fcinfo, AN_PG_SLOT_MS));
 }
 
-/* anarchon_tzdata_version(): the version of the tz database the zones come from. */
+/* anarchon_tzdata_version(): where the zones come from, version and directory. */
 Datum
 anarchon_tzdata_version(PG_FUNCTION_ARGS)
 {
-	char		version[32],
+	char		version[1024],
 				err[AN_ERRMAX];
 	an_error	rc;
 

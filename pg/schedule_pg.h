@@ -11,8 +11,8 @@
 
 /*
  * The schedule of argument argno, parsed with this backend's zones, or taken
- * from the call site's cache (fn_extra).  Errors are raised (22023, or 0A000
- * for a zone in a build without ICU); a NULL is refused.
+ * from the call site's cache (fn_extra).  Errors are raised (22023); a NULL
+ * is refused.
  */
 const an_schedule *an_pg_arg_schedule(FunctionCallInfo fcinfo, int argno);
 

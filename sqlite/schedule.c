@@ -7,7 +7,9 @@
  *                                           when to act on the slot: slot plus
  *                                           an offset in [0, max_jitter_ms)
  *                                           hashed from (job, slot)
- *   anarchon_tzdata_version()               the tz database version of ICU
+ *   anarchon_tzdata_version()               where the zones come from: the
+ *                                           system's tz database, its version
+ *                                           and directory ('2025b (/usr/share/zoneinfo)')
  *
  * schedule is text: a cron expression (5 fields, or 6 with leading seconds),
  * a macro such as '@hourly', or an interval such as '10 seconds', each with
@@ -18,8 +20,12 @@
  * when the slot range (1970 … 9999) has no such time.  A bad schedule is an
  * error naming the offending field or zone.
  *
- * The forms with an instant are pure (DETERMINISTIC, INNOCUOUS); the forms
- * without read the clock.  A parsed schedule is cached with the statement
+ * The forms with an instant depend on their arguments and on the system's
+ * tz database, which a tzdata upgrade changes under a database file that
+ * outlives it: they are INNOCUOUS but not DETERMINISTIC, so that SQLite
+ * refuses them in an index on an expression, a generated column or a CHECK,
+ * which would go stale (PostgreSQL marks them STABLE for the same reason).
+ * The forms without read the clock.  A parsed schedule is cached with the statement
  * (sqlite3_set_auxdata), so a query over many rows parses it once; the zones
  * it names are kept for the connection (an_sqlite_sched).
  * anarchon_fire_at checks max_jitter_ms against the connection's max_late_ms,
@@ -198,7 +204,7 @@ fn_fire_at(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 static void
 fn_tzdata_version(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	char		version[32],
+	char		version[1024],
 				err[AN_ERRMAX];
 
 	(void) argc;
@@ -221,15 +227,16 @@ an_sqlite_schedule_register(sqlite3 *db, an_sqlite_conn *conn)
 		int			flags;
 		void		(*fn) (sqlite3_context *, int, sqlite3_value **);
 	}			fns[] = {
-		/* with an instant: a pure function of its arguments */
-		{"anarchon_slot", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, fn_slot},
-		{"anarchon_next_slot", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, fn_next_slot},
+		/* with an instant: its arguments and the tz database (see above) */
+		{"anarchon_slot", 2, SQLITE_UTF8 | SQLITE_INNOCUOUS, fn_slot},
+		{"anarchon_next_slot", 2, SQLITE_UTF8 | SQLITE_INNOCUOUS, fn_next_slot},
 		/* without: reads the clock, so not deterministic */
 		{"anarchon_slot", 1, SQLITE_UTF8 | SQLITE_INNOCUOUS, fn_slot},
 		{"anarchon_next_slot", 1, SQLITE_UTF8 | SQLITE_INNOCUOUS, fn_next_slot},
 		/* reads the connection's max_late_ms */
 		{"anarchon_fire_at", 3, SQLITE_UTF8 | SQLITE_INNOCUOUS, fn_fire_at},
-		{"anarchon_tzdata_version", 0, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, fn_tzdata_version},
+		/* TZDIR and the files may change between two statements */
+		{"anarchon_tzdata_version", 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, fn_tzdata_version},
 	};
 	an_sqlite_sched *sc = sqlite3_malloc(sizeof(*sc));
 	int			rc;
