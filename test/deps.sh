@@ -86,7 +86,7 @@ redis_pkg() {
 	fi
 }
 
-sqlite_pkgs="gcc make pkg-config libsqlite3-dev sqlite3 libicu-dev"
+sqlite_pkgs="gcc g++ make pkg-config libsqlite3-dev sqlite3 libcctz-dev tzdata"
 case $target in
 	sqlite) want=$sqlite_pkgs ;;
 	all)
