@@ -154,10 +154,10 @@ const rds_script rds_lua_lease_check = {3, "the lease check script", CLOCK CHECK
 
 /*
  * The script strategy, and the look-up of a claim on idmp's stream.
- * KEYS[1] the job's runs stream, KEYS[2] its marker.  ARGV: slot, token,
- * window_ms, max_late_ms, mode ('claim' or 'find'), the store's marker value
- * and how long past its slot a win keeps the marker.  Entries are (slot, S,
- * token, T), in that order.  Returns {SCAN_FOUND, token} when the slot has an
+ * KEYS[1] the job's runs stream, KEYS[2] its marker (claim only).  ARGV:
+ * slot, token, window_ms, max_late_ms, mode ('claim' or 'find'), the
+ * store's marker value and how long past its slot a win keeps the marker.
+ * Entries are (slot, S, token, T), in that order.  Returns {SCAN_FOUND, token} when the slot has an
  * entry in the last window_ms, {SCAN_NONE} for none (find), {SCAN_LATE} and
  * {SCAN_APPENDED} (claim); a claim of a job another strategy decides,
  * {MARKED, value, PTTL}.
@@ -202,7 +202,7 @@ const rds_script rds_lua_idmp_setup = {5, "the idmp stream set-up script",
  * stream-id: XADD with the slot as the entry's id, which Redis refuses for an
  * id not above the stream's top; refused, the slot's own entry says whose it
  * is.  A script only so that the marker is read and set in the same step.
- * KEYS[1] the job's runs stream, KEYS[2] its marker.  ARGV: slot, token, the
+ * KEYS[1] the job's runs stream, KEYS[2] its marker (claim only).  ARGV: slot, token, the
  * entry's id, the store's marker value, how long past its slot a win keeps
  * the marker.  Returns {SCAN_APPENDED}, {SCAN_FOUND, token} (the slot's
  * entry), {SCAN_LATE} (refused, and the slot has no entry: older than the

@@ -123,19 +123,23 @@ scan_answer(an_store *st, rds_store *rs, const an_request *rq, const rds_script 
 
 /*
  * The scan script, in mode 'find' or 'claim'; *code is SCAN_*.  A claim
- * also reads and sets the job's strategy marker (redis_mark.c).
+ * also reads and sets the job's strategy marker (redis_mark.c); a find
+ * touches the stream only, so that a cluster in the middle of a migration
+ * answers it like any one-key command.
  */
 static int
 scan(an_store *st, rds_store *rs, const an_request *rq, const char *mode,
 	 int64_t window_ms, int *code, char *token)
 {
+	int			claim = strcmp(mode, "claim") == 0;
 	rds_cmd		c;
 	redisReply *r = NULL;
 	int			rc;
 
-	rds_eval_init(&c, 2);
+	rds_eval_init(&c, claim ? 2 : 1);
 	rds_cmd_key(&c, rs, rq->job, "runs");
-	rds_cmd_key(&c, rs, rq->job, "strategy");
+	if (claim)
+		rds_cmd_key(&c, rs, rq->job, "strategy");
 	rds_cmd_addf(&c, "%lld", (long long) rq->slot);
 	rds_cmd_add(&c, rq->token ? rq->token : "");
 	rds_cmd_addf(&c, "%lld", (long long) window_ms);
