@@ -105,3 +105,15 @@ out=$(PGOPTIONS="-c anarchon.store=r_lease -c anarchon.lease_ms=1000 -c anarchon
 if [ "$first" = won ] && [ "$out" = "expired won f f running t failed " ]; then
 	ok "redis via postgresql: lease takeover, the old token fenced"
 else not_ok "redis via postgresql: lease takeover, the old token fenced" "first: $first" "then: $out"; fi
+
+# One prefix, one strategy (checks/strategies.sh): through PostgreSQL the
+# refusal is an ERROR with SQLSTATE 22023 and a HINT that says how to migrate.
+pq -c "CREATE SERVER r_mix_lease FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://127.0.0.1:$PORT?strategy=lease&prefix=pg-mix')" \
+	-c "CREATE SERVER r_mix_script FOREIGN DATA WRAPPER anarchon OPTIONS (url 'redis://127.0.0.1:$PORT?strategy=script&prefix=pg-mix')" > /dev/null
+MX=$(now_slot)
+first=$(PGOPTIONS="-c anarchon.store=r_mix_lease" pq -c "SELECT anarchon_claim('sync', ${MX}::bigint, 'a')")
+out=$(PGOPTIONS="-c anarchon.store=r_mix_script" pq -v VERBOSITY=verbose -c "SELECT anarchon_claim('sync', ${MX}::bigint, 'b')")
+if [ "$first" = won ] && printf '%s\n' "$out" | grep -q '^ERROR:  22023: .*redis store .*job sync on prefix pg-mix is decided with strategy=lease, and this store would decide it with strategy=script' &&
+	printf '%s\n' "$out" | grep -q '^HINT:  Stop every instance that uses strategy=lease on prefix pg-mix; this store takes over by itself'; then
+	ok "redis via postgresql: a second strategy on one prefix is an ERROR (22023) with a HINT that says how to migrate"
+else not_ok "redis via postgresql: a second strategy on one prefix is an ERROR (22023) with a HINT that says how to migrate" "lease: $first" "script: $out"; fi
