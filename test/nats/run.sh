@@ -269,6 +269,12 @@ succeeded
 none
 late
 rc=0" mq_vg "$U" "$MQ_TMP/vg.in"
+printf '%s\n' "claim places $S t1" "check places $S" > "$MQ_TMP/vg-overlap.in"
+out=$(mq_vg "$U?stream=SECOND" "$MQ_TMP/vg-overlap.in")
+if [ "$(printf '%s\n' "$out" | grep -c '^error config: NATS stream SECOND cannot take the subjects cron\.>: stream CRON takes them')" = 2 ] &&
+	[ "$(printf '%s\n' "$out" | tail -n 1)" = rc=0 ]; then
+	ok "nats: valgrind: no memory errors or definite leaks when a second stream over the prefix is refused"
+else not_ok "nats: valgrind: no memory errors or definite leaks when a second stream over the prefix is refused" "$out" "$(tail -n 20 "$MQ_TMP/vg.err")"; fi
 
 # ---------------------------------------------------------------- through SQLite
 S=$(mq_slot_now)
