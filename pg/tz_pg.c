@@ -11,9 +11,11 @@
  * looks names up without regard to case, and takes a POSIX rule ("XYZ5",
  * "EST5EDT,M3.2.0,M11.1.0") that no file holds.  core/tz.c's name rule has
  * already refused what is not written like a zone name; here the name must
- * also be the file's exact spelling, and a name with a digit (the only kind
- * a POSIX rule that passes the name rule can have) must be one that
- * pg_tzenumerate lists, as pg_timezone_names does.
+ * also be the file's exact spelling, and a name that could be a POSIX rule
+ * (one with a digit, the offset, and without '/', which a rule has only
+ * after a ',') must be one that pg_tzenumerate lists, as pg_timezone_names
+ * does: "EST5EDT" is a zone, "XYZ5" is not.  Listing the zones costs some
+ * 50 ms, once per backend, and only names such as "EST5EDT" or "GMT0" need it.
  *
  * PostgreSQL errors raised in here (an unreadable directory, out of memory)
  * are caught and handed back as an an_error, so that nothing unwinds through
@@ -32,7 +34,7 @@ struct an_tz_src
 	pg_tz	   *tz;              /* PostgreSQL's, kept for the backend's life */
 };
 
-/* The zone names with a digit that the database holds, sorted; for this backend. */
+/* The zone names with a digit and no '/' that the database holds, sorted; for this backend. */
 static char **digit_names;
 static int	digit_count = -1;
 
@@ -86,7 +88,7 @@ load_digit_names(char *err, size_t errlen)
 		{
 			const char *name = pg_get_timezone_name(tz);
 
-			if (!has_digit(name))
+			if (!has_digit(name) || strchr(name, '/') != NULL)
 				continue;
 			if (n == cap)
 			{
@@ -133,7 +135,7 @@ an_tz_src_open(const char *name, an_tz_src **src, char *err, size_t errlen)
 	if (rc != AN_OK)
 		return rc;
 	canon = tz != NULL ? pg_get_timezone_name(tz) : NULL;
-	if (tz != NULL && has_digit(name))
+	if (tz != NULL && has_digit(name) && strchr(name, '/') == NULL)
 	{
 		if ((rc = load_digit_names(err, errlen)) != AN_OK)
 			return rc;

@@ -357,7 +357,7 @@ def main():
 
     def report(good, name, details=()):
         print(("ok - " if good else "not ok - ") + name, flush=True)
-        for d in list(details)[:5]:
+        for d in list(details)[:5] if not good else ():
             print("#   " + str(d))
         results.append(good)
 
