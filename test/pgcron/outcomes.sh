@@ -86,10 +86,17 @@ out=$(call app-1 "" late1 '@yearly' "$CMD")
 check "run: a slot long past is 'late', logged, the command not run" \
 	test "$out $(log_of late1) $(effects_of late1) $(run_of late1)" = "late app-1:late: 0 "
 
-# the claim itself fails (a job name the store refuses): logged as 'error', raised
+# a job name that breaks the rule: refused before anything is claimed or
+# recorded (a bad row would be watched by anarchon.missed_runs for ever)
 out=$(call app-1 "$LONG" 'bad job!' '@monthly' "$CMD")
+check "run: a bad job name is raised, and nothing is logged or watched" \
+	bash -c "grep -q 'job name has' <<< \"\$1\" && [ -z '$(log_of 'bad job!')' ] && [ \"\$2\" = 0 ]" _ "$out" \
+	"$(q -c "SELECT count(*) FROM anarchon.run_schedules WHERE job = 'bad job!'")"
+
+# the claim itself fails (a store that does not exist): logged as 'error', raised
+out=$(call app-1 "$LONG -c anarchon.store=no_such_server" err1 '@monthly' "$CMD")
 check "run: a claim error is raised and logged as 'error'" \
-	bash -c "grep -q 'job name has' <<< \"\$1\" && [ '$(log_of 'bad job!')' = 'app-1:error:' ]" _ "$out"
+	bash -c "grep -q 'does not exist' <<< \"\$1\" && [ '$(log_of err1)' = 'app-1:error:' ]" _ "$out"
 
 # a bad schedule: the error names the field
 out=$(call app-1 "$LONG" sched1 '0 0 32 * *' "$CMD")
