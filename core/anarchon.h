@@ -171,6 +171,13 @@ an_error	an_validate_slot(int64_t slot, char *err, size_t errlen);
 /* A slot given as a floating-point number (SQLite REAL): integral, then the rule. */
 an_error	an_validate_slot_double(double v, int64_t *slot, char *err, size_t errlen);
 /* An instant (not a slot): any millisecond from 0 to AN_SLOT_MAX. */
+/*
+ * An instant given as an argument (anarchon_slot's `at`, a range's ends):
+ * an_validate_instant, and a value from 1 to 10^11 - 1 is refused as seconds
+ * (a Unix time in seconds, 1717243200, would otherwise be read as a moment
+ * of January 1970).  0, the epoch, stays allowed as "from the start".
+ */
+an_error	an_validate_instant_arg(int64_t ms, char *err, size_t errlen);
 an_error	an_validate_instant(int64_t ms, char *err, size_t errlen);
 an_error	an_validate_instant_double(double v, int64_t *ms, char *err, size_t errlen);
 

@@ -132,6 +132,21 @@ an_validate_slot(int64_t slot, char *err, size_t errlen)
 }
 
 an_error
+an_validate_instant_arg(int64_t ms, char *err, size_t errlen)
+{
+	an_error	rc = an_validate_instant(ms, err, errlen);
+
+	if (rc == AN_OK && ms > 0 && ms < AN_SLOT_MIN)
+	{
+		an_errf(err, errlen, "instant %lld is below 100000000000 (1973-03-03): %s; %s", (long long) ms,
+				"an instant is milliseconds since 1970-01-01 UTC, 0 or from 100000000000 to 253402300799999",
+				SLOT_IN_SECONDS);
+		return AN_E_INPUT;
+	}
+	return rc;
+}
+
+an_error
 an_validate_instant(int64_t ms, char *err, size_t errlen)
 {
 	if (ms < 0 || ms > AN_SLOT_MAX)
@@ -180,5 +195,5 @@ an_validate_instant_double(double v, int64_t *ms, char *err, size_t errlen)
 {
 	an_error	rc = double_to_ms(v, ms, INSTANT_RULE, NULL, err, errlen);
 
-	return rc != AN_OK ? rc : an_validate_instant(*ms, err, errlen);
+	return rc != AN_OK ? rc : an_validate_instant_arg(*ms, err, errlen);
 }

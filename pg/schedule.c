@@ -113,7 +113,15 @@ an_pg_arg_instant(FunctionCallInfo fcinfo, int argno, bool as_ms, const char *wh
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("anarchon: %s must not be NULL", what)));
 	if (as_ms)
-		return PG_GETARG_INT64(argno);
+	{
+		char		err[AN_ERRMAX];
+		int64		ms = PG_GETARG_INT64(argno);
+
+		/* Only the bigint form can be seconds by mistake; the range is the search's. */
+		if (ms > 0 && an_validate_instant_arg(ms, err, sizeof(err)) != AN_OK)
+			an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
+		return ms;
+	}
 	ts = PG_GETARG_TIMESTAMPTZ(argno);
 	if (TIMESTAMP_NOT_FINITE(ts))
 		ereport(ERROR,

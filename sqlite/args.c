@@ -67,7 +67,7 @@ value_ms(sqlite3_value *v, const char *what, int64_t *out,
 int
 an_sqlite_value_instant(sqlite3_value *v, const char *what, int64_t *out, char *err, size_t errlen)
 {
-	return value_ms(v, what, out, an_validate_instant, an_validate_instant_double, err, errlen);
+	return value_ms(v, what, out, an_validate_instant_arg, an_validate_instant_double, err, errlen);
 }
 
 /* The same, as the error result of ctx; 0 after setting it. */
@@ -98,5 +98,5 @@ int
 an_sqlite_arg_instant(sqlite3_context *ctx, const char *fn, sqlite3_value *v,
 					  const char *what, int64_t *out)
 {
-	return arg_ms(ctx, fn, v, what, out, an_validate_instant, an_validate_instant_double);
+	return arg_ms(ctx, fn, v, what, out, an_validate_instant_arg, an_validate_instant_double);
 }

@@ -79,8 +79,9 @@ BAD_SLOT = {"NULL": "NULL", "negative": "-1000", "not a whole second": "18934560
 BAD_SCHEDULE = dict(BAD_TEXT, **{"not a schedule": "'every day'", "an unknown zone":
                                  "'CRON_TZ=Mars/Olympus 0 3 * * *'", "61 minutes": "'61 * * * *'"})
 # A time that is not a slot (anarchon_slot's `at`, a range's ends): any millisecond
-# from 1970 on is fine, so only these are bad.
-BAD_AT = {"NULL": "NULL", "negative": "-1000", "the largest bigint": "9223372036854775807"}
+# from 1973-03-03 on is fine, and 0; a Unix time in seconds is refused as such.
+BAD_AT = {"NULL": "NULL", "negative": "-1000", "the largest bigint": "9223372036854775807",
+          "in seconds": "1717243200"}
 BAD_MS = {"NULL": "NULL", "negative": "-1"}
 
 # Extra bad values per host: the wrong types SQLite lets through to the function.
