@@ -478,8 +478,24 @@ get_msg(an_store *st, nats_store *n, const an_deadline *d, msg_at at, int64_t se
 		return rc;
 	}
 	len = -1;
-	if (nj_int(reply, "seq", seq_out) == 0 && nj_str(reply, "data", data, sizeof(data)) == 0)
-		len = nj_base64_decode(data, strlen(data), body, bodylen - 1);
+	/*
+	 * A sequence is from 1 to below INT64_MAX, and a message asked for at or
+	 * after seq is not before it: find_run_msg steps to seq + 1, which must
+	 * neither overflow nor go back (a server saying otherwise would have it
+	 * ask for ever).
+	 */
+	if (nj_int(reply, "seq", seq_out) == 0 && *seq_out > 0 && *seq_out < INT64_MAX &&
+		(at == AT_LAST || *seq_out >= seq))
+	{
+		if (nj_str(reply, "data", data, sizeof(data)) == 0)
+			len = nj_base64_decode(data, strlen(data), body, bodylen - 1);
+	}
+	else if (nj_int(reply, "seq", seq_out) == 0)
+	{
+		free(reply);
+		return an_store_fail(st, AN_E_STORE, "%s answered a read of stream %s with a sequence number out of range",
+							 n->link.who, n->stream);
+	}
 	free(reply);
 	if (len < 0)
 		return an_store_fail(st, AN_E_STORE, "%s holds a message in stream %s that anarchon did not write",

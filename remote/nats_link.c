@@ -26,8 +26,14 @@
 #include "sock.h"
 
 #define BUF_FIRST 4096
-/* The largest answer accepted: JetStream's answers are small, a stored message at most max_payload. */
-#define BUF_MAX   (16 * 1024 * 1024)
+/*
+ * The most one thing the server sends may take: a control line with its
+ * payload (INFO, MSG, HMSG, ...), and so the most the link's buffer grows to.
+ * JetStream's answers to the store are small (a stored claim is under 1 kB
+ * of base64; STREAM.INFO a few kB): a server that announces or sends more
+ * is refused rather than followed.  doc/stores.md states it.
+ */
+#define BUF_MAX   NATS_IN_MAX
 #define LINE_MAX  1024           /* a MSG, HMSG or -ERR line: subjects are short */
 
 /* One thing the server sent, parsed at the start of the buffer. */
@@ -100,7 +106,8 @@ fill(an_store *st, nats_link *l, const an_deadline *d, const char *what)
 		char	   *grown;
 
 		if (cap > BUF_MAX)
-			return closed(l, an_store_fail(st, AN_E_STORE, "%s sent an answer to %s larger than 16 MB", l->who, what));
+			return closed(l, an_store_fail(st, AN_E_STORE, "%s sent a line or message longer than %d bytes, the most anarchon accepts, while anarchon waited for %s",
+										   l->who, BUF_MAX, what));
 		if ((grown = realloc(l->buf, cap)) == NULL)
 			return closed(l, an_store_fail(st, AN_E_NOMEM, "out of memory reading from %s", l->who));
 		l->buf = grown;
@@ -133,15 +140,24 @@ words(char *s, char **w, int max)
 	return n;
 }
 
-/* A protocol size: digits only, and not more than the buffer may hold. */
+/*
+ * A protocol size: digits only (strtoull alone would take "-1" or "+1").
+ * A size past the cap is returned as the cap plus one, for parse_msg to
+ * refuse as too large rather than as malformed.
+ */
 static int
 size_of(const char *s, size_t *out)
 {
 	char	   *end;
-	unsigned long long v = strtoull(s, &end, 10);
+	unsigned long long v;
 
-	if (*s == '\0' || *end != '\0' || v > BUF_MAX)
+	if (*s < '0' || *s > '9')
 		return -1;
+	v = strtoull(s, &end, 10);
+	if (*end != '\0')
+		return -1;
+	if (v > BUF_MAX)
+		v = (unsigned long long) BUF_MAX + 1;
 	*out = (size_t) v;
 	return 0;
 }
@@ -162,6 +178,9 @@ parse_msg(nats_link *l, size_t linelen, int with_headers, nats_in *in)
 	if (size_of(w[n - 1], &total) < 0 ||
 		(with_headers && (size_of(w[n - 2], &hdrlen) < 0 || hdrlen > total)))
 		return -1;
+	/* Refused when announced, before any of it is read. */
+	if (linelen + total + 2 > BUF_MAX)
+		return -2;
 	if (l->len < linelen + total + 2)
 		return 0;
 	if (l->buf[linelen + total] != '\r' || l->buf[linelen + total + 1] != '\n')
@@ -178,7 +197,8 @@ parse_msg(nats_link *l, size_t linelen, int with_headers, nats_in *in)
 
 /*
  * Parse the first thing in the buffer: 1 when one is complete (in says
- * what), 0 when more bytes are needed, -1 when it is not the protocol.
+ * what), 0 when more bytes are needed, -1 when it is not the protocol, -2
+ * when a message announces more than BUF_MAX.
  */
 static int
 parse_in(nats_link *l, nats_in *in)
@@ -231,9 +251,21 @@ next_in(an_store *st, nats_link *l, const an_deadline *d, const char *what, int 
 {
 	for (;;)
 	{
-		int			p = parse_in(l, in);
+		int			p;
+		int			slice;
 		int			rc;
 
+		/*
+		 * Every pass, whether or not it reads: PINGs, PONGs, INFOs and
+		 * unrelated messages already in the buffer never end the loop by
+		 * themselves, so the deadline and the host's cancel must.
+		 */
+		if ((rc = an_wait_tick(st, d, l->who, what, &slice)) != AN_OK)
+			return closed(l, rc);
+		p = parse_in(l, in);
+		if (p == -2)
+			return closed(l, an_store_fail(st, AN_E_STORE, "%s announced a message larger than %d bytes, the most anarchon accepts, while anarchon waited for %s",
+										   l->who, BUF_MAX, what));
 		if (p < 0)
 			return closed(l, an_store_fail(st, AN_E_STORE, "%s sent something that is not the NATS protocol while anarchon waited for %s",
 										   l->who, what));

@@ -48,6 +48,21 @@
 
 #define RDS_SERVERS_MAX 8       /* servers a URL may name (AN_URL_MAX_SERVERS) */
 
+/*
+ * The most one call may read from its server, in bytes: the replies of all
+ * its commands together (a handshake's INFO is the largest of the store's
+ * own, a few kB; a big cluster's CLUSTER SLOTS some hundred kB).  A server
+ * that sends more (a bulk reply announcing 1 GB, an endless stream of
+ * replies) fails the call with AN_E_STORE and the connection is closed, so
+ * what one call keeps in memory is bounded whatever the server sends.  With
+ * hiredis 1.x an array announcing more than RDS_ELEMENTS_MAX elements is
+ * refused as soon as announced; hiredis 0.14 has no such knob and reserves
+ * (untouched, so not resident) pointer room for the count announced before
+ * the bytes cap ends the call.
+ */
+#define RDS_REPLY_MAX     (4 * 1024 * 1024)
+#define RDS_ELEMENTS_MAX  65536
+
 /* The servers a URL names: a cluster's seed nodes, or the sentinels. */
 typedef struct rds_servers
 {

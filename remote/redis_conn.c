@@ -94,13 +94,21 @@ send_all(an_store *st, rds_conn *cn, const char *buf, size_t len, int64_t deadli
 	return AN_OK;
 }
 
-/* Read one reply, waiting for more bytes as needed. */
+/*
+ * Read one reply, waiting for more bytes as needed, until the call's own
+ * deadline (never a timeout per read: a reply dripped a byte at a time still
+ * ends at it).  *taken counts the bytes this call has read, against
+ * RDS_REPLY_MAX.  The bytes are read here and fed to hiredis's reader, not
+ * read by redisBufferRead, so that they can be counted.
+ */
 static int
-read_reply(an_store *st, rds_conn *cn, int64_t deadline, redisReply **out)
+read_reply(an_store *st, rds_conn *cn, int64_t deadline, size_t *taken, redisReply **out)
 {
 	for (;;)
 	{
 		void	   *r = NULL;
+		char		buf[16 * 1024];
+		ssize_t		n;
 		int			rc;
 
 		if (redisGetReplyFromReader(cn->c, &r) != REDIS_OK)
@@ -110,10 +118,29 @@ read_reply(an_store *st, rds_conn *cn, int64_t deadline, redisReply **out)
 			*out = r;
 			return AN_OK;
 		}
+		/* Asks the deadline and the host's cancel every pass, bytes waiting or not. */
 		if ((rc = wait_fd(st, cn, cn->c->fd, POLLIN, deadline)) != AN_OK)
 			return rc;
-		if (redisBufferRead(cn->c) != REDIS_OK)
-			return lost(st, cn, cn->c->errstr[0] ? cn->c->errstr : "read failed");
+		n = recv(cn->c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n == 0)
+			return lost(st, cn, "the server closed the connection");
+		if (n < 0)
+		{
+			if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+				continue;
+			return lost(st, cn, strerror(errno));
+		}
+		*taken += (size_t) n;
+		if (*taken > RDS_REPLY_MAX)
+		{
+			an_store_fail(st, AN_E_STORE,
+						  "redis store %s sent more than %d bytes in answer to one call, the most anarchon accepts",
+						  cn->where, RDS_REPLY_MAX);
+			rds_conn_close(cn);
+			return AN_E_STORE;
+		}
+		if (redisReaderFeed(cn->c->reader, buf, (size_t) n) != REDIS_OK)
+			return lost(st, cn, "out of memory reading a reply");
 	}
 }
 
@@ -144,6 +171,7 @@ exchange(an_store *st, rds_conn *cn, int64_t deadline, int ncmd, const int *argc
 	size_t		total = 0;
 	int			rc;
 	int			got = 0;
+	size_t		taken = 0;
 	int64_t		sent = an_store_host_now(st);
 	int			ask_time = st->stats != NULL && sent >= cn->next_time_ms;
 
@@ -170,13 +198,13 @@ exchange(an_store *st, rds_conn *cn, int64_t deadline, int ncmd, const int *argc
 	rc = send_all(st, cn, buf, total, deadline);
 	free(buf);
 	while (rc == AN_OK && got < ncmd)
-		if ((rc = read_reply(st, cn, deadline, &replies[got])) == AN_OK)
+		if ((rc = read_reply(st, cn, deadline, &taken, &replies[got])) == AN_OK)
 			got++;
 	if (rc == AN_OK && ask_time)
 	{
 		redisReply *t = NULL;
 
-		if ((rc = read_reply(st, cn, deadline, &t)) == AN_OK)
+		if ((rc = read_reply(st, cn, deadline, &taken, &t)) == AN_OK)
 		{
 			int64_t		received = an_store_host_now(st);
 
@@ -186,6 +214,15 @@ exchange(an_store *st, rds_conn *cn, int64_t deadline, int ncmd, const int *argc
 			freeReplyObject(t);
 		}
 	}
+	/*
+	 * Bytes past the last reply asked for answer no command of ours (a server
+	 * that sends +PONG lines unasked): the replies just read may be shifted
+	 * too, so the call fails rather than trust them or leave the rest to be
+	 * read as the next call's answer.
+	 */
+	if (rc == AN_OK && cn->c->reader->pos < cn->c->reader->len)
+		rc = an_store_fail(st, AN_E_STORE, "redis store %s sent replies to commands that were not sent to it",
+						   cn->where);
 	if (rc != AN_OK)
 	{
 		while (got-- > 0)
@@ -402,6 +439,11 @@ rds_conn_open_raw(an_store *st, rds_conn *cn, int64_t deadline)
 		return AN_E_CONNECT;
 	}
 	(void) redisEnableKeepAlive(c);
+#if HIREDIS_MAJOR >= 1
+	/* Refused when announced, before any of it arrives (redis.h). */
+	c->reader->maxelements = RDS_ELEMENTS_MAX;
+	c->reader->maxbulklen = RDS_REPLY_MAX;
+#endif
 	return AN_OK;
 }
 

@@ -121,9 +121,19 @@ an_sock_recv(an_store *st, const char *who, int fd, char *buf, size_t cap, size_
 	*got = 0;
 	for (;;)
 	{
-		ssize_t		n = recv(fd, buf, cap, MSG_DONTWAIT);
+		ssize_t		n;
+		int			slice;
 		int			rc;
 
+		/*
+		 * The deadline and the host's cancel are asked before every read, not
+		 * only when the socket is silent: a server that never pauses (endless
+		 * INFO or PING, a flood of unrelated messages, a reply dripped a byte
+		 * at a time) would otherwise keep the caller here past timeout_ms.
+		 */
+		if ((rc = an_wait_tick(st, d, who, what, &slice)) != AN_OK)
+			return rc;
+		n = recv(fd, buf, cap, MSG_DONTWAIT);
 		if (n > 0)
 		{
 			*got = (size_t) n;

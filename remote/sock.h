@@ -31,7 +31,10 @@ int			an_sock_send(an_store *st, const char *who, int fd, const char *buf, size_
 
 /*
  * Wait for bytes and read what has arrived, at most cap, into buf; *got > 0
- * on AN_OK.  A connection the server closed is AN_E_CONNECT.
+ * on AN_OK.  A connection the server closed is AN_E_CONNECT.  The deadline
+ * and the host's cancel are checked on every call, even when bytes are
+ * waiting: a caller that loops over reads ends by the deadline whatever the
+ * server sends.
  */
 int			an_sock_recv(an_store *st, const char *who, int fd, char *buf, size_t cap,
 						 size_t *got, const an_deadline *d, const char *what);
