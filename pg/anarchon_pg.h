@@ -112,7 +112,12 @@ typedef enum an_pg_job_use
 	AN_PG_JOB_READ				/* check, missed: pg_monitor may too */
 } an_pg_job_use;
 void		an_pg_require_job_right(const char *job, an_pg_job_use use, const an_settings *settings);
-/* local_store.c: the error of a job's lock not granted within busy_timeout_ms (55P03). */
+/*
+ * lock_wait.c: run statement(arg), which may wait for a row lock, at most
+ * timeout_ms; past it, the job's busy error (55P03), counted on st.
+ */
+uint64		an_pg_lock_bounded(uint64 (*statement) (void *arg), void *arg, an_store *st,
+							   const char *job, int64 timeout_ms);
 pg_noreturn void an_pg_raise_job_busy(const char *job, int64 timeout_ms);
 void		an_pg_require_lease_limit(const an_settings *settings);
 void		an_pg_require_claim_limits(const an_request *rq);
@@ -135,6 +140,8 @@ typedef struct an_pg_owner_state
 
 void		an_pg_owner_enter(an_pg_owner_state *s);
 void		an_pg_owner_leave(const an_pg_owner_state *s);
+bool		an_pg_spi_as_owner(const char *sql, int nargs, Oid *types, Datum *values,
+							   const char *nulls, Datum *first);
 
 /* run_lookup.c: the committed run (job, slot) by primary key, no SPI; state NONE if none. */
 struct an_run;

@@ -40,6 +40,7 @@
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_namespace.h"
+#include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/pg_list.h"
 #include "utils/guc.h"
@@ -126,4 +127,39 @@ an_pg_owner_leave(const an_pg_owner_state *s)
 {
 	unpin_search_path(s);
 	SetUserIdAndSecContext(s->userid, s->sec_context);
+}
+
+/*
+ * an_pg_spi_as_owner: run one statement through SPI as the schema's owner,
+ * with search_path pinned as above; true with the first column of its first
+ * row in *first (when first is not NULL) if there is one and it is not NULL.
+ * For the few statements that are not the local store's kept plans: job
+ * owners and what anarchon.run records.
+ */
+bool
+an_pg_spi_as_owner(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls,
+				   Datum *first)
+{
+	an_pg_owner_state s;
+	bool		found = false;
+	bool		isnull;
+	int			rc;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "anarchon: SPI_connect failed");
+	an_pg_owner_enter(&s);
+	rc = SPI_execute_with_args(sql, nargs, types, values, nulls, false, first ? 1 : 0);
+	if (rc < 0)
+		elog(ERROR, "anarchon: a statement of anarchon failed: %s", SPI_result_code_string(rc));
+	if (first != NULL && SPI_processed > 0 && SPI_tuptable != NULL)
+	{
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		found = !isnull;
+		if (found)
+			*first = d;
+	}
+	an_pg_owner_leave(&s);
+	SPI_finish();
+	return found;
 }

@@ -32,9 +32,7 @@
 #include "access/xact.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_type.h"
-#include "executor/spi.h"
 #include "miscadmin.h"
-#include "storage/proc.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -67,32 +65,11 @@ an_pg_define_job_limits(void)
 							NULL, NULL, NULL);
 }
 
-/* Run one query as the schema's owner; the first column of its first row, or NULL. */
+/* Run one query as the schema's owner (as_owner.c); its first value, if any, in *out. */
 static bool
 owner_query(const char *sql, int nargs, Oid *types, Datum *values, Datum *out)
 {
-	an_pg_owner_state s;
-	bool		found = false;
-	bool		isnull;
-	int			rc;
-
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "anarchon: SPI_connect failed");
-	an_pg_owner_enter(&s);
-	rc = SPI_execute_with_args(sql, nargs, types, values, NULL, false, 1);
-	if (rc < 0)
-		elog(ERROR, "anarchon: a query of the job owners failed: %s", SPI_result_code_string(rc));
-	if (SPI_processed > 0)
-	{
-		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-
-		found = !isnull;
-		if (found)
-			*out = d;
-	}
-	an_pg_owner_leave(&s);
-	SPI_finish();
-	return found;
+	return an_pg_spi_as_owner(sql, nargs, types, values, NULL, out);
 }
 
 static bool
@@ -108,45 +85,42 @@ lookup_owner(const char *job, Oid *owner)
 	return true;
 }
 
+/* The insert of a new owner, for an_pg_lock_bounded. */
+typedef struct owner_insert
+{
+	const char *job;
+	Oid			owner;
+} owner_insert;
+
+static uint64
+insert_statement(void *arg)
+{
+	owner_insert *oi = arg;
+	Oid			types[2] = {TEXTOID, OIDOID};
+	Datum		values[2] = {CStringGetTextDatum(oi->job), ObjectIdGetDatum(GetUserId())};
+	Datum		d;
+
+	if (!owner_query("INSERT INTO anarchon.job_owners (job, owner) VALUES ($1, $2) "
+					 "ON CONFLICT (job) DO NOTHING RETURNING owner", 2, types, values, &d))
+		return 0;
+	oi->owner = DatumGetObjectId(d);
+	return 1;
+}
+
 /*
- * The insert of a new owner waits when another transaction is inserting the
- * same job and has not committed (a first claim inside a transaction block):
- * bounded by busy_timeout_ms, as the job's lock is, with the same error.
+ * The insert waits when another transaction is inserting the same job and
+ * has not committed (a first claim inside a transaction block): bounded by
+ * busy_timeout_ms, as the job's lock is, with the same error.
  */
 static bool
 insert_owner(const char *job, Oid *owner, int64 timeout_ms)
 {
-	Oid			types[2] = {TEXTOID, OIDOID};
-	Datum		values[2] = {CStringGetTextDatum(job), ObjectIdGetDatum(GetUserId())};
-	MemoryContext oldcxt = CurrentMemoryContext;
-	int			saved = LockTimeout;
-	bool		found = false;
-	Datum		d;
+	owner_insert oi = {job, InvalidOid};
 
-	LockTimeout = (int) Min(Max(timeout_ms, (int64) 1), (int64) INT_MAX);
-	PG_TRY();
-	{
-		found = owner_query("INSERT INTO anarchon.job_owners (job, owner) VALUES ($1, $2) "
-							"ON CONFLICT (job) DO NOTHING RETURNING owner", 2, types, values, &d);
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		LockTimeout = saved;
-		MemoryContextSwitchTo(oldcxt);
-		edata = CopyErrorData();
-		if (edata->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
-			PG_RE_THROW();
-		FlushErrorState();
-		an_pg_stats_busy(an_pg_store());
-		an_pg_raise_job_busy(job, timeout_ms);
-	}
-	PG_END_TRY();
-	LockTimeout = saved;
-	if (found)
-		*owner = DatumGetObjectId(d);
-	return found;
+	if (an_pg_lock_bounded(insert_statement, &oi, an_pg_store(), job, timeout_ms) == 0)
+		return false;
+	*owner = oi.owner;
+	return true;
 }
 
 /* The first claim of a job nobody owns: the current user takes it. */

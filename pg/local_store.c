@@ -35,7 +35,6 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "replication/syncrep.h"
-#include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
@@ -164,58 +163,30 @@ run(local_query q, Datum *values, int expect)
 	return SPI_processed;
 }
 
-void
-an_pg_raise_job_busy(const char *job, int64 timeout_ms)
+/* One query for an_pg_lock_bounded. */
+typedef struct locking_query
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
-			 errmsg("anarchon: job \"%s\" is locked by another session for longer than busy_timeout_ms (" INT64_FORMAT " ms)",
-					job, timeout_ms),
-			 errdetail("Another transaction is claiming this job, or claimed it and has not committed yet."),
-			 errhint("Commit transactions that call anarchon_claim promptly, or raise anarchon.busy_timeout_ms.")));
+	local_query q;
+	Datum	   *values;
+	int			expect;
+} locking_query;
+
+static uint64
+run_query(void *arg)
+{
+	locking_query *lq = arg;
+
+	return run(lq->q, lq->values, lq->expect);
 }
 
-/*
- * Run query q, which may wait for a row lock, waiting at most timeout_ms.
- * A lock timeout becomes an error that says which job's lock was busy and
- * which setting bounds the wait.
- *
- * The bound is lock_timeout's variable itself, set for this statement and
- * restored after it, on success and on error alike.  Going through
- * set_config_option instead (a GUC nest level per statement) cost a walk of
- * every GUC twice per claim, for the same effect: nothing between here and
- * the restore can read lock_timeout but the lock manager.
- */
+/* Run query q, which may wait for a row lock, waiting at most timeout_ms (lock_wait.c). */
 static uint64
 run_locking(an_store *st, local_query q, Datum *values, int expect, const char *job,
 			int64 timeout_ms)
 {
-	MemoryContext oldcxt = CurrentMemoryContext;
-	int			saved = LockTimeout;
-	uint64		n = 0;
+	locking_query lq = {q, values, expect};
 
-	/* lock_timeout = 0 would mean "wait forever": 0 here means "hardly wait". */
-	LockTimeout = (int) Min(Max(timeout_ms, (int64) 1), (int64) INT_MAX);
-	PG_TRY();
-	{
-		n = run(q, values, expect);
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		LockTimeout = saved;
-		MemoryContextSwitchTo(oldcxt);
-		edata = CopyErrorData();
-		if (edata->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
-			PG_RE_THROW();
-		FlushErrorState();
-		an_pg_stats_busy(st);
-		an_pg_raise_job_busy(job, timeout_ms);
-	}
-	PG_END_TRY();
-	LockTimeout = saved;
-	return n;
+	return an_pg_lock_bounded(run_query, &lq, st, job, timeout_ms);
 }
 
 /*

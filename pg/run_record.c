@@ -13,7 +13,6 @@
 #include "anarchon_pg.h"
 
 #include "catalog/pg_type.h"
-#include "executor/spi.h"
 #include "utils/builtins.h"
 
 PG_FUNCTION_INFO_V1(anarchon_run_log_add);
@@ -41,24 +40,15 @@ job_arg(FunctionCallInfo fcinfo)
 static void
 write_as_owner(FunctionCallInfo fcinfo, const char *sql, int nargs, Oid *types)
 {
-	an_pg_owner_state s;
 	Datum		values[8];
 	char		nulls[8];
-	int			rc;
 
 	for (int i = 0; i < nargs; i++)
 	{
 		values[i] = PG_ARGISNULL(i) ? (Datum) 0 : PG_GETARG_DATUM(i);
 		nulls[i] = PG_ARGISNULL(i) ? 'n' : ' ';
 	}
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "anarchon: SPI_connect failed");
-	an_pg_owner_enter(&s);
-	rc = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
-	if (rc < 0)
-		elog(ERROR, "anarchon: recording the run failed: %s", SPI_result_code_string(rc));
-	an_pg_owner_leave(&s);
-	SPI_finish();
+	an_pg_spi_as_owner(sql, nargs, types, values, nulls, NULL);
 }
 
 /* run_log_add(job, slot, outcome, status, error, started_at): one row of anarchon.run_log. */
