@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,54 @@ send_all(an_store *st, rds_conn *cn, const char *buf, size_t len, int64_t deadli
 	return AN_OK;
 }
 
+#if HIREDIS_MAJOR < 1
+/*
+ * hiredis 0.14 reserves an array's element pointers as soon as its count is
+ * announced (*1000000000 reserves 8 GB) and, closing a reply cut short,
+ * walks every one of them: a minute for that count.  It has no limit of its
+ * own (1.x has maxelements), so its reader's functions are wrapped: an
+ * array announcing more than RDS_ELEMENTS_MAX is refused (the reader then
+ * fails the reply as out of memory; too_many says why).  Every context of
+ * 0.14 starts with the same function table, remembered in orig_fn.
+ */
+static const redisReplyObjectFunctions *_Atomic orig_fn;
+static _Thread_local int too_many;
+
+static void *
+capped_array(const redisReadTask *task, int elements)
+{
+	if (elements > RDS_ELEMENTS_MAX)
+	{
+		too_many = 1;
+		return NULL;
+	}
+	return atomic_load(&orig_fn)->createArray(task, elements);
+}
+static void *
+capped_string(const redisReadTask *task, char *str, size_t len)
+{
+	return atomic_load(&orig_fn)->createString(task, str, len);
+}
+static void *
+capped_integer(const redisReadTask *task, long long v)
+{
+	return atomic_load(&orig_fn)->createInteger(task, v);
+}
+static void *
+capped_nil(const redisReadTask *task)
+{
+	return atomic_load(&orig_fn)->createNil(task);
+}
+static void
+capped_free(void *obj)
+{
+	atomic_load(&orig_fn)->freeObject(obj);
+}
+static redisReplyObjectFunctions capped_fn = {
+	capped_string, capped_array, capped_integer, capped_nil, capped_free
+};
+#endif
+
 /*
  * Read one reply, waiting for more bytes as needed, until the call's own
  * deadline (never a timeout per read: a reply dripped a byte at a time still
@@ -112,7 +161,19 @@ read_reply(an_store *st, rds_conn *cn, int64_t deadline, size_t *taken, redisRep
 		int			rc;
 
 		if (redisGetReplyFromReader(cn->c, &r) != REDIS_OK)
+		{
+#if HIREDIS_MAJOR < 1
+			if (too_many)
+			{
+				too_many = 0;
+				rds_conn_close(cn);
+				return an_store_fail(st, AN_E_STORE,
+									 "redis store %s announced an array of more than %d elements, the most anarchon accepts",
+									 cn->where, RDS_ELEMENTS_MAX);
+			}
+#endif
 			return lost(st, cn, cn->c->errstr[0] ? cn->c->errstr : "protocol error");
+		}
 		if (r)
 		{
 			*out = r;
@@ -443,6 +504,12 @@ rds_conn_open_raw(an_store *st, rds_conn *cn, int64_t deadline)
 	/* Refused when announced, before any of it arrives (redis.h). */
 	c->reader->maxelements = RDS_ELEMENTS_MAX;
 	c->reader->maxbulklen = RDS_REPLY_MAX;
+#else
+	if (c->reader->fn != &capped_fn)
+	{
+		atomic_store(&orig_fn, c->reader->fn);
+		c->reader->fn = &capped_fn;
+	}
 #endif
 	return AN_OK;
 }
