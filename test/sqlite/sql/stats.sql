@@ -19,6 +19,8 @@ COMMIT;
 BEGIN IMMEDIATE;
 SELECT anarchon_fence('st', @s, 'b');
 ROLLBACK;
+-- a fence refused in autocommit is a usage error: counted nowhere
+SELECT anarchon_fence('st', @s, 'a');
 SELECT anarchon_finish('st', @s, 'a');
 SELECT anarchon_finish('st', @s, 'b');
 SELECT anarchon_claim('st', @s, 'c');
