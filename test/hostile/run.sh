@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The hostile suite: servers that misbehave (issue 21, item 3).
+#
+# fake.py plays a NATS or Redis server that completes the store's handshake
+# and then answers the first real request badly: endless INFO and PING,
+# a flood of messages for someone else, a reply dripped a byte at a time, a
+# message or bulk announcing 1 GB, an array announcing a billion elements,
+# endless +PONG, a wrong type, malformed lines.  Each case is claimed through
+# SQLite (claim.py: Debian's python3 loads the extension) and through PostgreSQL (a foreign server of the
+# anarchon wrapper), and must fail with the right error within timeout_ms
+# plus MARGIN_MS, with the backend's peak memory (VmHWM) growing by less
+# than MEM_KB; a cancel (pg_cancel_backend) must end a long wait within a
+# second; a few cases run under valgrind.  Every fake server runs on a free
+# loopback port and is stopped at exit.
+source "$(dirname "$0")/../lib.sh"
+cd "$REPO_ROOT" || exit 1
+PY=/usr/bin/python3            # Debian's; the fake needs the stdlib only
+TMO=1000                       # timeout_ms of every timed case
+MARGIN_MS=500                  # what a call may take past timeout_ms (doc/stores.md)
+MEM_KB=$((24 * 1024))          # peak growth allowed: the 4 MiB / 1 MiB caps, with room
+tmp=$(t_tmpdir)
+
+for tool in "$PY" sqlite3 valgrind psql pg_config; do
+	command -v "$tool" > /dev/null || { not_ok "hostile: $tool is installed"; suite_end; exit; }
+done
+built_or_end hostile sqlite || exit
+
+# fake PROTO MODE: start fake.py on a free port; prints the port.
+fake() {
+	local port
+	port=$(free_port) || return 1
+	"$PY" "$TEST_ROOT/hostile/fake.py" "$1" "$2" "$port" > "$tmp/fake-$1-$2.log" 2>&1 &
+	at_exit "kill $! 2> /dev/null"
+	wait_port "$port" 10 || return 1
+	echo "$port"
+}
+
+# url PROTO PORT TIMEOUT
+url() {
+	case $1 in
+		nats) echo "nats://127.0.0.1:$2?timeout_ms=$3" ;;
+		resp) echo "redis://127.0.0.1:$2?timeout_ms=$3&durability=accept-loss" ;;
+	esac
+}
+
+# The cases: proto mode expected-time(t: timeout, f: fast) sqlite-regex pg-sqlstate.
+CASES=(
+	"nats info-flood t did.not.answer.*within.timeout_ms 08006"
+	"nats msg-flood t did.not.answer.*within.timeout_ms 08006"
+	"nats drip t did.not.answer.*within.timeout_ms 08006"
+	"nats huge f announced.a.message.larger.than.1048576.bytes 38000"
+	"nats long-line f longer.than.1048576.bytes 38000"
+	"nats malformed f not.the.NATS.protocol 38000"
+	"resp pong-flood f replies.to.commands.that.were.not.sent 38000"
+	"resp bulk-1g f more.than.4194304.bytes.in.answer.to.one.call 38000"
+	"resp array-1g f array.of.more.than.65536.elements 38000"
+	"resp drip t did.not.answer.within.1000.ms 08006"
+	"resp wrong-type f unexpected.answer 38000"
+	"resp malformed f Protocol.error 08006"
+)
+declare -A PORT
+for c in "${CASES[@]}"; do
+	read -r proto mode _ <<< "$c"
+	PORT[$proto-$mode]=$(fake "$proto" "$mode") || { not_ok "hostile: fake $proto $mode starts"; suite_end; exit; }
+done
+SLOT=$(( $(date +%s) * 1000 ))
+
+# ---------------------------------------------------------------- through SQLite
+for c in "${CASES[@]}"; do
+	read -r proto mode kind re _ <<< "$c"
+	u=$(url "$proto" "${PORT[$proto-$mode]}" "$TMO")
+	# The claim's own time, inside the process (not its start-up).
+	out=$("$PY" "$TEST_ROOT/hostile/claim.py" "$REPO_ROOT/sqlite/anarchon" "$u" "$SLOT" 2>&1)
+	ms=$(sed -n 's/^ms=//p' <<< "$out")
+	ms=${ms:-999999}
+	max=$((TMO + MARGIN_MS)); [ "$kind" = t ] && min=$((TMO - 50)) || min=0
+	if grep -Eq "anarchon_claim: .*$re" <<< "$out" && [ "$ms" -le "$max" ] && [ "$ms" -ge "$min" ]; then
+		ok "hostile/sqlite: $proto $mode fails ($re) in ${ms} ms (bound $min..$max)"
+	else not_ok "hostile/sqlite: $proto $mode fails ($re) within $min..$max ms" "took $ms ms" "$out"; fi
+done
+
+# ---------------------------------------------------------------- valgrind, SQLite
+for c in "nats msg-flood" "nats huge" "resp bulk-1g" "resp array-1g" "resp pong-flood"; do
+	read -r proto mode <<< "$c"
+	log=$tmp/vg-$proto-$mode.log
+	u=$(url "$proto" "${PORT[$proto-$mode]}" 3000)
+	valgrind -q --leak-check=full --errors-for-leak-kinds=definite --log-file="$log" \
+		sqlite3 -batch :memory: ".load $REPO_ROOT/sqlite/anarchon" ".output /dev/null" \
+		"SELECT anarchon_config('store', '$u');" "SELECT anarchon_claim('h', $SLOT, 'tok');" > /dev/null 2>&1
+	vg_log_ok "hostile/sqlite: valgrind: $proto $mode, no memory error or definite leak" "$log"
+done
+
+# ---------------------------------------------------------------- through PostgreSQL
+source "$TEST_ROOT/pg/host.sh"
+pg_host_start hostile/pg "$tmp" || { suite_end; exit; }
+pq() { psql -X -A -t -q -v ON_ERROR_STOP=0 -v VERBOSITY=verbose "$@" 2>&1; }
+pq -c "CREATE EXTENSION anarchon" > /dev/null
+i=0
+for c in "${CASES[@]}"; do
+	read -r proto mode kind re state <<< "$c"
+	i=$((i + 1))
+	pq -c "CREATE SERVER h$i FOREIGN DATA WRAPPER anarchon OPTIONS (url '$(url "$proto" "${PORT[$proto-$mode]}" "$TMO")')" > /dev/null
+	# One session: its memory before, the claim timed by the backend's own clock, its peak after.
+	out=$(PGOPTIONS="-c anarchon.store=h$i" pq \
+		-c "SELECT 'rss0=' || substring(pg_read_file('/proc/self/status') from 'VmRSS:\s+(\d+)')" \
+		-c "SELECT 't0=' || (extract(epoch from clock_timestamp()) * 1000)::bigint" \
+		-c "SELECT anarchon_claim('h', ${SLOT}::bigint, 'tok')" \
+		-c "SELECT 't1=' || (extract(epoch from clock_timestamp()) * 1000)::bigint" \
+		-c "SELECT 'hwm=' || substring(pg_read_file('/proc/self/status') from 'VmHWM:\s+(\d+)')")
+	rss0=$(sed -n 's/^rss0=//p' <<< "$out"); hwm=$(sed -n 's/^hwm=//p' <<< "$out")
+	t0=$(sed -n 's/^t0=//p' <<< "$out"); t1=$(sed -n 's/^t1=//p' <<< "$out")
+	ms=$(( ${t1:-0} - ${t0:-0} )); grow=$(( ${hwm:-0} - ${rss0:-0} ))
+	max=$((TMO + MARGIN_MS)); [ "$kind" = t ] && min=$((TMO - 50)) || min=0
+	if grep -Eq "^ERROR: +$state: anarchon: .*$re" <<< "$out" && [ -n "$t0" ] && [ -n "$t1" ] &&
+		[ "$ms" -le "$max" ] && [ "$ms" -ge "$min" ] && [ -n "$hwm" ] && [ "$grow" -lt "$MEM_KB" ]; then
+		ok "hostile/pg: $proto $mode fails ($state, $re) in ${ms} ms (bound $min..$max), peak memory +${grow} kB"
+	else not_ok "hostile/pg: $proto $mode fails ($state, $re) within $min..$max ms, memory +<$MEM_KB kB" \
+		"took $ms ms, peak +$grow kB" "$out"; fi
+done
+grep -q "server process .* was terminated by signal" "$PG_LOG" &&
+	not_ok "hostile/pg: no backend crashed" "$(grep 'terminated by signal' "$PG_LOG" | head -3)" ||
+	ok "hostile/pg: no backend crashed (server log)"
+
+# ---------------------------------------------------------------- pg_cancel_backend
+# A claim with timeout_ms 20 s against a server that never stops sending;
+# a second session cancels it after a second: it must end within a second.
+for c in "nats msg-flood" "nats info-flood" "resp drip"; do
+	read -r proto mode <<< "$c"
+	name=c${proto}${mode//-/}
+	pq -c "CREATE SERVER $name FOREIGN DATA WRAPPER anarchon OPTIONS (url '$(url "$proto" "${PORT[$proto-$mode]}" 20000)')" > /dev/null
+	PGOPTIONS="-c anarchon.store=$name" pq -c "SELECT anarchon_claim('$name', ${SLOT}::bigint, 'tok')" > "$tmp/$name.out" &
+	bg=$!
+	sleep 1
+	t0=$(date +%s%3N)
+	n=$(pq -c "SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity WHERE query LIKE '%anarchon_claim(''$name''%' AND pid <> pg_backend_pid()")
+	wait "$bg"
+	ms=$(( $(date +%s%3N) - t0 ))
+	if [ "$n" = 1 ] && [ "$ms" -le 1000 ] && grep -q "^ERROR: *57014" "$tmp/$name.out"; then
+		ok "hostile/pg: pg_cancel_backend ends a claim against $proto $mode in ${ms} ms (57014)"
+	else not_ok "hostile/pg: pg_cancel_backend ends a claim against $proto $mode within 1000 ms" \
+		"canceled $n backends; took $ms ms" "$(cat "$tmp/$name.out")"; fi
+done
+
+suite_end
