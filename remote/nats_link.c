@@ -31,7 +31,7 @@
  * payload (INFO, MSG, HMSG, ...), and so the most the link's buffer grows to.
  * JetStream's answers to the store are small (a stored claim is under 1 kB
  * of base64; STREAM.INFO a few kB): a server that announces or sends more
- * is refused rather than followed.  doc/stores.md states it.
+ * is refused rather than followed.  doc/stores-amqp-nats.md states it.
  */
 #define BUF_MAX   NATS_IN_MAX
 #define LINE_MAX  1024           /* a MSG, HMSG or -ERR line: subjects are short */
