@@ -50,6 +50,10 @@ if ! command -v "${FUZZ_CC:-clang}" > /dev/null; then
 	exit
 fi
 
+# All targets at once on both cores; each one's own make below then reports
+# only its own failure (and builds nothing when this succeeded).
+make -s -j2 -k $(printf 'build/fuzz/bin/%s ' $targets) > /dev/null 2>&1
+
 for t in $targets; do
 	name="fuzz $t"
 	if ! make -s "build/fuzz/bin/$t" > "$tmp/build-$t" 2>&1; then
