@@ -503,7 +503,10 @@ rds_conn_open_raw(an_store *st, rds_conn *cn, int64_t deadline)
 #if HIREDIS_MAJOR >= 1
 	/* Refused when announced, before any of it arrives (redis.h). */
 	c->reader->maxelements = RDS_ELEMENTS_MAX;
+#if HIREDIS_MAJOR > 1 || HIREDIS_MINOR >= 3
+	/* hiredis 1.3 also refuses a long bulk as announced; before, the byte cap does. */
 	c->reader->maxbulklen = RDS_REPLY_MAX;
+#endif
 #else
 	if (c->reader->fn != &capped_fn)
 	{

@@ -182,7 +182,7 @@ parse_hostport(an_url *u, char *hp, char *err, size_t errlen)
 	return 0;
 }
 
-char *
+const char *
 an_url_credentials_end(const char *authority)
 {
 	return strrchr(authority, '@');
@@ -195,6 +195,7 @@ an_url_parse(const char *url, an_url *u, char *err, size_t errlen)
 	char	   *sep;
 	char	   *authority;
 	char	   *at;
+	const char *cred_end;
 	char	   *query;
 	char	   *slash;
 
@@ -242,7 +243,9 @@ an_url_parse(const char *url, an_url *u, char *err, size_t errlen)
 	 * is cut: a password with an unencoded '/', '?' or '#' then still parses as
 	 * a password, and no later error message can quote a piece of it.
 	 */
-	at = an_url_credentials_end(authority);
+	cred_end = an_url_credentials_end(authority);
+	/* The same place in the copy being cut, without casting away const. */
+	at = cred_end ? authority + (cred_end - authority) : NULL;
 	if (at)
 	{
 		*at = '\0';

@@ -53,7 +53,7 @@ typedef struct an_url
  * whole URL, so that a password with an unencoded '/', '?' or '#' is still a
  * password.  The parser and every redaction of a raw URL use this one rule.
  */
-char	   *an_url_credentials_end(const char *authority);
+const char *an_url_credentials_end(const char *authority);
 
 /* Parse url into u.  On error returns -1 with a message in err; u needs no free. */
 int			an_url_parse(const char *url, an_url *u, char *err, size_t errlen);
