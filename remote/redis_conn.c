@@ -163,15 +163,20 @@ read_reply(an_store *st, rds_conn *cn, int64_t deadline, size_t *taken, redisRep
 		if (redisGetReplyFromReader(cn->c, &r) != REDIS_OK)
 		{
 #if HIREDIS_MAJOR < 1
-			if (too_many)
+			int			refused = too_many;
+
+			too_many = 0;
+#else
+			/* hiredis 1.x refuses it itself, past reader->maxelements. */
+			int			refused = strstr(cn->c->errstr, "Multi-bulk length out of range") != NULL;
+#endif
+			if (refused)
 			{
-				too_many = 0;
 				rds_conn_close(cn);
 				return an_store_fail(st, AN_E_STORE,
 									 "redis store %s announced an array of more than %d elements, the most anarchon accepts",
 									 cn->where, RDS_ELEMENTS_MAX);
 			}
-#endif
 			return lost(st, cn, cn->c->errstr[0] ? cn->c->errstr : "protocol error");
 		}
 		if (r)
