@@ -44,6 +44,27 @@ fuzz_terminated(const char *s, size_t n)
 	return n > 0 && memchr(s, '\0', n) != NULL;
 }
 
+/*
+ * With FUZZ_POISON_STACK=1 in the environment, fill the stack below the
+ * caller with 0x7f bytes before a call: a local the callee reads before it
+ * was set then holds 0x7f7f7f7f7f7f7f7f, which the sanitizers turn into a
+ * crash (an overflow, a wild index) every time instead of by luck.  There is
+ * no MemorySanitizer here (the system libraries are not built with it), so
+ * this is how a read of an uninitialised local is made reproducible.
+ */
+__attribute__((noinline, unused)) static void
+fuzz_poison_stack(void)
+{
+	static int	on = -1;
+	volatile unsigned char junk[16384];
+
+	if (on < 0)
+		on = getenv("FUZZ_POISON_STACK") != NULL && strcmp(getenv("FUZZ_POISON_STACK"), "1") == 0;
+	if (on)
+		for (size_t i = 0; i < sizeof(junk); i++)
+			junk[i] = 0x7f;
+}
+
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #endif							/* ANARCHON_FUZZ_H */

@@ -1,7 +1,9 @@
 /*
  * fuzz_schedule.c — the schedule parser and search (core/schedule.h), with
- * time zones (CRON_TZ=, TZ=) from one an_tz_cache kept for the process, as
- * a host keeps one per session.  Only the public API of schedule.h and tz.h.
+ * time zones (CRON_TZ=, TZ=) from an an_tz_cache.  Only the public API of
+ * schedule.h and tz.h.  Each input gets a cache of its own, so that a
+ * reproducer fails alone; what a long-lived cache does (a host keeps one
+ * per session) is checked within the input: every instant is asked twice.
  *
  * The input is one schedule text, handed over as exactly its bytes (no NUL
  * after them: the parser takes a length).  Beyond "no crash, no leak, no
@@ -17,6 +19,9 @@
  *                (slot(next) == next); nothing is scheduled between them
  *                (next_slot(slot(at)) > at, slot(next - 1) == slot(at)).
  *   intervals    a UTC interval's slots are multiples of the interval.
+ *   cache        the instants asked again in the reverse order, with the
+ *                zone's window of changes grown by the first round, get the
+ *                same answers.
  *   range        an_schedule_range lists strictly increasing slots inside
  *                [from, to), each the next_slot of the one before.
  */
@@ -30,8 +35,6 @@
 #define ERRLEN 512
 #define RANGE_MAX 16
 
-static an_tz_cache *zones;
-
 /* Instants (ms, UTC) every schedule is asked about; the last is drawn from the input. */
 static const int64_t fixed_instants[] = {
 	0, 1, INT64_C(86399999), AN_SLOT_MIN,
@@ -41,6 +44,7 @@ static const int64_t fixed_instants[] = {
 	INT64_C(1767225599999),	/* 2025-12-31 23:59:59.999 */
 	AN_SLOT_MAX - INT64_C(86400000), AN_SLOT_MAX - 1, AN_SLOT_MAX
 };
+#define NFIXED ((int) (sizeof(fixed_instants) / sizeof(fixed_instants[0])))
 
 static uint64_t
 fnv1a(const uint8_t *data, size_t size)
@@ -76,7 +80,10 @@ slot_at(const an_schedule *s, int64_t at, int64_t *slot)
 {
 	char		err[ERRLEN];
 	int			found = -1;
-	an_error	rc = an_schedule_slot(s, at, slot, &found, err, sizeof(err));
+	an_error	rc;
+
+	fuzz_poison_stack();
+	rc = an_schedule_slot(s, at, slot, &found, err, sizeof(err));
 
 	FUZZ_CHECK(rc == AN_OK, "slot(%lld) failed: %s", (long long) at, err);
 	FUZZ_CHECK(found == 0 || found == 1, "slot(%lld): found = %d", (long long) at, found);
@@ -90,7 +97,10 @@ next_after(const an_schedule *s, int64_t after, int64_t *next)
 {
 	char		err[ERRLEN];
 	int			found = -1;
-	an_error	rc = an_schedule_next_slot(s, after, next, &found, err, sizeof(err));
+	an_error	rc;
+
+	fuzz_poison_stack();
+	rc = an_schedule_next_slot(s, after, next, &found, err, sizeof(err));
 
 	FUZZ_CHECK(rc == AN_OK, "next_slot(%lld) failed: %s", (long long) after, err);
 	FUZZ_CHECK(found == 0 || found == 1, "next_slot(%lld): found = %d", (long long) after, found);
@@ -100,7 +110,16 @@ next_after(const an_schedule *s, int64_t after, int64_t *next)
 	return found;
 }
 
-static void
+/* What check_instant found at one instant, for the second round. */
+typedef struct answer
+{
+	int			has_slot,
+				has_next;
+	int64_t		slot,
+				next;
+} answer;
+
+static answer
 check_instant(const an_schedule *s, int64_t at)
 {
 	int64_t		slot = 0,
@@ -129,6 +148,7 @@ check_instant(const an_schedule *s, int64_t at)
 		else
 			FUZZ_CHECK(!has_slot, "slot(%lld) found, slot(%lld) not", (long long) at, (long long) (next - 1));
 	}
+	return (answer) {has_slot, has_next, has_slot ? slot : 0, has_next ? next : 0};
 }
 
 typedef struct range_state
@@ -177,11 +197,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	an_schedule s,
 				again;
 	an_error	rc;
-	int64_t		drawn;
+	an_tz_cache *zones = an_tz_cache_new();
+	int64_t		at[NFIXED + 1];
+	answer		first[NFIXED + 1];
 
-	if (text == NULL)
-		abort();
-	if (zones == NULL && (zones = an_tz_cache_new()) == NULL)
+	if (text == NULL || zones == NULL)
 		abort();
 	memcpy(text, data, size);
 	memset(err, 0x7f, sizeof(err));
@@ -189,6 +209,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc != AN_OK)
 	{
 		check_error(rc, err);
+		an_tz_cache_free(zones);
 		free(text);
 		return 0;
 	}
@@ -198,12 +219,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   (s.kind == AN_SCHEDULE_INTERVAL && s.interval_ms >= 1000 &&
 				s.interval_ms <= AN_SCHEDULE_INTERVAL_MAX), "kind %d, interval %lld",
 			   (int) s.kind, (long long) s.interval_ms);
-	for (size_t i = 0; i < sizeof(fixed_instants) / sizeof(fixed_instants[0]); i++)
-		check_instant(&s, fixed_instants[i]);
-	drawn = (int64_t) (fnv1a(data, size) % (uint64_t) (AN_SLOT_MAX + 1));
-	check_instant(&s, drawn);
-	check_range(&s, drawn);
+	memcpy(at, fixed_instants, sizeof(fixed_instants));
+	at[NFIXED] = (int64_t) (fnv1a(data, size) % (uint64_t) (AN_SLOT_MAX + 1));
+	for (int i = 0; i <= NFIXED; i++)
+		first[i] = check_instant(&s, at[i]);
+	check_range(&s, at[NFIXED]);
 	check_range(&s, INT64_C(1729980000000));	/* around Berlin's fall back in 2024 */
+	for (int i = NFIXED; i >= 0; i--)
+	{
+		answer		again_at = check_instant(&s, at[i]);
+
+		FUZZ_CHECK(memcmp(&again_at, &first[i], sizeof(answer)) == 0,
+				   "at %lld, asked again: slot %d %lld, next %d %lld; first: slot %d %lld, next %d %lld",
+				   (long long) at[i], again_at.has_slot, (long long) again_at.slot, again_at.has_next,
+				   (long long) again_at.next, first[i].has_slot, (long long) first[i].slot,
+				   first[i].has_next, (long long) first[i].next);
+	}
+	an_tz_cache_free(zones);
 	free(text);
 	return 0;
 }
