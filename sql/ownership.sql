@@ -74,6 +74,18 @@ SELECT pg_temp.as_other_check();
 \set VERBOSITY default
 RESET ROLE;
 DROP FUNCTION pg_temp.as_app_check(), pg_temp.as_other_check();
+-- an index expression that ANALYZE evaluates runs as the table's owner (a
+-- security-restricted operation), not as the superuser who runs ANALYZE: the
+-- table's owner has no rights on the job, so the check is refused
+CREATE FUNCTION regress_own_check(x int) RETURNS text LANGUAGE sql IMMUTABLE
+	AS $$ SELECT anarchon_check('nightly', 4102444800000) || x $$;
+CREATE TABLE regress_own_t (x int);
+ALTER TABLE regress_own_t OWNER TO regress_own_other;
+CREATE INDEX ON regress_own_t (regress_own_check(x));
+INSERT INTO regress_own_t VALUES (1);
+ANALYZE regress_own_t;
+DROP TABLE regress_own_t;
+DROP FUNCTION regress_own_check(int);
 
 -- an administrator gives a job to another role
 SELECT anarchon.set_job_owner('nightly', 'regress_own_other');
