@@ -67,6 +67,13 @@ END
 $$;
 SET anarchon.store = 'st_down';
 SELECT pg_temp.err($$SELECT anarchon_claim('r', 4102444800000, 'tok')$$);
+-- A user and password holding '@', '/', '?', '#', '%' and ':' never show,
+-- neither in an error nor in the stats view.
+ALTER USER MAPPING FOR PUBLIC SERVER st_down OPTIONS (SET user 'u@s/e?r#1%', SET password 'p?w#x%25y@z/:S3CRET');
+SELECT pg_temp.err($$SELECT anarchon_claim('r', 4102444800000, 'tok')$$) LIKE '%S3CRET%' AS error_shows_secret,
+       pg_temp.err($$SELECT anarchon_claim('r', 4102444800000, 'tok')$$) LIKE '%127.0.0.1:1%' AS error_names_server;
+SELECT count(*) AS stats_rows_with_secret FROM anarchon.stats WHERE store LIKE '%S3CRET%' OR store LIKE '%u@s%';
+ALTER USER MAPPING FOR PUBLIC SERVER st_down OPTIONS (SET user 'app', SET password 's3cret:@/');
 -- Bad input is refused before any store is asked.
 SELECT anarchon_claim('r r', 4102444800000, 'tok');
 RESET anarchon.store;
