@@ -93,6 +93,8 @@ not_iana:
 #define WINDOW_MAX 2048
 /* Farther than this from the window, start afresh instead of growing it. */
 #define FAR_MS (INT64_C(60) * 366 * 86400000)
+/* About 146 million years either way: far from int64's ends, far past 9999. */
+#define TZ_T_MAX (INT64_C(1) << 62)
 /* The first stretch scanned when growing to the left: about a year. */
 #define LEFT_STEP_MS (INT64_C(400) * 86400000)
 /*
@@ -141,10 +143,10 @@ floor_s(int64_t ms)
 static an_error
 offset_at(an_tz *tz, int64_t t, int64_t *offset, char *err, size_t errlen)
 {
-	int64_t		s;
+	int64_t		s = 0;
 	an_error	rc = an_tz_src_offset(tz->src, floor_s(t), &s, err, errlen);
 
-	*offset = s * 1000;
+	*offset = rc == AN_OK ? s * 1000 : 0;
 	return rc;
 }
 
@@ -152,10 +154,11 @@ offset_at(an_tz *tz, int64_t t, int64_t *offset, char *err, size_t errlen)
 static an_error
 next_transition(an_tz *tz, int64_t t, int64_t *at, int *found, char *err, size_t errlen)
 {
-	int64_t		s;
+	int64_t		s = 0;
 	an_error	rc = an_tz_src_next(tz->src, floor_s(t), &s, found, err, errlen);
 
-	*at = s * 1000;
+	/* s is set only when a transition was found (none after the last one). */
+	*at = rc == AN_OK && *found ? s * 1000 : 0;
 	return rc;
 }
 
@@ -294,6 +297,15 @@ an_tz_span_at(an_tz *tz, int64_t t, an_tz_span *span, char *err, size_t errlen)
 	size_t		a,
 				b;
 
+	/*
+	 * Far outside any schedule's years, where the window's arithmetic could
+	 * overflow (the search asks for years 1800 to 10000 at most).
+	 */
+	if (t < -TZ_T_MAX || t > TZ_T_MAX)
+	{
+		an_errf(err, errlen, "instant %lld is outside the years time zones are computed for", (long long) t);
+		return AN_E_INPUT;
+	}
 	/* Far from the window: a fresh one, rather than decades of changes. */
 	if ((tz->lo != AN_TZ_NEVER_BEFORE && t < tz->lo && tz->lo - t > FAR_MS) ||
 		(tz->hi != AN_TZ_NEVER_AFTER && t > tz->hi && t - tz->hi > FAR_MS))

@@ -75,10 +75,11 @@ an_error	an_tz_find(an_tz_cache *cache, const char *name, size_t len, an_tz **tz
 const char *an_tz_name(const an_tz *tz);
 
 /*
- * an_tz_span_at: the span that holds instant t (any int64).  Changes that
- * keep the total offset (a zone trading standard time for daylight time at
- * once) are not spans of their own.  AN_E_NOMEM or AN_E_INTERNAL (a failure
- * of the host's data, message in err) are the only errors.
+ * an_tz_span_at: the span that holds instant t, |t| < 2^62 ms (about 146
+ * million years; beyond, AN_E_INPUT).  Changes that keep the total offset (a
+ * zone trading standard time for daylight time at once) are not spans of
+ * their own.  Otherwise AN_E_NOMEM or AN_E_INTERNAL (a failure of the host's
+ * data, message in err) are the only errors.
  */
 an_error	an_tz_span_at(an_tz *tz, int64_t t, an_tz_span *span, char *err, size_t errlen);
 

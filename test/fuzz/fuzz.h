@@ -45,7 +45,7 @@ fuzz_terminated(const char *s, size_t n)
 }
 
 /*
- * With FUZZ_POISON_STACK=1 in the environment, fill the stack below the
+ * Unless FUZZ_POISON_STACK=0 is in the environment, fill the stack below the
  * caller with 0x7f bytes before a call: a local the callee reads before it
  * was set then holds 0x7f7f7f7f7f7f7f7f, which the sanitizers turn into a
  * crash (an overflow, a wild index) every time instead of by luck.  There is
@@ -59,7 +59,7 @@ fuzz_poison_stack(void)
 	volatile unsigned char junk[16384];
 
 	if (on < 0)
-		on = getenv("FUZZ_POISON_STACK") != NULL && strcmp(getenv("FUZZ_POISON_STACK"), "1") == 0;
+		on = getenv("FUZZ_POISON_STACK") == NULL || strcmp(getenv("FUZZ_POISON_STACK"), "0") != 0;
 	if (on)
 		for (size_t i = 0; i < sizeof(junk); i++)
 			junk[i] = 0x7f;

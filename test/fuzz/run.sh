@@ -11,9 +11,10 @@
 #                    for the next run (outside git)
 #
 #   FUZZ_TARGETS="url resp"   only these targets
-#   FUZZ_POISON_STACK=1       fill the stack with 0x7f before each schedule
-#                             search, so that a read of an uninitialised local
-#                             fails every time (test/fuzz/fuzz.h)
+#   FUZZ_POISON_STACK=0       do not fill the stack with 0x7f before each
+#                             schedule search (by default it is, so that a read
+#                             of an uninitialised local fails every time:
+#                             test/fuzz/fuzz.h)
 #
 # One line per target: ok, or not ok with the reproducer's path (kept in
 # build/fuzz-crashes/<target>/, outside git) and the start of the report.  A
