@@ -98,7 +98,9 @@ else
 	else not_ok "build: the PostgreSQL module exports only its entry points" "also: $(echo $bad)"; fi
 
 	nm -D --defined-only "$(pg_config --bindir)/postgres" | awk '{ print $3 }' > "$tmp/defined"
-	ldd "$so" | awk '$3 ~ /^\// { print $3 }' | while read -r lib; do
+	# ("lib => /path" lines, and the dynamic loader's own "/path (0x…)" line:
+	# it defines __tls_get_addr, which thread-local variables need.)
+	ldd "$so" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | while read -r lib; do
 		nm -D --defined-only "$lib" | awk '{ print $3 }' | sed 's/@.*//'
 	done >> "$tmp/defined"
 	sort -u -o "$tmp/defined" "$tmp/defined"
