@@ -27,6 +27,15 @@
 typedef struct an_tz_src an_tz_src;
 
 /*
+ * What to do about a name the database lacks, for both hosts' messages.  The
+ * old names of the tz database's "backward" file are a package of their own
+ * on some systems, so a schedule that worked before an upgrade can stop
+ * finding its zone.
+ */
+#define AN_TZ_UNKNOWN_ADVICE \
+	"list the known names with SELECT * FROM anarchon_zones(); old names such as US/Eastern, CET or EST5EDT come from the database's backward file, which some systems install apart (Debian 13 and later: the package tzdata-legacy)"
+
+/*
  * Open zone `name` (NUL-terminated; tz.c has checked it against the name
  * rule).  AN_E_INPUT when the database has no zone by exactly that name
  * (message in err), AN_E_UNSUPPORTED when the host has no time zones,

@@ -162,7 +162,7 @@ an_tz_src_open(const char *name, an_tz_src **src, char *err, size_t errlen)
 		 */
 		if (!is_tzif(dir + "/" + name))
 		{
-			an_errf(err, errlen, "time zone '%s' is not in the time-zone database %s (names are case-sensitive): list the known names with SELECT * FROM anarchon_zones()",
+			an_errf(err, errlen, "time zone '%s' is not in the time-zone database %s (names are case-sensitive): " AN_TZ_UNKNOWN_ADVICE,
 					name, dir.c_str());
 			return AN_E_INPUT;
 		}

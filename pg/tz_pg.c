@@ -144,7 +144,7 @@ an_tz_src_open(const char *name, an_tz_src **src, char *err, size_t errlen)
 	}
 	if (canon == NULL || strcmp(canon, name) != 0 || !pg_tz_acceptable(tz))
 	{
-		an_errf(err, errlen, "time zone '%s' is not in the time-zone database of this server (names are case-sensitive): list the known names with SELECT * FROM anarchon_zones()",
+		an_errf(err, errlen, "time zone '%s' is not in the time-zone database of this server (names are case-sensitive): " AN_TZ_UNKNOWN_ADVICE,
 				name);
 		return AN_E_INPUT;
 	}

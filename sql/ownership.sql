@@ -76,9 +76,11 @@ RESET ROLE;
 DROP FUNCTION pg_temp.as_app_check(), pg_temp.as_other_check();
 -- an index expression that ANALYZE evaluates runs as the table's owner (a
 -- security-restricted operation), not as the superuser who runs ANALYZE: the
--- table's owner has no rights on the job, so the check is refused
+-- table's owner has no rights on the job, so the check is refused.  (Named
+-- with its schema: from PostgreSQL 17 on, such operations search pg_catalog
+-- and pg_temp only.)
 CREATE FUNCTION regress_own_check(x int) RETURNS text LANGUAGE sql IMMUTABLE
-	AS $$ SELECT anarchon_check('nightly', 4102444800000) || x $$;
+	AS $$ SELECT anarchon.anarchon_check('nightly', 4102444800000) || x $$;
 CREATE TABLE regress_own_t (x int);
 ALTER TABLE regress_own_t OWNER TO regress_own_other;
 CREATE INDEX ON regress_own_t (regress_own_check(x));

@@ -26,10 +26,7 @@ SELECT anarchon_slot('CRON_TZ=Africa/Cairo 0 3 * * *', '2024-07-01 12:00+00'::ti
 SELECT anarchon_slot('CRON_TZ=europe/berlin 0 3 * * *', now());
 SELECT anarchon_slot('CRON_TZ=XYZ5 0 3 * * *', now());
 SELECT anarchon_slot('CRON_TZ=posix/Europe/Berlin 0 3 * * *', now());
-SELECT anarchon_slot('CRON_TZ=EST5EDT 0 3 * * *', '2024-07-01 12:00+00'::timestamptz) AS est5edt_is_a_zone;
--- CET is the zone CET, summer time included, as SET timezone reads it
--- (AT TIME ZONE 'CET' would be the abbreviation, +01:00 all year).
-SELECT anarchon_slot('CRON_TZ=CET 0 3 * * *', '2024-07-01 12:00+00'::timestamptz) AS cet;
+-- (EST5EDT and CET, names of the backward file: schedule_tz_legacy.)
 -- What depends on the time-zone data is STABLE: a tzdata upgrade may move slots.
 SELECT p.oid::regprocedure AS function, p.provolatile AS volatility
   FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
