@@ -31,7 +31,7 @@ SELECT anarchon_slot('CRON_TZ=posix/Europe/Berlin 0 3 * * *', now());
 SELECT p.oid::regprocedure AS function, p.provolatile AS volatility
   FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
  WHERE n.nspname = 'anarchon' AND p.proname IN ('anarchon_slot', 'anarchon_next_slot', 'anarchon_slots')
- ORDER BY 1::text;
+ ORDER BY p.oid::regprocedure::text COLLATE "C";
 
 -- New York, 2024-03-10: 02:00 EST jumps to 03:00 EDT.  A fixed-time schedule
 -- gets its skipped 02:30 at 03:00 EDT; @hourly follows the wall clock.
