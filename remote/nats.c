@@ -46,6 +46,17 @@
 
 /* Room for the body of a claim or status message; every byte is JSON-safe. */
 #define BODY_MAX (AN_JOB_MAX + AN_TOKEN_MAX + 128)
+/* A claim's subject: the prefix, the job (each byte may take 3 to encode), the slot, the kind. */
+#define SUBJECT_MAX (AN_JOB_MAX * 3 + 96)
+
+/* The JetStream API errors the store acts on (the "err_code" of an answer). */
+enum
+{
+	JS_NO_MESSAGE = 10037,       /* STREAM.MSG.GET: none stored (or aged out) */
+	JS_STREAM_NAME_IN_USE = 10058,	/* STREAM.CREATE: exists with another config */
+	JS_STREAM_NOT_FOUND = 10059,
+	JS_SUBJECTS_OVERLAP = 10065  /* STREAM.CREATE: another stream takes them */
+};
 
 typedef struct nats_store
 {
@@ -347,7 +358,7 @@ ensure_stream(an_store *st, nats_store *n, const an_deadline *d, const an_settin
 		s = &def;
 	}
 	rc = api(st, n, d, "the stream information request", "STREAM.INFO", "", &reply);
-	if (rc == AN_OK && is_error(reply, &code) && code == 10059)	/* stream not found */
+	if (rc == AN_OK && is_error(reply, &code) && code == JS_STREAM_NOT_FOUND)
 	{
 		free(reply);
 		reply = NULL;
@@ -362,13 +373,13 @@ ensure_stream(an_store *st, nats_store *n, const an_deadline *d, const an_settin
 		 * what was made, and an overlap with a stream of another name is
 		 * reported below as the server put it.
 		 */
-		if (rc == AN_OK && is_error(reply, &code) && (code == 10058 || code == 10065))
+		if (rc == AN_OK && is_error(reply, &code) && (code == JS_STREAM_NAME_IN_USE || code == JS_SUBJECTS_OVERLAP))
 		{
 			char	   *info = NULL;
 			int64_t		info_code;
 
 			rc = api(st, n, d, "the stream information request", "STREAM.INFO", "", &info);
-			if (rc != AN_OK || code == 10058 || !is_error(info, &info_code))
+			if (rc != AN_OK || code == JS_STREAM_NAME_IN_USE || !is_error(info, &info_code))
 			{
 				free(reply);
 				reply = info;
@@ -378,7 +389,7 @@ ensure_stream(an_store *st, nats_store *n, const an_deadline *d, const an_settin
 		}
 	}
 	if (rc == AN_OK && is_error(reply, &code))
-		rc = code == 10065 ? overlap_error(st, n, d) : api_error(st, n, reply, "the stream set-up");
+		rc = code == JS_SUBJECTS_OVERLAP ? overlap_error(st, n, d) : api_error(st, n, reply, "the stream set-up");
 	if (rc == AN_OK)
 		rc = check_stream(st, n, reply);
 	free(reply);
@@ -453,7 +464,7 @@ static int
 get_msg(an_store *st, nats_store *n, const an_deadline *d, msg_at at, int64_t seq,
 		const char *subject, char *body, size_t bodylen, int *found, int64_t *seq_out)
 {
-	char		req[300];
+	char		req[SUBJECT_MAX + 64];
 	char	   *reply = NULL;
 	char		data[(BODY_MAX + 2) / 3 * 4 + 8];
 	int64_t		code;
@@ -472,8 +483,7 @@ get_msg(an_store *st, nats_store *n, const an_deadline *d, msg_at at, int64_t se
 		return rc;
 	if (is_error(reply, &code))
 	{
-		/* 10037: no message found (never stored, or removed by max_age). */
-		rc = code == 10037 ? AN_OK : api_error(st, n, reply, "reading a stored claim");
+		rc = code == JS_NO_MESSAGE ? AN_OK : api_error(st, n, reply, "reading a stored claim");
 		free(reply);
 		return rc;
 	}
@@ -563,7 +573,7 @@ static int
 claim_append(an_store *st, const an_request *rq, an_append_result *result, char *winner)
 {
 	nats_store *n = st->impl;
-	char		subject[AN_JOB_MAX * 3 + 96];
+	char		subject[SUBJECT_MAX];
 	char		msgid[AN_JOB_MAX + 32];
 	char		body[BODY_MAX];
 	char		stored[BODY_MAX];
@@ -613,7 +623,7 @@ static int
 claim_find(an_store *st, const an_request *rq, char *winner, int *found)
 {
 	nats_store *n = st->impl;
-	char		subject[AN_JOB_MAX * 3 + 96];
+	char		subject[SUBJECT_MAX];
 	char		stored[BODY_MAX];
 
 	subject_of(n, rq->job, "claims", subject, sizeof(subject));
@@ -658,7 +668,7 @@ stored_claim(an_store *st, nats_store *n, const an_deadline *d, const an_request
 			 char *body, size_t bodylen, int *found)
 {
 	const an_claim_memo *m = an_claims_get(&n->claims, rq->job, rq->slot);
-	char		subject[AN_JOB_MAX * 3 + 96];
+	char		subject[SUBJECT_MAX];
 	int64_t		seq;
 
 	if (m != NULL)
@@ -696,7 +706,7 @@ static int
 run_status(an_store *st, nats_store *n, const an_deadline *d, const an_request *rq,
 		   an_run_state *state)
 {
-	char		subject[AN_JOB_MAX * 3 + 96];
+	char		subject[SUBJECT_MAX];
 	char		stored[BODY_MAX];
 	int			found;
 
@@ -737,7 +747,7 @@ nats_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
 	nats_store *n = st->impl;
 	an_run_state recorded;
 	an_deadline d;
-	char		subject[AN_JOB_MAX * 3 + 96];
+	char		subject[SUBJECT_MAX];
 	char		msgid[AN_JOB_MAX + 40];
 	char		body[BODY_MAX];
 	char	   *reply = NULL;

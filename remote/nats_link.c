@@ -34,7 +34,7 @@
  * is refused rather than followed.  doc/stores-amqp-nats.md states it.
  */
 #define BUF_MAX   NATS_IN_MAX
-#define LINE_MAX  1024           /* a MSG, HMSG or -ERR line: subjects are short */
+#define CTL_MAX   1024           /* a MSG, HMSG or -ERR line: subjects are short */
 
 /* One thing the server sent, parsed at the start of the buffer. */
 typedef struct nats_in
@@ -43,7 +43,7 @@ typedef struct nats_in
 	{
 		IN_MSG, IN_PING, IN_PONG, IN_ERR, IN_SKIP
 	}			kind;
-	char		line[LINE_MAX];  /* the control line, cut into words (IN_MSG, IN_ERR) */
+	char		line[CTL_MAX];  /* the control line, cut into words (IN_MSG, IN_ERR) */
 	const char *subject;         /* IN_MSG, in line */
 	const char *hdr;             /* IN_MSG: the headers, in the link's buffer; NULL when none */
 	size_t		hdrlen;
@@ -217,12 +217,13 @@ parse_in(nats_link *l, nats_in *in)
 		in->kind = IN_PING;
 	else if (textlen >= 4 && strncasecmp(l->buf, "PONG", 4) == 0)
 		in->kind = IN_PONG;
-	else if (textlen >= 4 && (strncasecmp(l->buf, "INFO", 4) == 0 || strncasecmp(l->buf, "+OK", 3) == 0))
+	else if ((textlen >= 4 && strncasecmp(l->buf, "INFO", 4) == 0) ||
+			 (textlen >= 3 && strncasecmp(l->buf, "+OK", 3) == 0))
 		in->kind = IN_SKIP;
 	else if (textlen >= 4 && (strncasecmp(l->buf, "MSG ", 4) == 0 || strncasecmp(l->buf, "HMSG", 4) == 0 ||
 							  strncasecmp(l->buf, "-ERR", 4) == 0))
 	{
-		if (textlen >= LINE_MAX)
+		if (textlen >= CTL_MAX)
 			return -1;
 		memcpy(in->line, l->buf, textlen);
 		in->line[textlen] = '\0';

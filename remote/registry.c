@@ -1,9 +1,9 @@
 /*
  * registry.c — which network stores this build has, by URL scheme.
  *
- * A store is listed when its client library was found at build time
- * (remote.mk defines AN_WITH_<STORE>); a URL for a store left out gets an
- * error that says which package to install.
+ * A Redis or RabbitMQ store is listed when its client library was found at
+ * build time (configure defines AN_WITH_<STORE>); a URL for a store left out
+ * gets an error that says which package to install.
  */
 #include <string.h>
 #include <strings.h>
@@ -30,11 +30,8 @@ static const remote_entry entries[] = {
 #else
 	{"amqp", NULL, "librabbitmq-dev"},
 #endif
-#ifdef AN_WITH_NATS
-	{"nats", &an_nats_methods, "libnats-dev"},
-#else
-	{"nats", NULL, "libnats-dev"},
-#endif
+	/* The NATS store speaks the protocol itself: always built. */
+	{"nats", &an_nats_methods, NULL},
 };
 
 const an_store_methods *
