@@ -9,6 +9,9 @@ REPO_ROOT=$(cd "$TEST_ROOT/.." && pwd)
 T_FAILED=0
 
 ok() { echo "ok - $*"; }
+# step: a set-up step that worked is said, not counted as a check passed (one
+# that failed is a not_ok).
+step() { echo "# $*"; }
 not_ok() { echo "not ok - $1"; shift; [ $# -gt 0 ] && printf '#   %s\n' "$@"; T_FAILED=$((T_FAILED + 1)); return 0; }
 
 # check NAME CMD...: ok when CMD succeeds; its output is shown only on failure.
@@ -30,6 +33,25 @@ diff_ok() {
 vg_log_ok() {
 	if [ ! -e "$2" ]; then not_ok "$1" "valgrind wrote no log at $2: it did not run"
 	elif [ -s "$2" ]; then not_ok "$1" "$(head -n 30 "$2")"; else ok "$1"; fi
+}
+
+# vg_ok NAME INPUT CMD...: ok when CMD, run under valgrind with the file INPUT
+# on its standard input, exits 0 with no error and no definite or indirect
+# leak reported.  A machine without valgrind fails the check (test/deps.sh
+# installs it): a check that did not run is not a pass.
+vg_ok() {
+	local name=$1 input=$2 log rc
+	shift 2
+	if ! command -v valgrind > /dev/null; then
+		not_ok "$name" "valgrind is not installed (bash test/deps.sh installs it)"
+		return
+	fi
+	log=$(mktemp "${TMPDIR:-/tmp}/anarchon-vg.XXXXXX")
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+		"$@" < "$input" > /dev/null 2> "$log"
+	rc=$?
+	if [ "$rc" -eq 0 ]; then ok "$name"; else not_ok "$name" "exit $rc: $(head -n 20 "$log")"; fi
+	rm -f "$log"
 }
 
 # Cleanup handlers run in reverse order of registration, even on failure.

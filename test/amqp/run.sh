@@ -23,7 +23,7 @@ if ! rmq_start "$MQ_TMP/rmq"; then
 	suite_end
 	exit
 fi
-ok "amqp: RabbitMQ node $RMQ_NODE on 127.0.0.1:$RMQ_PORT"
+step "amqp: RabbitMQ node $RMQ_NODE on 127.0.0.1:$RMQ_PORT"
 U="amqp://127.0.0.1:$RMQ_PORT"
 # Without the settling of won claims: it delays every winner by 2.5 s and has
 # nothing to do with what the long contention and restart runs show.

@@ -11,7 +11,7 @@ pg_remote_redis() {
 	local pa pb slot q out pid start
 	pa=$(free_port) && redis_start pg-a "$pa" || { not_ok "remote: start redis-server"; return; }
 	pb=$(free_port) && redis_start pg-b "$pb" --requirepass 'p@ss:w/rd' || { not_ok "remote: start redis-server with a password"; return; }
-	ok "remote: redis-servers on 127.0.0.1:$pa and :$pb"
+	step "remote: redis-servers on 127.0.0.1:$pa and :$pb"
 	slot=$(( ($(date +%s) + 600) * 1000 ))
 	q() { psql -X -A -t -q -v ON_ERROR_STOP=1 "$@" 2>&1; }
 

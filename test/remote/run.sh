@@ -33,10 +33,6 @@ else not_ok "remote: one answer per URL"; fi
 if grep -q 'longer than 4096 bytes' "$tmp/long.out" && [ "$(wc -l < "$tmp/long.out")" -ge 1 ]; then ok "remote: an overlong URL is refused"
 else not_ok "remote: an overlong URL is refused" "$(head -c 300 "$tmp/long.out")"; fi
 
-if command -v valgrind > /dev/null; then
-	if valgrind -q --error-exitcode=99 --leak-check=full test/bin/urlparse < "$here/urls.txt" > /dev/null 2> "$tmp/vg"; then
-		ok "remote: URL parser under valgrind"
-	else not_ok "remote: URL parser under valgrind" "$(head -n 20 "$tmp/vg")"; fi
-fi
+vg_ok "remote: URL parser under valgrind" "$here/urls.txt" test/bin/urlparse
 
 suite_end

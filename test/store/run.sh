@@ -26,11 +26,6 @@ if sed -n 's/^.* -> //p' "$tmp/out" | grep -q s3cret; then
 	not_ok "store: no check_url error repeats a password" "$(grep -- '-> .*s3cret' "$tmp/out")"
 else ok "store: no check_url error repeats a password"; fi
 
-if command -v valgrind > /dev/null; then
-	if valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
-		test/bin/storecheck < "$here/urls.txt" > /dev/null 2> "$tmp/vg"; then
-		ok "store: check_url under valgrind (nothing leaked or left open)"
-	else not_ok "store: check_url under valgrind" "$(head -n 20 "$tmp/vg")"; fi
-fi
+vg_ok "store: check_url under valgrind (nothing leaked or left open)" "$here/urls.txt" test/bin/storecheck
 
 suite_end
