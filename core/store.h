@@ -67,6 +67,16 @@ typedef struct an_host
 	 * them (remote/wait.c).
 	 */
 	int			(*wait_socket) (void *ctx, int fd, int for_write, int timeout_ms);
+
+	/*
+	 * Sleep at most timeout_ms, or less when the host is woken (a cancel):
+	 * the store then asks interrupted, and sleeps again while time is left.
+	 * The timed waits of a store (RabbitMQ's settle and recovery, NATS's
+	 * retry after "no responders") go through here, so that in PostgreSQL
+	 * they too show as a wait event, end at once on a cancel and on
+	 * postmaster death.  May be NULL: nanosleep in short slices.
+	 */
+	void		(*sleep_ms) (void *ctx, int timeout_ms);
 } an_host;
 
 /* The arguments of one call, already validated by the host. */

@@ -63,11 +63,21 @@ host_wait_socket(void *ctx, int fd, int for_write, int timeout_ms)
 	return (ev & (WL_SOCKET_READABLE | WL_SOCKET_WRITEABLE)) ? 1 : 0;
 }
 
+/* A store's timed wait, on the latch for the same reasons. */
+static void
+host_sleep_ms(void *ctx, int timeout_ms)
+{
+	if (WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+				  timeout_ms, PG_WAIT_EXTENSION) & WL_LATCH_SET)
+		ResetLatch(MyLatch);
+}
+
 const an_host an_pg_host = {
 	.ctx = NULL,
 	.now_ms = host_now,
 	.interrupted = host_interrupted,
 	.wait_socket = host_wait_socket,
+	.sleep_ms = host_sleep_ms,
 };
 
 static an_store local_store;

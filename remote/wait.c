@@ -88,6 +88,8 @@ an_wait_socket(an_store *st, const an_deadline *d, const char *who, const char *
 int
 an_wait_until(an_store *st, int64_t until_ms, const char *who, const char *what)
 {
+	const an_host *h = st->host;
+
 	for (;;)
 	{
 		int64_t		left = until_ms - an_mono_ms();
@@ -97,6 +99,12 @@ an_wait_until(an_store *st, int64_t until_ms, const char *who, const char *what)
 			return an_store_fail(st, AN_E_CANCELED, "canceled while waiting for %s to %s", who, what);
 		if (left <= 0)
 			return AN_OK;
+		if (h && h->sleep_ms)
+		{
+			/* The host wakes for a cancel by itself: no slices needed. */
+			h->sleep_ms(h->ctx, left > 3600000 ? 3600000 : (int) left);
+			continue;
+		}
 		if (left > AN_WAIT_SLICE_MS)
 			left = AN_WAIT_SLICE_MS;
 		ts.tv_sec = 0;

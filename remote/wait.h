@@ -7,6 +7,7 @@
  * lends one (PostgreSQL: its latch and the socket together, so a cancel
  * wakes it) and otherwise polls in short slices.  Between waits it asks
  * an_wait_tick whether time is left and whether the host wants to stop.
+ * Timed waits (an_wait_until) sleep with the host's sleep_ms the same way.
  */
 #ifndef ANARCHON_WAIT_H
 #define ANARCHON_WAIT_H
