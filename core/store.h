@@ -29,8 +29,13 @@
  *     reconnects on the next call (and a claim resent after a lost reply uses
  *     the same token, so the store recognises it as ours).
  *   - Never block longer than the store's own timeout; wait on sockets with
- *     host->wait_socket (an_wait_socket in remote/wait.h does it), and ask
- *     host->interrupted between waits, returning AN_E_CANCELED when it says so.
+ *     host->wait_socket (an_wait_socket in remote/wait.h does it), sleep with
+ *     host->sleep_ms (an_wait_until), and ask host->interrupted between
+ *     waits, returning AN_E_CANCELED when it says so.  One wait is longer by
+ *     design: a RabbitMQ claim that won waits until settle_ms after its
+ *     gate's declaration (the broker's write to disk), then asks again
+ *     within a timeout of its own, so it may take up to 2 * timeout_ms +
+ *     settle_ms (doc/stores-amqp-nats.md); it too ends at once on a cancel.
  *   - Never call back into the host except through an_host.
  * Optional methods may be NULL; the host then answers with an error that names
  * the store and the missing operation.
