@@ -26,31 +26,7 @@
 #include "sock.h"
 
 #define BUF_FIRST 4096
-/*
- * The most one thing the server sends may take: a control line with its
- * payload (INFO, MSG, HMSG, ...), and so the most the link's buffer grows to.
- * JetStream's answers to the store are small (a stored claim is under 1 kB
- * of base64; STREAM.INFO a few kB): a server that announces or sends more
- * is refused rather than followed.  doc/stores-amqp-nats.md states it.
- */
-#define BUF_MAX   NATS_IN_MAX
-#define CTL_MAX   1024           /* a MSG, HMSG or -ERR line: subjects are short */
-
-/* One thing the server sent, parsed at the start of the buffer. */
-typedef struct nats_in
-{
-	enum
-	{
-		IN_MSG, IN_PING, IN_PONG, IN_ERR, IN_SKIP
-	}			kind;
-	char		line[CTL_MAX];  /* the control line, cut into words (IN_MSG, IN_ERR) */
-	const char *subject;         /* IN_MSG, in line */
-	const char *hdr;             /* IN_MSG: the headers, in the link's buffer; NULL when none */
-	size_t		hdrlen;
-	const char *data;            /* IN_MSG: the data, in the link's buffer */
-	size_t		datalen;
-	size_t		used;            /* bytes of the buffer this takes */
-} nats_in;
+#define BUF_MAX   NATS_IN_MAX    /* nats_codec.h */
 
 void
 nats_link_init(nats_link *l)
@@ -128,117 +104,6 @@ consume(nats_link *l, size_t n)
 	l->len -= n;
 }
 
-/* Cut s into at most max space-separated words; returns how many. */
-static int
-words(char *s, char **w, int max)
-{
-	char	   *save = NULL;
-	int			n = 0;
-
-	for (char *t = strtok_r(s, " \t", &save); t && n < max; t = strtok_r(NULL, " \t", &save))
-		w[n++] = t;
-	return n;
-}
-
-/*
- * A protocol size: digits only (strtoull alone would take "-1" or "+1").
- * A size past the cap is returned as the cap plus one, for parse_msg to
- * refuse as too large rather than as malformed.
- */
-static int
-size_of(const char *s, size_t *out)
-{
-	char	   *end;
-	unsigned long long v;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	v = strtoull(s, &end, 10);
-	if (*end != '\0')
-		return -1;
-	if (v > BUF_MAX)
-		v = (unsigned long long) BUF_MAX + 1;
-	*out = (size_t) v;
-	return 0;
-}
-
-/* A MSG or HMSG line: where its headers and data are, once all of it arrived. */
-static int
-parse_msg(nats_link *l, size_t linelen, int with_headers, nats_in *in)
-{
-	char	   *w[7];
-	int			n = words(in->line, w, 7);
-	size_t		hdrlen = 0;
-	size_t		total;
-	int			base = with_headers ? 5 : 4;
-
-	/* MSG subject sid [reply] size; HMSG subject sid [reply] hdr_size total_size */
-	if (n != base && n != base + 1)
-		return -1;
-	if (size_of(w[n - 1], &total) < 0 ||
-		(with_headers && (size_of(w[n - 2], &hdrlen) < 0 || hdrlen > total)))
-		return -1;
-	/* Refused when announced, before any of it is read. */
-	if (linelen + total + 2 > BUF_MAX)
-		return -2;
-	if (l->len < linelen + total + 2)
-		return 0;
-	if (l->buf[linelen + total] != '\r' || l->buf[linelen + total + 1] != '\n')
-		return -1;
-	in->kind = IN_MSG;
-	in->subject = w[1];
-	in->hdr = with_headers ? l->buf + linelen : NULL;
-	in->hdrlen = hdrlen;
-	in->data = l->buf + linelen + hdrlen;
-	in->datalen = total - hdrlen;
-	in->used = linelen + total + 2;
-	return 1;
-}
-
-/*
- * Parse the first thing in the buffer: 1 when one is complete (in says
- * what), 0 when more bytes are needed, -1 when it is not the protocol, -2
- * when a message announces more than BUF_MAX.
- */
-static int
-parse_in(nats_link *l, nats_in *in)
-{
-	char	   *eol = l->len ? memchr(l->buf, '\n', l->len) : NULL;
-	size_t		linelen;
-	size_t		textlen;
-
-	if (eol == NULL)
-		return 0;
-	linelen = (size_t) (eol - l->buf) + 1;
-	textlen = linelen - (linelen >= 2 && eol[-1] == '\r' ? 2 : 1);
-	in->used = linelen;
-	in->kind = IN_SKIP;
-	if (textlen >= 4 && strncasecmp(l->buf, "PING", 4) == 0)
-		in->kind = IN_PING;
-	else if (textlen >= 4 && strncasecmp(l->buf, "PONG", 4) == 0)
-		in->kind = IN_PONG;
-	else if ((textlen >= 4 && strncasecmp(l->buf, "INFO", 4) == 0) ||
-			 (textlen >= 3 && strncasecmp(l->buf, "+OK", 3) == 0))
-		in->kind = IN_SKIP;
-	else if (textlen >= 4 && (strncasecmp(l->buf, "MSG ", 4) == 0 || strncasecmp(l->buf, "HMSG", 4) == 0 ||
-							  strncasecmp(l->buf, "-ERR", 4) == 0))
-	{
-		if (textlen >= CTL_MAX)
-			return -1;
-		memcpy(in->line, l->buf, textlen);
-		in->line[textlen] = '\0';
-		if (in->line[0] == '-')
-		{
-			in->kind = IN_ERR;
-			return 1;
-		}
-		return parse_msg(l, linelen, in->line[0] == 'H' || in->line[0] == 'h', in);
-	}
-	else
-		return -1;
-	return 1;
-}
-
 /*
  * The next thing the server sends, reading as needed.  PING is answered
  * here; PONG, INFO and +OK are passed over unless want_pong.  -ERR closes
@@ -263,8 +128,8 @@ next_in(an_store *st, nats_link *l, const an_deadline *d, const char *what, int 
 		 */
 		if ((rc = an_wait_tick(st, d, l->who, what, &slice)) != AN_OK)
 			return closed(l, rc);
-		p = parse_in(l, in);
-		if (p == -2)
+		p = nats_parse(l->buf, l->len, in);
+		if (p == NATS_PARSE_TOO_BIG)
 			return closed(l, an_store_fail(st, AN_E_STORE, "%s announced a message larger than %d bytes, the most anarchon accepts, while anarchon waited for %s",
 										   l->who, BUF_MAX, what));
 		if (p < 0)
@@ -276,7 +141,7 @@ next_in(an_store *st, nats_link *l, const an_deadline *d, const char *what, int 
 				return rc;
 			continue;
 		}
-		if (in->kind == IN_ERR)
+		if (in->kind == NATS_IN_ERR)
 		{
 			const char *text = in->line + 4;
 
@@ -287,15 +152,15 @@ next_in(an_store *st, nats_link *l, const an_deadline *d, const char *what, int 
 											   l->who));
 			return closed(l, an_store_fail(st, AN_E_CONNECT, "%s closed the connection: %.200s", l->who, text));
 		}
-		if (in->kind == IN_MSG)
+		if (in->kind == NATS_IN_MSG)
 			return AN_OK;		/* consumed by the caller once read */
 		consume(l, in->used);
-		if (in->kind == IN_PING)
+		if (in->kind == NATS_IN_PING)
 		{
 			if ((rc = send_all(st, l, "PONG\r\n", 6, d, what)) != AN_OK)
 				return rc;
 		}
-		else if (in->kind == IN_PONG && want_pong)
+		else if (in->kind == NATS_IN_PONG && want_pong)
 			return AN_OK;
 	}
 }
@@ -405,7 +270,7 @@ handshake(an_store *st, nats_link *l, const an_deadline *d)
 	/* PONG comes once the server has taken CONNECT and SUB; -ERR instead when it refuses. */
 	if ((rc = next_in(st, l, d, "the connection", 1, &in)) != AN_OK)
 		return rc;
-	if (in.kind == IN_MSG)
+	if (in.kind == NATS_IN_MSG)
 		return closed(l, an_store_fail(st, AN_E_STORE, "%s sent a message before the connection was set up", l->who));
 	return AN_OK;
 }

@@ -30,15 +30,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "nats_codec.h"
 #include "wait.h"
 
-/*
- * The most one thing a NATS server sends may take, in bytes: a control line
- * with its payload.  Also the most a link's buffer holds, so the memory of a
- * request is bounded by it whatever the server sends; more is refused
- * (AN_E_STORE) and the connection closed.
- */
-#define NATS_IN_MAX (1024 * 1024)
 
 typedef struct nats_link
 {

@@ -4,8 +4,11 @@
  * HMSG, no-responders status, answers to other requests), read the way the
  * store reads it, through nats_link_request.
  *
- * The reader (parse_in, parse_msg, next_in) is static in nats_link.c and
- * only reached through a link with a socket.  So the link is handed one end
+ * The parser itself is remote/nats_codec.c (its table of cases is
+ * test/remote/nats_codec_test.c); what the link does with each thing it
+ * reads (next_in: PING answered, answers to other requests dropped, the
+ * deadline) is static in nats_link.c and only reached through a link with a
+ * socket.  So the link is handed one end
  * of a socketpair, as if connected (fd, pid and inbox set, as
  * nats_link_connect leaves them; no handshake, no TCP), and a thread plays
  * the server on the other end: it writes the input, closes its sending side

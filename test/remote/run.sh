@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# The remote suite: unit checks of the store URL parser (remote/url.c).
+# The remote suite: unit checks of the store URL parser (remote/url.c) and
+# of the NATS reader (remote/nats_codec.c), without servers.
 #
 # test/remote/urls.txt holds one URL a line, valid ones and every kind of
 # malformed one; urls.expected what the parser makes of each: its parts
 # (passwords only as "(set)") and the redacted form, or the error.
+# nats_codec_test.c has its table in itself and prints its own checks.
 source "$(dirname "$0")/../lib.sh"
 cd "$REPO_ROOT" || exit 1
 here=test/remote
 tmp=$(t_tmpdir)
 
-if ! make -s test/bin/urlparse > "$tmp/build" 2>&1; then
-	not_ok "remote: build urlparse" "$(tail -n 20 "$tmp/build")"
+if ! make -s test/bin/urlparse test/bin/nats_codec_test > "$tmp/build" 2>&1; then
+	not_ok "remote: build urlparse and nats_codec_test" "$(tail -n 20 "$tmp/build")"
 	suite_end
 	exit
 fi
@@ -34,5 +36,15 @@ if grep -q 'longer than 4096 bytes' "$tmp/long.out" && [ "$(wc -l < "$tmp/long.o
 else not_ok "remote: an overlong URL is refused" "$(head -c 300 "$tmp/long.out")"; fi
 
 vg_ok "remote: URL parser under valgrind" "$here/urls.txt" test/bin/urlparse
+
+# The codec's own checks; its exit status counts their failures, so a crash
+# or a check that did not print is a failure too.
+test/bin/nats_codec_test > "$tmp/codec.out" 2>&1
+rc=$?
+grep -E '^(not )?ok - ' "$tmp/codec.out"
+if [ "$rc" -ne 0 ] || ! grep -q '^# nats codec: [1-9][0-9]* checks, 0 failed$' "$tmp/codec.out"; then
+	not_ok "remote: the NATS codec's checks all ran and passed" "exit $rc: $(tail -n 3 "$tmp/codec.out")"
+else ok "remote: the NATS codec's checks all ran and passed"; fi
+vg_ok "remote: the NATS codec under valgrind" /dev/null test/bin/nats_codec_test
 
 suite_end
