@@ -1,5 +1,6 @@
 /*
- * wonlost.c — the claim's decision table for won/lost stores (wonlost.h).
+ * wonlost.c — the decision tables of won/lost stores (wonlost.h): the
+ * claim, and the heartbeat, finish and check of the run it won.
  */
 #include <string.h>
 
@@ -48,6 +49,83 @@ an_wonlost_claim(an_store *st, const an_wonlost_ops *ops, const an_request *rq,
 	res->attempt = res->outcome == AN_WON ? 1 : 0;
 	if (ops->decided)
 		ops->decided(st, rq, res);
+	return AN_OK;
+}
+
+/* Does the stored claim of the run hold rq->token? */
+static int
+ours(an_store *st, const an_wonlost_run_ops *ops, const an_request *rq, int *yes)
+{
+	char		winner[AN_TOKEN_MAX + 1] = "";
+	int			found = 0;
+	int			rc;
+
+	*yes = 0;
+	if ((rc = ops->find(st, rq, winner, &found)) != AN_OK)
+		return rc;
+	*yes = found && strcmp(winner, rq->token) == 0;
+	return AN_OK;
+}
+
+int
+an_wonlost_heartbeat(an_store *st, const an_wonlost_run_ops *ops, const an_request *rq,
+					 int *owned)
+{
+	an_run_state state;
+	int			rc;
+
+	if ((rc = ours(st, ops, rq, owned)) != AN_OK || !*owned)
+		return rc;
+	if ((rc = ops->status(st, rq, &state)) != AN_OK)
+	{
+		*owned = 0;
+		return rc;
+	}
+	*owned = state == AN_RUN_RUNNING;
+	return AN_OK;
+}
+
+int
+an_wonlost_finish(an_store *st, const an_wonlost_run_ops *ops, const an_request *rq,
+				  an_run_state status, int *owned)
+{
+	an_run_state state;
+	int			recorded = 0;
+	int			rc;
+
+	if ((rc = ours(st, ops, rq, owned)) != AN_OK || !*owned)
+		return rc;
+	*owned = 0;
+	if ((rc = ops->record(st, rq, status, &recorded)) != AN_OK)
+		return rc;
+	if (recorded)
+	{
+		*owned = 1;
+		return AN_OK;
+	}
+	if ((rc = ops->status(st, rq, &state)) != AN_OK)
+		return rc;
+	*owned = state == status;
+	return AN_OK;
+}
+
+int
+an_wonlost_check(an_store *st, const an_wonlost_run_ops *ops, const an_request *rq,
+				 an_check_result *res)
+{
+	char		winner[AN_TOKEN_MAX + 1] = "";
+	an_run_state state;
+	int			found = 0;
+	int			rc;
+
+	memset(res, 0, sizeof(*res));
+	if ((rc = ops->find(st, rq, winner, &found)) != AN_OK || !found)
+		return rc;
+	if ((rc = ops->status(st, rq, &state)) != AN_OK)
+		return rc;
+	res->attempt = 1;
+	res->state = state == AN_RUN_SUCCEEDED ? AN_CHECK_SUCCEEDED :
+		state == AN_RUN_FAILED ? AN_CHECK_FAILED : AN_CHECK_RUNNING;
 	return AN_OK;
 }
 

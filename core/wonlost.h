@@ -67,6 +67,47 @@ typedef struct an_wonlost_ops
 int			an_wonlost_claim(an_store *st, const an_wonlost_ops *ops,
 							 const an_request *rq, an_claim_result *res);
 
+/*
+ * The rest of a run on a won/lost store.  There is no lease: the winner is
+ * whoever's token the stored claim holds, for as long as the store keeps it,
+ * and a finish status is recorded once, next to the claim.
+ *
+ *   heartbeat  the stored claim is ours and no status is recorded → true
+ *              anything else (another's, none, finished)          → false
+ *   finish     the stored claim is not ours (or none)             → false
+ *              the status is recorded by this call                → true
+ *              a status was recorded before: the same one         → true
+ *                                                 (our finish sent again)
+ *                                    another one                  → false
+ *   check      no stored claim                                    → none
+ *              a status recorded                                  → it, attempt 1
+ *              else                                               → running, attempt 1
+ *
+ * A store supplies three reads and writes; find is the claim's read-back.
+ */
+typedef struct an_wonlost_run_ops
+{
+	/* As an_wonlost_ops.find: the stored claim's token, *found = 0 when none. */
+	int			(*find) (an_store *st, const an_request *rq, char *winner, int *found);
+
+	/* The status recorded for the run: AN_RUN_RUNNING when none. */
+	int			(*status) (an_store *st, const an_request *rq, an_run_state *state);
+
+	/*
+	 * Record status for the run unless one is recorded already: *recorded =
+	 * 1 when this call stored it, 0 when another was there first (whatever
+	 * it says).  Must not store a second status for a run, ever.
+	 */
+	int			(*record) (an_store *st, const an_request *rq, an_run_state status, int *recorded);
+} an_wonlost_run_ops;
+
+int			an_wonlost_heartbeat(an_store *st, const an_wonlost_run_ops *ops,
+								 const an_request *rq, int *owned);
+int			an_wonlost_finish(an_store *st, const an_wonlost_run_ops *ops,
+							  const an_request *rq, an_run_state status, int *owned);
+int			an_wonlost_check(an_store *st, const an_wonlost_run_ops *ops,
+							 const an_request *rq, an_check_result *res);
+
 /* Nonzero when, by the host's clock, the claim comes more than max_late_ms after its slot. */
 int			an_wonlost_late(const an_store *st, const an_request *rq);
 

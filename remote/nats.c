@@ -76,6 +76,7 @@ typedef struct nats_store
 	nats_link	link;
 	an_claims	claims;
 	an_deadline claim_deadline;	/* of the claim in progress */
+	an_deadline run_deadline;	/* of the heartbeat, finish or check in progress */
 	int64_t		claim_seq;       /* the stream sequence of its stored claim, 0 when unknown */
 } nats_store;
 
@@ -682,22 +683,6 @@ stored_claim(an_store *st, nats_store *n, const an_deadline *d, const an_request
 	return find_run_msg(st, n, d, rq, subject, body, bodylen, found);
 }
 
-/* Does the stored claim of the run carry rq->token? */
-static int
-owns(an_store *st, nats_store *n, const an_deadline *d, const an_request *rq, int *owned)
-{
-	char		body[BODY_MAX];
-	char		stored[BODY_MAX];
-	int			found;
-
-	*owned = 0;
-	if (ready(st, n, d, rq->settings) != AN_OK || stored_claim(st, n, d, rq, stored, sizeof(stored), &found) != AN_OK)
-		return st->err;
-	claim_body(rq, body, sizeof(body));
-	*owned = found && strcmp(body, stored) == 0;
-	return AN_OK;
-}
-
 /*
  * The finish status recorded for the run: AN_RUN_SUCCEEDED or AN_RUN_FAILED,
  * AN_RUN_RUNNING when none is stored.
@@ -719,34 +704,38 @@ run_status(an_store *st, nats_store *n, const an_deadline *d, const an_request *
 	return AN_OK;
 }
 
-/* heartbeat: true while the token holds the run's stored claim and no finish is recorded. */
+/* The run operations' read-back: the stored claim's token. */
 static int
-nats_heartbeat(an_store *st, const an_request *rq, int *owned)
+run_find(an_store *st, const an_request *rq, char *winner, int *found)
 {
 	nats_store *n = st->impl;
-	an_run_state state;
-	an_deadline d;
+	char		stored[BODY_MAX];
 
-	an_deadline_start(&d, n->timeout_ms);
-	if (owns(st, n, &d, rq, owned) != AN_OK || !*owned)
+	if (stored_claim(st, n, &n->run_deadline, rq, stored, sizeof(stored), found) != AN_OK)
 		return st->err;
-	if (run_status(st, n, &d, rq, &state) != AN_OK)
-		return st->err;
-	*owned = state == AN_RUN_RUNNING;
+	if (*found)
+		stored_token(stored, rq, winner);
+	*found = *found && winner[0] != '\0';
 	return AN_OK;
 }
 
-/*
- * finish: the token's first finish of its run is recorded (a status message
- * de-duplicated by run); true for it, and again for the same status sent
- * again; false for another status or another token.
- */
 static int
-nats_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
+run_state(an_store *st, const an_request *rq, an_run_state *state)
 {
 	nats_store *n = st->impl;
-	an_run_state recorded;
-	an_deadline d;
+
+	return run_status(st, n, &n->run_deadline, rq, state);
+}
+
+/*
+ * A status message, de-duplicated by run within the stream's window; read
+ * first, so that a finish sent again after the window never stores a second.
+ */
+static int
+run_record(an_store *st, const an_request *rq, an_run_state status, int *recorded)
+{
+	nats_store *n = st->impl;
+	an_run_state before;
 	char		subject[SUBJECT_MAX];
 	char		msgid[AN_JOB_MAX + 40];
 	char		body[BODY_MAX];
@@ -754,60 +743,62 @@ nats_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
 	int64_t		code;
 	int			rc;
 
-	an_deadline_start(&d, n->timeout_ms);
-	if (owns(st, n, &d, rq, owned) != AN_OK || !*owned)
+	*recorded = 0;
+	if (run_status(st, n, &n->run_deadline, rq, &before) != AN_OK)
 		return st->err;
-	if (run_status(st, n, &d, rq, &recorded) != AN_OK)
+	if (before != AN_RUN_RUNNING)
+		return AN_OK;
+	subject_of(n, rq->job, "status", subject, sizeof(subject));
+	snprintf(msgid, sizeof(msgid), "%s:%lld:status", rq->job, (long long) rq->slot);
+	snprintf(body, sizeof(body), "{\"job\":\"%s\",\"slot\":%lld,\"token\":\"%s\",\"status\":\"%s\"}",
+			 rq->job, (long long) rq->slot, rq->token, an_run_state_name(status));
+	rc = nats_link_request(st, &n->link, &n->run_deadline, "the finish status", subject, msgid, body,
+						   "no JetStream stream takes the status subject (was the stream deleted?)", &reply);
+	if (rc == AN_OK && is_error(reply, &code))
+		rc = api_error(st, n, reply, "the finish status");
+	if (rc == AN_OK)
+		*recorded = nj_bool(reply, "duplicate") != 1;
+	free(reply);
+	return rc;
+}
+
+static const an_wonlost_run_ops run_ops = {run_find, run_state, run_record};
+
+/* A heartbeat, finish or check starts: its deadline, and the stream. */
+static int
+run_begin(an_store *st, const an_request *rq)
+{
+	nats_store *n = st->impl;
+
+	an_deadline_start(&n->run_deadline, n->timeout_ms);
+	return ready(st, n, &n->run_deadline, rq->settings) != AN_OK ? st->err : AN_OK;
+}
+
+static int
+nats_heartbeat(an_store *st, const an_request *rq, int *owned)
+{
+	*owned = 0;
+	if (run_begin(st, rq) != AN_OK)
 		return st->err;
-	if (recorded == AN_RUN_RUNNING)
-	{
-		subject_of(n, rq->job, "status", subject, sizeof(subject));
-		snprintf(msgid, sizeof(msgid), "%s:%lld:status", rq->job, (long long) rq->slot);
-		snprintf(body, sizeof(body), "{\"job\":\"%s\",\"slot\":%lld,\"token\":\"%s\",\"status\":\"%s\"}",
-				 rq->job, (long long) rq->slot, rq->token, an_run_state_name(status));
-		rc = nats_link_request(st, &n->link, &d, "the finish status", subject, msgid, body,
-							   "no JetStream stream takes the status subject (was the stream deleted?)", &reply);
-		if (rc == AN_OK && is_error(reply, &code))
-			rc = api_error(st, n, reply, "the finish status");
-		/* A duplicate: a finish of this run was stored meanwhile; read which. */
-		if (rc == AN_OK && nj_bool(reply, "duplicate") == 1)
-			rc = run_status(st, n, &d, rq, &recorded);
-		else
-			recorded = status;
-		free(reply);
-		if (rc != AN_OK)
-			return rc;
-	}
-	*owned = recorded == status;
-	return AN_OK;
+	return an_wonlost_heartbeat(st, &run_ops, rq, owned);
+}
+
+static int
+nats_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
+{
+	*owned = 0;
+	if (run_begin(st, rq) != AN_OK)
+		return st->err;
+	return an_wonlost_finish(st, &run_ops, rq, status, owned);
 }
 
 static int
 nats_check(an_store *st, const an_request *rq, an_check_result *res)
 {
-	nats_store *n = st->impl;
-	an_run_state state;
-	an_deadline d;
-	char		stored[BODY_MAX];
-	int			found;
-
 	memset(res, 0, sizeof(*res));
-	an_deadline_start(&d, n->timeout_ms);
-	if (ready(st, n, &d, rq->settings) != AN_OK)
+	if (run_begin(st, rq) != AN_OK)
 		return st->err;
-	/* A finish status of this run first: succeeded or failed. */
-	if (run_status(st, n, &d, rq, &state) != AN_OK)
-		return st->err;
-	if (state != AN_RUN_RUNNING)
-	{
-		res->state = state == AN_RUN_FAILED ? AN_CHECK_FAILED : AN_CHECK_SUCCEEDED;
-		return AN_OK;
-	}
-	/* Else a stored claim: claimed and not finished is "running". */
-	if (stored_claim(st, n, &d, rq, stored, sizeof(stored), &found) != AN_OK)
-		return st->err;
-	res->state = found ? AN_CHECK_RUNNING : AN_CHECK_NONE;
-	return AN_OK;
+	return an_wonlost_check(st, &run_ops, rq, res);
 }
 
 /* close: also after a failed open; the token is wiped before it is freed. */

@@ -350,8 +350,9 @@ idmp_append(an_store *st, const an_request *rq, an_append_result *result, char *
 
 /* The finish status of the slot: AN_RUN_RUNNING when none is recorded. */
 static int
-finished_state(an_store *st, rds_store *rs, const an_request *rq, an_run_state *state)
+status_op(an_store *st, const an_request *rq, an_run_state *state)
 {
+	rds_store  *rs = st->impl;
 	rds_cmd		c;
 	redisReply *r = NULL;
 	int			rc;
@@ -368,49 +369,17 @@ finished_state(an_store *st, rds_store *rs, const an_request *rq, an_run_state *
 	return AN_OK;
 }
 
-/* Is rq->token the recorded winner? */
+/* The status, once: SET NX, kept as long as the strategy remembers claims. */
 static int
-is_winner(an_store *st, rds_store *rs, const an_request *rq, int *yes)
+record_op(an_store *st, const an_request *rq, an_run_state status, int *recorded)
 {
-	char		winner[AN_TOKEN_MAX + 1];
-	int			found = 0;
-	int			rc;
-
-	*yes = 0;
-	if ((rc = find_winner(st, rs, rq, winner, &found)) != AN_OK)
-		return rc;
-	*yes = found && strcmp(winner, rq->token) == 0;
-	return AN_OK;
-}
-
-static int
-stream_heartbeat(an_store *st, rds_store *rs, const an_request *rq, int *owned)
-{
-	an_run_state state;
-	int			rc;
-
-	*owned = 0;
-	if ((rc = is_winner(st, rs, rq, owned)) != AN_OK || !*owned)
-		return rc;
-	if ((rc = finished_state(st, rs, rq, &state)) != AN_OK)
-		return rc;
-	*owned = state == AN_RUN_RUNNING;
-	return AN_OK;
-}
-
-static int
-stream_finish(an_store *st, rds_store *rs, const an_request *rq, an_run_state status,
-			  int *owned)
-{
+	rds_store  *rs = st->impl;
 	int64_t		keep = rs->strategy->memory_ms(rs);
-	an_run_state state;
 	rds_cmd		c;
 	redisReply *r = NULL;
 	int			rc;
 
-	*owned = 0;
-	if ((rc = is_winner(st, rs, rq, owned)) != AN_OK || !*owned)
-		return rc;
+	*recorded = 0;
 	rds_cmd_init(&c);
 	rds_cmd_add(&c, "SET");
 	rds_cmd_slot_key(&c, rs, rq->job, "finished", rq->slot);
@@ -423,34 +392,34 @@ stream_finish(an_store *st, rds_store *rs, const an_request *rq, an_run_state st
 	}
 	if ((rc = rds_call(st, rs, &c, &r)) != AN_OK)
 		return rc;
-	*owned = r->type == REDIS_REPLY_STATUS;
+	*recorded = r->type == REDIS_REPLY_STATUS;
 	freeReplyObject(r);
-	if (*owned)
-		return AN_OK;
-	/* Already finished: true only for the same status (our finish, sent again). */
-	if ((rc = finished_state(st, rs, rq, &state)) != AN_OK)
-		return rc;
-	*owned = state == status;
 	return AN_OK;
+}
+
+static const an_wonlost_run_ops run_ops = {find_op, status_op, record_op};
+
+/* Heartbeat, finish and check of all three: core/wonlost.c's tables. */
+static int
+stream_heartbeat(an_store *st, rds_store *rs, const an_request *rq, int *owned)
+{
+	(void) rs;
+	return an_wonlost_heartbeat(st, &run_ops, rq, owned);
+}
+
+static int
+stream_finish(an_store *st, rds_store *rs, const an_request *rq, an_run_state status,
+			  int *owned)
+{
+	(void) rs;
+	return an_wonlost_finish(st, &run_ops, rq, status, owned);
 }
 
 static int
 stream_check(an_store *st, rds_store *rs, const an_request *rq, an_check_result *res)
 {
-	char		winner[AN_TOKEN_MAX + 1];
-	an_run_state state;
-	int			found = 0;
-	int			rc;
-
-	memset(res, 0, sizeof(*res));
-	if ((rc = find_winner(st, rs, rq, winner, &found)) != AN_OK || !found)
-		return rc;
-	if ((rc = finished_state(st, rs, rq, &state)) != AN_OK)
-		return rc;
-	res->attempt = 1;
-	res->state = state == AN_RUN_SUCCEEDED ? AN_CHECK_SUCCEEDED :
-		state == AN_RUN_FAILED ? AN_CHECK_FAILED : AN_CHECK_RUNNING;
-	return AN_OK;
+	(void) rs;
+	return an_wonlost_check(st, &run_ops, rq, res);
 }
 
 static int64_t

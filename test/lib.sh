@@ -54,6 +54,24 @@ vg_ok() {
 	rm -f "$log"
 }
 
+# unit_ok NAME SUMMARY PROG...: run a unit-test program that prints its own
+# "ok"/"not ok" lines, then "# SUMMARY: N checks, F failed", and exits with
+# the number of failures.  Its lines are passed on; NAME is ok only when it
+# exited 0 and printed its summary with N > 0 and F = 0, so a crash, or a
+# program that stopped before it checked anything, is a failure.
+unit_ok() {
+	local name=$1 summary=$2 out rc
+	shift 2
+	out=$(mktemp "${TMPDIR:-/tmp}/anarchon-unit.XXXXXX")
+	"$@" > "$out" 2>&1
+	rc=$?
+	grep -E '^(not )?ok - ' "$out"
+	if [ "$rc" -ne 0 ] || ! grep -q "^# $summary: [1-9][0-9]* checks, 0 failed\$" "$out"; then
+		not_ok "$name" "exit $rc: $(tail -n 3 "$out")"
+	else ok "$name"; fi
+	rm -f "$out"
+}
+
 # Cleanup handlers run in reverse order of registration, even on failure.
 # They are kept in a file, so that at_exit works from a subshell too, e.g.
 # inside tmp=$(t_tmpdir).

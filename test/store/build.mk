@@ -7,3 +7,12 @@ test-programs: test/bin/storecheck
 test/bin/storecheck: $(STORECHECK_SRCS) $(wildcard core/*.h remote/*.h) build/config.h
 	@mkdir -p test/bin
 	$(CC) $(TEST_CFLAGS) -Icore -Iremote $(REMOTE_CFLAGS) -o $@ $(STORECHECK_SRCS) $(REMOTE_LIBS) -lm
+
+# The decision tables of core/ (lease, won/lost), row by row, on a run in memory.
+TABLES_SRCS = test/store/tables_test.c $(CORE_SRCS)
+
+test-programs: test/bin/tables_test
+
+test/bin/tables_test: $(TABLES_SRCS) $(wildcard core/*.h) build/config.h
+	@mkdir -p test/bin
+	$(CC) $(TEST_CFLAGS) -Icore -o $@ $(TABLES_SRCS) -lm

@@ -7,13 +7,15 @@
 #   urls        test/store/urls.txt through each network store's check_url,
 #               which refuses what its open would refuse, without connecting
 #               (PostgreSQL's foreign-data wrapper validator relies on it)
+#   tables      core/'s decision tables row by row (tables_test.c): the lease
+#               claim, and the won/lost claim, heartbeat, finish and check
 source "$(dirname "$0")/../lib.sh"
 cd "$REPO_ROOT" || exit 1
 here=test/store
 tmp=$(t_tmpdir)
 
-if ! make -s test/bin/storecheck > "$tmp/build" 2>&1; then
-	not_ok "store: build storecheck" "$(tail -n 20 "$tmp/build")"
+if ! make -s test/bin/storecheck test/bin/tables_test > "$tmp/build" 2>&1; then
+	not_ok "store: build storecheck and tables_test" "$(tail -n 20 "$tmp/build")"
 	suite_end
 	exit
 fi
@@ -27,5 +29,8 @@ if sed -n 's/^.* -> //p' "$tmp/out" | grep -q s3cret; then
 else ok "store: no check_url error repeats a password"; fi
 
 vg_ok "store: check_url under valgrind (nothing leaked or left open)" "$here/urls.txt" test/bin/storecheck
+
+unit_ok "store: the decision tables' checks all ran and passed" tables test/bin/tables_test
+vg_ok "store: the decision tables under valgrind" /dev/null test/bin/tables_test
 
 suite_end

@@ -1,0 +1,405 @@
+/*
+ * tables_test.c — the two decision tables of core/, row by row: the lease
+ * claim (core/lease.c) and the won/lost claim, heartbeat, finish and check
+ * (core/wonlost.c), each row of the design page's flowcharts and of the
+ * tables in lease.h and wonlost.h, with its boundaries.
+ *
+ * The store under the table is a run held in memory: the tables decide,
+ * the store only reads and writes what it is told, so every row can be set
+ * up exactly and the writes the table asked for can be checked too.  The
+ * stores themselves are tested against their real servers by their suites.
+ * Prints TAP lines; the exit status is the number of failures.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lease.h"
+#include "wonlost.h"
+
+static int	failures;
+static int	checks;
+
+static void
+report(int good, const char *table, const char *row, const char *got)
+{
+	checks++;
+	if (!good)
+		failures++;
+	printf("%s - %s: %s%s%s\n", good ? "ok" : "not ok", table, row, good ? "" : ": got ", good ? "" : got);
+}
+
+static int64_t host_clock;
+
+static int64_t
+host_now(void *ctx)
+{
+	(void) ctx;
+	return host_clock;
+}
+
+static const an_host host = {.now_ms = host_now};
+static const an_store_methods methods = {.version = AN_STORE_VERSION, .name = "memory"};
+
+/* ------------------------------------------------------------ lease */
+
+/* The run in memory, what the table wrote, and an error to inject. */
+typedef struct lease_mem
+{
+	an_run		run;
+	int64_t		now;
+	int			other_live;
+	int			fail_insert;
+	char		wrote[32];       /* "insert", "takeover 2", "interrupt", "" */
+	int			unlocked;        /* 1 commit, 0 rollback, -1 never */
+} lease_mem;
+
+static lease_mem mem;
+
+static int
+l_lock(an_store *st, const an_request *rq)
+{
+	(void) st;
+	(void) rq;
+	mem.unlocked = -1;
+	return AN_OK;
+}
+
+static int
+l_now(an_store *st, int64_t *now)
+{
+	(void) st;
+	*now = mem.now;
+	return AN_OK;
+}
+
+static int
+l_read(an_store *st, const an_request *rq, an_run *run)
+{
+	(void) st;
+	(void) rq;
+	*run = mem.run;
+	return AN_OK;
+}
+
+static int
+l_other_live(an_store *st, const an_request *rq, int64_t now, int *live)
+{
+	(void) st;
+	(void) rq;
+	(void) now;
+	*live = mem.other_live;
+	return AN_OK;
+}
+
+static int
+l_insert(an_store *st, const an_request *rq, int64_t now, int64_t lease_until)
+{
+	(void) rq;
+	(void) now;
+	(void) lease_until;
+	if (mem.fail_insert)
+		return an_store_fail(st, AN_E_STORE, "insert failed");
+	snprintf(mem.wrote, sizeof(mem.wrote), "insert");
+	return AN_OK;
+}
+
+static int
+l_takeover(an_store *st, const an_request *rq, int32_t attempt, int64_t now, int64_t lease_until)
+{
+	(void) st;
+	(void) rq;
+	(void) now;
+	(void) lease_until;
+	snprintf(mem.wrote, sizeof(mem.wrote), "takeover %d", (int) attempt);
+	return AN_OK;
+}
+
+static int
+l_interrupt(an_store *st, const an_request *rq, int64_t now)
+{
+	(void) st;
+	(void) rq;
+	(void) now;
+	snprintf(mem.wrote, sizeof(mem.wrote), "interrupt");
+	return AN_OK;
+}
+
+static int
+l_unlock(an_store *st, int commit)
+{
+	(void) st;
+	mem.unlocked = commit;
+	return AN_OK;
+}
+
+static const an_lease_ops lease_ops = {
+	l_lock, l_now, l_read, l_other_live, l_insert, l_takeover, l_interrupt, l_unlock
+};
+
+/* A row: the run found, the clock, the settings that matter; what the claim must answer and write. */
+typedef struct lease_row
+{
+	const char *name;
+	an_run_state state;          /* of the stored run; AN_RUN_NONE: none */
+	int32_t		attempt;
+	int64_t		lease_until;
+	const char *token;           /* the stored run's */
+	int64_t		now;             /* the slot is at 100000 */
+	int			other_live;
+	int			overlap_skip;
+	int			fail_insert;
+	an_outcome	want;
+	int32_t		want_attempt;
+	const char *want_wrote;
+	int			want_rc;
+} lease_row;
+
+#define SLOT 100000
+#define LATE 1000                /* max_late_ms */
+
+static const lease_row lease_rows[] = {
+	{"no run, on time: won, attempt 1, inserted", AN_RUN_NONE, 0, 0, "", SLOT, 0, 1, 0, AN_WON, 1, "insert", AN_OK},
+	{"no run, max_late_ms after the slot exactly: won", AN_RUN_NONE, 0, 0, "", SLOT + LATE, 0, 1, 0, AN_WON, 1, "insert", AN_OK},
+	{"no run, 1 ms past max_late_ms: late, nothing written", AN_RUN_NONE, 0, 0, "", SLOT + LATE + 1, 0, 1, 0, AN_LATE, 0, "", AN_OK},
+	{"no run, before its slot: won", AN_RUN_NONE, 0, 0, "", SLOT - 5000, 0, 1, 0, AN_WON, 1, "insert", AN_OK},
+	{"no run, another slot's lease live, overlap skip: overlap", AN_RUN_NONE, 0, 0, "", SLOT, 1, 1, 0, AN_OVERLAP, 0, "", AN_OK},
+	{"no run, another slot's lease live, overlap allow: won", AN_RUN_NONE, 0, 0, "", SLOT, 1, 0, 0, AN_WON, 1, "insert", AN_OK},
+	{"no run, late and overlapping: late first", AN_RUN_NONE, 0, 0, "", SLOT + LATE + 1, 1, 1, 0, AN_LATE, 0, "", AN_OK},
+	{"the insert fails: the error, rolled back", AN_RUN_NONE, 0, 0, "", SLOT, 0, 1, 1, AN_WON, 0, "", AN_E_STORE},
+	{"succeeded: done", AN_RUN_SUCCEEDED, 1, SLOT + 500, "A", SLOT + 100, 0, 1, 0, AN_DONE, 1, "", AN_OK},
+	{"failed: done", AN_RUN_FAILED, 2, SLOT + 500, "A", SLOT + 100, 0, 1, 0, AN_DONE, 2, "", AN_OK},
+	{"interrupted: done", AN_RUN_INTERRUPTED, 3, SLOT + 500, "A", SLOT + 100, 0, 1, 0, AN_DONE, 3, "", AN_OK},
+	{"running, our token (a resent claim): won, same attempt, nothing written", AN_RUN_RUNNING, 2, SLOT + 500, "T", SLOT + 100, 0, 1, 0, AN_WON, 2, "", AN_OK},
+	{"running, our token, lease run out: still won", AN_RUN_RUNNING, 1, SLOT + 50, "T", SLOT + 100, 0, 1, 0, AN_WON, 1, "", AN_OK},
+	{"running, our token, late: won (lateness stops first claims only)", AN_RUN_RUNNING, 1, SLOT + 9000, "T", SLOT + LATE + 5, 0, 1, 0, AN_WON, 1, "", AN_OK},
+	{"running, another's lease live: running", AN_RUN_RUNNING, 1, SLOT + 500, "A", SLOT + 100, 0, 1, 0, AN_RUNNING, 1, "", AN_OK},
+	{"running, another's lease ends this very ms: running", AN_RUN_RUNNING, 1, SLOT + 100, "A", SLOT + 100, 0, 1, 0, AN_RUNNING, 1, "", AN_OK},
+	{"running, another's lease ended 1 ms ago, attempts left: won attempt 2, taken over", AN_RUN_RUNNING, 1, SLOT + 99, "A", SLOT + 100, 0, 1, 0, AN_WON, 2, "takeover 2", AN_OK},
+	{"running, another's lease ended, last attempt: done, interrupted", AN_RUN_RUNNING, 3, SLOT + 99, "A", SLOT + 100, 0, 1, 0, AN_DONE, 3, "interrupt", AN_OK},
+};
+
+static void
+lease_table(void)
+{
+	for (size_t i = 0; i < sizeof(lease_rows) / sizeof(lease_rows[0]); i++)
+	{
+		const lease_row *r = &lease_rows[i];
+		an_settings s;
+		an_request	rq = {"job", SLOT, "T", &s};
+		an_claim_result res;
+		an_store	st;
+		char		got[160];
+		int			rc;
+
+		an_settings_default(&s);
+		s.max_late_ms = LATE;
+		s.attempts = 3;
+		s.overlap_skip = r->overlap_skip;
+		memset(&mem, 0, sizeof(mem));
+		mem.run.state = r->state;
+		mem.run.attempt = r->attempt;
+		mem.run.lease_until = r->lease_until;
+		snprintf(mem.run.token, sizeof(mem.run.token), "%s", r->token);
+		mem.now = r->now;
+		mem.other_live = r->other_live;
+		mem.fail_insert = r->fail_insert;
+		an_store_init(&st, &methods, &host);
+		rc = an_lease_claim(&st, &lease_ops, &rq, &res);
+		snprintf(got, sizeof(got), "rc %d, %s attempt %d, wrote \"%s\", unlocked %d", rc,
+				 an_outcome_name(res.outcome), (int) res.attempt, mem.wrote, mem.unlocked);
+		report(rc == r->want_rc && mem.unlocked == (rc == AN_OK) && strcmp(mem.wrote, r->want_wrote) == 0 &&
+			   (rc != AN_OK || (res.outcome == r->want && res.attempt == r->want_attempt)),
+			   "lease claim", r->name, got);
+	}
+}
+
+/* ------------------------------------------------------------ won/lost */
+
+/* The stored claim and status in memory. */
+typedef struct wl_mem
+{
+	char		stored[16];      /* the stored claim's token; "" none; "?" unreadable */
+	an_append_result append;     /* what the append finds */
+	an_run_state status;         /* AN_RUN_RUNNING: none recorded */
+	int			appended;
+	int			recorded;        /* records stored by the table */
+} wl_mem;
+
+static wl_mem wl;
+
+static int
+w_append(an_store *st, const an_request *rq, an_append_result *result, char *winner)
+{
+	(void) st;
+	wl.appended = 1;
+	*result = wl.append;
+	if (wl.append == AN_APPEND_STORED)
+		snprintf(wl.stored, sizeof(wl.stored), "%s", rq->token);
+	else if (wl.append == AN_APPEND_TAKEN)
+		snprintf(winner, AN_TOKEN_MAX + 1, "%s", strcmp(wl.stored, "?") == 0 ? "" : wl.stored);
+	return AN_OK;
+}
+
+static int
+w_find(an_store *st, const an_request *rq, char *winner, int *found)
+{
+	(void) st;
+	(void) rq;
+	*found = wl.stored[0] != '\0' && strcmp(wl.stored, "?") != 0;
+	snprintf(winner, AN_TOKEN_MAX + 1, "%s", *found ? wl.stored : "");
+	return AN_OK;
+}
+
+static int
+w_status(an_store *st, const an_request *rq, an_run_state *state)
+{
+	(void) st;
+	(void) rq;
+	*state = wl.status;
+	return AN_OK;
+}
+
+static int
+w_record(an_store *st, const an_request *rq, an_run_state status, int *recorded)
+{
+	(void) st;
+	(void) rq;
+	*recorded = wl.status == AN_RUN_RUNNING;
+	if (*recorded)
+	{
+		wl.status = status;
+		wl.recorded++;
+	}
+	return AN_OK;
+}
+
+static const an_wonlost_ops on_host = {1, w_append, w_find, NULL};
+static const an_wonlost_ops on_server = {0, w_append, w_find, NULL};
+static const an_wonlost_run_ops run_ops = {w_find, w_status, w_record};
+
+typedef struct wl_row
+{
+	const char *name;
+	const an_wonlost_ops *ops;
+	int64_t		now;             /* host clock; the slot is at SLOT */
+	const char *stored;
+	an_append_result append;
+	an_outcome	want;
+	int			want_appended;
+} wl_row;
+
+static const wl_row wl_rows[] = {
+	{"the append stored it: won", &on_host, SLOT, "", AN_APPEND_STORED, AN_WON, 1},
+	{"taken, by our token (a resent claim): won", &on_host, SLOT, "T", AN_APPEND_TAKEN, AN_WON, 1},
+	{"taken, by another token: lost", &on_host, SLOT, "A", AN_APPEND_TAKEN, AN_LOST, 1},
+	{"taken, the stored claim unreadable: lost, never won", &on_host, SLOT, "?", AN_APPEND_TAKEN, AN_LOST, 1},
+	{"refused by the store, none held: late", &on_server, SLOT, "", AN_APPEND_REFUSED, AN_LATE, 1},
+	{"late on the host's clock, none stored: late, nothing appended", &on_host, SLOT + LATE + 1, "", AN_APPEND_STORED, AN_LATE, 0},
+	{"late on the host's clock, ours stored: won", &on_host, SLOT + LATE + 1, "T", AN_APPEND_STORED, AN_WON, 0},
+	{"late on the host's clock, another's stored: late", &on_host, SLOT + LATE + 1, "A", AN_APPEND_STORED, AN_LATE, 0},
+	{"max_late_ms after the slot exactly: appended, won", &on_host, SLOT + LATE, "", AN_APPEND_STORED, AN_WON, 1},
+	{"lateness judged by the server: the host's clock is not asked", &on_server, SLOT + LATE + 1, "", AN_APPEND_STORED, AN_WON, 1},
+};
+
+static void
+wonlost_claim_table(void)
+{
+	for (size_t i = 0; i < sizeof(wl_rows) / sizeof(wl_rows[0]); i++)
+	{
+		const wl_row *r = &wl_rows[i];
+		an_settings s;
+		an_request	rq = {"job", SLOT, "T", &s};
+		an_claim_result res;
+		an_store	st;
+		char		got[120];
+		int			rc;
+
+		an_settings_default(&s);
+		s.max_late_ms = LATE;
+		memset(&wl, 0, sizeof(wl));
+		snprintf(wl.stored, sizeof(wl.stored), "%s", r->stored);
+		wl.append = r->append;
+		host_clock = r->now;
+		an_store_init(&st, &methods, &host);
+		rc = an_wonlost_claim(&st, r->ops, &rq, &res);
+		snprintf(got, sizeof(got), "rc %d, %s attempt %d, appended %d", rc, an_outcome_name(res.outcome),
+				 (int) res.attempt, wl.appended);
+		report(rc == AN_OK && res.outcome == r->want && res.attempt == (r->want == AN_WON) &&
+			   wl.appended == r->want_appended, "won/lost claim", r->name, got);
+	}
+}
+
+/* The run after the claim: heartbeat, finish, check. */
+typedef struct run_row
+{
+	const char *name;
+	char		op;              /* 'h'eartbeat, 'f'inish, 'c'heck */
+	const char *stored;
+	an_run_state status;         /* recorded before the call */
+	an_run_state finish_with;    /* for 'f' */
+	int			want;            /* h, f: owned; c: an_check_state */
+	int			want_recorded;
+} run_row;
+
+static const run_row run_rows[] = {
+	{"heartbeat, ours, not finished: true", 'h', "T", AN_RUN_RUNNING, 0, 1, 0},
+	{"heartbeat, another's: false", 'h', "A", AN_RUN_RUNNING, 0, 0, 0},
+	{"heartbeat, none stored: false", 'h', "", AN_RUN_RUNNING, 0, 0, 0},
+	{"heartbeat, ours, finished: false", 'h', "T", AN_RUN_SUCCEEDED, 0, 0, 0},
+	{"finish, ours, first: true, recorded", 'f', "T", AN_RUN_RUNNING, AN_RUN_SUCCEEDED, 1, 1},
+	{"finish, ours, failed first: true, recorded", 'f', "T", AN_RUN_RUNNING, AN_RUN_FAILED, 1, 1},
+	{"finish, ours, the same status again: true, not recorded twice", 'f', "T", AN_RUN_SUCCEEDED, AN_RUN_SUCCEEDED, 1, 0},
+	{"finish, ours, another status after one: false, the first kept", 'f', "T", AN_RUN_SUCCEEDED, AN_RUN_FAILED, 0, 0},
+	{"finish, another's: false, nothing recorded", 'f', "A", AN_RUN_RUNNING, AN_RUN_SUCCEEDED, 0, 0},
+	{"finish, none stored: false, nothing recorded", 'f', "", AN_RUN_RUNNING, AN_RUN_SUCCEEDED, 0, 0},
+	{"check, none stored: none", 'c', "", AN_RUN_RUNNING, 0, AN_CHECK_NONE, 0},
+	{"check, stored, not finished: running", 'c', "A", AN_RUN_RUNNING, 0, AN_CHECK_RUNNING, 0},
+	{"check, succeeded", 'c', "A", AN_RUN_SUCCEEDED, 0, AN_CHECK_SUCCEEDED, 0},
+	{"check, failed", 'c', "A", AN_RUN_FAILED, 0, AN_CHECK_FAILED, 0},
+};
+
+static void
+wonlost_run_table(void)
+{
+	for (size_t i = 0; i < sizeof(run_rows) / sizeof(run_rows[0]); i++)
+	{
+		const run_row *r = &run_rows[i];
+		an_settings s;
+		an_request	rq = {"job", SLOT, "T", &s};
+		an_check_result res = {0};
+		an_store	st;
+		char		got[120];
+		int			v = -1;
+		int			rc;
+
+		an_settings_default(&s);
+		memset(&wl, 0, sizeof(wl));
+		snprintf(wl.stored, sizeof(wl.stored), "%s", r->stored);
+		wl.status = r->status;
+		an_store_init(&st, &methods, &host);
+		if (r->op == 'h')
+			rc = an_wonlost_heartbeat(&st, &run_ops, &rq, &v);
+		else if (r->op == 'f')
+			rc = an_wonlost_finish(&st, &run_ops, &rq, r->finish_with, &v);
+		else
+		{
+			rc = an_wonlost_check(&st, &run_ops, &rq, &res);
+			v = (int) res.state;
+		}
+		snprintf(got, sizeof(got), "rc %d, answer %d, recorded %d, attempt %d", rc, v, wl.recorded,
+				 (int) res.attempt);
+		report(rc == AN_OK && v == r->want && wl.recorded == r->want_recorded &&
+			   (r->op != 'c' || res.attempt == (r->want != AN_CHECK_NONE)),
+			   "won/lost run", r->name, got);
+	}
+}
+
+int
+main(void)
+{
+	lease_table();
+	wonlost_claim_table();
+	wonlost_run_table();
+	printf("# tables: %d checks, %d failed\n", checks, failures);
+	return failures;
+}
