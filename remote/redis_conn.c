@@ -389,12 +389,13 @@ hs_error(an_store *st, rds_conn *cn, const handshake_cmds *h, int i, const redis
 	return an_store_fail(st, AN_E_STORE, "redis store %s answered %s: %.160s", cn->where, cmd, r->str);
 }
 
-/* ROLE's answer says master (its first element). */
-static int
-is_master(const redisReply *r)
+/* ROLE's answer: its first element ("master", "slave", "sentinel"), or "?". */
+static const char *
+role_of(const redisReply *r)
 {
-	return r->type == REDIS_REPLY_ARRAY && r->elements > 0 &&
-		r->element[0]->type == REDIS_REPLY_STRING && strcmp(r->element[0]->str, "master") == 0;
+	if (r->type == REDIS_REPLY_ARRAY && r->elements > 0 && r->element[0]->type == REDIS_REPLY_STRING)
+		return r->element[0]->str;
+	return "?";
 }
 
 /*
@@ -448,12 +449,21 @@ handshake(an_store *st, rds_conn *cn, int64_t deadline)
 	if (rc == AN_OK && config >= 0)
 		rc = rds_durability_check(st, cn, rep[config], rep[persistence]);
 	/* ROLE not granted to this user (an error): what it would say stays unknown. */
-	if (rc == AN_OK && role >= 0 && rep[role]->type != REDIS_REPLY_ERROR && !is_master(rep[role]))
+	if (rc == AN_OK && role >= 0 && rep[role]->type != REDIS_REPLY_ERROR && strcmp(role_of(rep[role]), "master") != 0)
 	{
-		if (cn->sentinels)
+		/* A sentinel named as the master is no failover: sending again would find it again. */
+		if (cn->sentinels && strcmp(role_of(rep[role]), "sentinel") == 0)
+		{
+			an_store_fail(st, AN_E_STORE,
+						  "redis store %s: the sentinels named %s:%d as the master of %s, but it is a sentinel (ROLE answered sentinel), not a data server",
+						  cn->where, cn->host, cn->port, cn->master_name);
+			rc = an_store_hintf(st, "Check SENTINEL MASTER %s on every sentinel: a master's address must be a Redis server's.",
+								cn->master_name);
+		}
+		else if (cn->sentinels)
 			rc = an_store_fail(st, AN_E_CONNECT,
-							   "redis store %s: the sentinels named %s:%d as the master of %s, but it is not a master now (a failover is under way): send the call again",
-							   cn->where, cn->host, cn->port, cn->master_name);
+							   "redis store %s: the sentinels named %s:%d as the master of %s, but it is not a master now (ROLE answered %.20s; a failover is under way): send the call again",
+							   cn->where, cn->host, cn->port, cn->master_name, role_of(rep[role]));
 		else
 		{
 			an_store_fail(st, AN_E_CONFIG, "redis store %s is a replica, not the master: a claim must be decided by the master",

@@ -189,6 +189,21 @@ redirected(an_store *st, rds_store *rs, rds_conn *cn, const redisReply *r,
 	return 0;
 }
 
+/*
+ * A call that has followed RDS_REDIRECTS_MAX redirects: a node that sends
+ * it to itself, two nodes that send it to each other, a migration that
+ * never ends.  Following on would spend the whole of timeout_ms going
+ * round, so the call ends here and names the last hop.
+ */
+static int
+redirect_loop(an_store *st, rds_store *rs, const rds_conn *from, const char *last)
+{
+	an_store_fail(st, AN_E_STORE,
+				  "redis store %s: the cluster redirected one command %d times, the most anarchon follows in a call (the last: %s:%d answered %.80s)",
+				  rs->conn.where, RDS_REDIRECTS_MAX, from->host, from->port, last);
+	return an_store_hintf(st, "Its nodes send the job's hash slot round in a loop, or it moves faster than a call can follow: compare CLUSTER SLOTS on every node.");
+}
+
 int
 rds_route(an_store *st, rds_store *rs, const int argc, const char **argv, const size_t *lens,
 		  redisReply **reply)
@@ -196,6 +211,7 @@ rds_route(an_store *st, rds_store *rs, const int argc, const char **argv, const 
 	rds_cluster *cl = rs->cluster;
 	char		ask_host[256] = "";
 	int			ask_port = 0;
+	char		last[128] = "";  /* the last redirect's text, for redirect_loop */
 
 	*reply = NULL;
 	if (cl && cl->moved)
@@ -271,6 +287,7 @@ rds_route(an_store *st, rds_store *rs, const int argc, const char **argv, const 
 		if (rep[main]->type == REDIS_REPLY_ERROR)
 		{
 			rc = redirected(st, rs, cn, rep[main], ask_host, sizeof(ask_host), &ask_port);
+			snprintf(last, sizeof(last), "%s", rep[main]->str);
 			if (rc == 0)
 			{
 				*reply = keep_one(rep, b.n, main);
@@ -280,8 +297,7 @@ rds_route(an_store *st, rds_store *rs, const int argc, const char **argv, const 
 			if (rc != 1)
 				return rc;
 			if (tries + 1 >= RDS_REDIRECTS_MAX)
-				return an_store_fail(st, AN_E_STORE, "redis store %s: the cluster redirected a command %d times",
-									 rs->conn.where, RDS_REDIRECTS_MAX);
+				return redirect_loop(st, rs, cn, last);
 			continue;
 		}
 		if (wait >= 0 && (rc = judge_wait(st, rs, set >= 0 ? rep[set] : NULL, rep[wait])) != AN_OK)

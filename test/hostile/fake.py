@@ -1,19 +1,23 @@
 #!/usr/bin/python3
 # fake.py — a scripted server that misbehaves, for the hostile suite.
 #
-#   fake.py PROTOCOL MODE PORT
+#   fake.py PROTOCOL MODE PORT PORT2
 #
-# Listens on 127.0.0.1:PORT and serves every connection in a thread.  It
-# speaks just enough of the protocol (NATS or RESP) for the store's
-# handshake to succeed, then answers the store's first real request the way
-# MODE says: the store must end that call by its timeout_ms, or at once on a
-# cancel, whatever arrives.  Stdlib only; stops when killed.
+# Listens on 127.0.0.1:PORT and 127.0.0.1:PORT2 and serves every connection
+# in a thread.  It speaks just enough of the protocol (NATS or RESP) for the
+# store's handshake to succeed, then answers the store's first real request
+# the way MODE says: the store must end that call by its timeout_ms, or at
+# once on a cancel, whatever arrives.  PORT2 is a second server for the
+# modes that send the store on (a cluster node or a master named by a
+# sentinel on PORT); the other modes serve the same on both.  Stdlib only;
+# stops when killed.
+import re
 import socket
 import sys
 import threading
 import time
 
-PROTO, MODE, PORT = sys.argv[1], sys.argv[2], int(sys.argv[3])
+PROTO, MODE, PORT, PORT2 = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 # How long a flood goes on at most: far past any timeout_ms the suite uses,
 # so a client that does not stop by itself is seen hanging.
 FLOOD_S = 60
@@ -66,7 +70,7 @@ def nats_hostile(conn, reply):
         time.sleep(FLOOD_S)
 
 
-def nats_serve(conn):
+def nats_serve(conn, _port):
     conn.sendall(b'INFO {"server_id":"fake","version":"2.9.10","headers":true,"max_payload":1048576}\r\n')
     f = conn.makefile("rb")
     for words, payload in nats_lines(f):
@@ -119,11 +123,77 @@ def resp_hostile(conn):
         time.sleep(FLOOD_S)
 
 
-def resp_serve(conn):
+def addr(port):
+    return b"127.0.0.1:%d" % port
+
+
+def crc16(data):
+    """CRC16-CCITT (XMODEM), the hash of Redis Cluster."""
+    crc = 0
+    for b in data:
+        crc ^= b << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
+    return crc
+
+
+def hash_slot(args):
+    """The slot of the command's first key "prefix:{tag}:...", as a node would judge it."""
+    for a in args[1:]:
+        m = re.match(rb"[A-Za-z0-9_-]+:\{([^}]+)\}", a)
+        if m:
+            return crc16(m.group(1)) & 16383
+    return 0
+
+
+def resp_redirect(args, port):
+    """A cluster node's or a sentinel's answer to cmd on port, or None to
+    answer as a plain master.  PORT is the node (or sentinel) of the URL;
+    PORT2 the other node, or the master the sentinel names."""
+    cmd = args[0].upper()
+    other = PORT2 if port == PORT else PORT
+    slot = hash_slot(args)
+    if cmd == b"CLUSTER":
+        # Every slot on the node asked, wherever it sends commands next.
+        return b"*1\r\n*3\r\n:0\r\n:16383\r\n*2\r\n" + bulk(b"127.0.0.1") + b":%d\r\n" % port
+    if cmd == b"ASKING":
+        return b"+OK\r\n"
+    if cmd == b"SENTINEL":
+        named = PORT if MODE == "sentinel-self" else PORT2
+        return b"*2\r\n" + bulk(b"127.0.0.1") + bulk(b"%d" % named)
+    if cmd == b"ROLE" and MODE == "sentinel-self":
+        return b"*2\r\n" + bulk(b"sentinel") + b"*1\r\n" + bulk(b"mymaster")
+    if cmd == b"ROLE" and MODE == "sentinel-replica":
+        return b"*5\r\n" + bulk(b"slave") + bulk(b"127.0.0.1") + b":%d\r\n" % PORT + bulk(b"connected") + b":0\r\n"
+    if cmd in (b"INFO", b"ROLE", b"TIME"):
+        return None
+    if cmd == b"SCRIPT":
+        # No key to redirect by: loaded, so that the claim's EVALSHA comes next.
+        return bulk(b"0" * 40)
+    if MODE == "cluster-moved-self":
+        return b"-MOVED %d %s\r\n" % (slot, addr(port))
+    if MODE == "cluster-ask-loop":
+        return b"-ASK %d %s\r\n" % (slot, addr(port))
+    if MODE in ("cluster-bounce", "cluster-moved-silent"):
+        return b"-MOVED %d %s\r\n" % (slot, addr(other))
+    if MODE == "sentinel-readonly":
+        return b"-READONLY You can't write against a read only replica.\r\n"
+    return None
+
+
+def resp_serve(conn, port):
     f = conn.makefile("rb")
+    # The silent server: it takes everything and never answers.
+    if port == PORT2 and MODE.endswith("-silent"):
+        for _ in resp_commands(f):
+            pass
+        return
     for args in resp_commands(f):
         cmd = args[0].upper() if args else b""
-        if cmd == b"INFO":
+        answer = resp_redirect(args, port) if MODE.startswith(("cluster-", "sentinel-")) else None
+        if answer is not None:
+            conn.sendall(answer)
+        elif cmd == b"INFO":
             conn.sendall(bulk(b"# Server\r\nredis_version:7.0.15\r\n"))
         elif cmd == b"ROLE":
             conn.sendall(b"*3\r\n$6\r\nmaster\r\n:0\r\n*0\r\n")
@@ -148,15 +218,27 @@ def guard(fn, *args):
         pass
 
 
-def main():
+def listen(port):
     srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    srv.bind(("127.0.0.1", PORT))
+    srv.bind(("127.0.0.1", port))
     srv.listen(16)
-    serve = nats_serve if PROTO == "nats" else resp_serve
+    return srv
+
+
+def accept_all(srv, port):
+    """Serve every connection to port in a thread of its own."""
     while True:
         conn, _ = srv.accept()
-        threading.Thread(target=guard, args=(serve, conn), daemon=True).start()
+        threading.Thread(target=guard, args=(SERVE[PROTO], conn, port), daemon=True).start()
 
 
+def main():
+    # Both bound before either accepts: once PORT answers, the suite starts.
+    servers = [(listen(PORT2), PORT2), (listen(PORT), PORT)]
+    threading.Thread(target=accept_all, args=servers[0], daemon=True).start()
+    accept_all(*servers[1])
+
+
+SERVE = {"nats": nats_serve, "resp": resp_serve}
 main()

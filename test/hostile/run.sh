@@ -25,21 +25,26 @@ for tool in "$PY" sqlite3 valgrind psql pg_config; do
 done
 built_or_end hostile sqlite || exit
 
-# fake PROTO MODE: start fake.py on a free port; prints the port.
+# fake PROTO MODE: start fake.py on two free ports (the second is the node
+# or master it sends the store on); prints the first.
 fake() {
-	local port
-	port=$(free_port) || return 1
-	"$PY" "$TEST_ROOT/hostile/fake.py" "$1" "$2" "$port" > "$tmp/fake-$1-$2.log" 2>&1 &
+	local port port2
+	port=$(free_port) && port2=$(free_port) || return 1
+	"$PY" "$TEST_ROOT/hostile/fake.py" "$1" "$2" "$port" "$port2" > "$tmp/fake-$1-$2.log" 2>&1 &
 	at_exit "kill $! 2> /dev/null"
 	wait_port "$port" 10 || return 1
 	echo "$port"
 }
 
-# url PROTO PORT TIMEOUT
+# url PROTO MODE PORT TIMEOUT: a cluster-* mode is a cluster node, a
+# sentinel-* mode a sentinel.
 url() {
-	case $1 in
-		nats) echo "nats://127.0.0.1:$2?timeout_ms=$3" ;;
-		resp) echo "redis://127.0.0.1:$2?timeout_ms=$3&durability=accept-loss" ;;
+	local q="timeout_ms=$4&durability=accept-loss"
+	case $1-$2 in
+		nats-*) echo "nats://127.0.0.1:$3?timeout_ms=$4" ;;
+		resp-cluster-*) echo "redis://127.0.0.1:$3?cluster=yes&$q" ;;
+		resp-sentinel-*) echo "redis+sentinel://127.0.0.1:$3/mymaster?$q" ;;
+		resp-*) echo "redis://127.0.0.1:$3?$q" ;;
 	esac
 }
 
@@ -57,6 +62,14 @@ CASES=(
 	"resp drip t did.not.answer.within.1000.ms 08006"
 	"resp wrong-type f unexpected.answer 38000"
 	"resp malformed f Protocol.error 08006"
+	"resp cluster-moved-self f redirected.one.command.5.times,.the.most.* 38000"
+	"resp cluster-ask-loop f redirected.one.command.5.times,.the.most.*answered.ASK 38000"
+	"resp cluster-bounce f redirected.one.command.5.times,.the.most.*answered.MOVED 38000"
+	"resp cluster-moved-silent t did.not.answer.within.1000.ms 08006"
+	"resp sentinel-replica f not.a.master.now..ROLE.answered.slave 08006"
+	"resp sentinel-self f is.a.sentinel..ROLE.answered.sentinel.,.not.a.data.server 38000"
+	"resp sentinel-readonly f is.a.replica,.not.the.master..it.answered.READONLY 08006"
+	"resp sentinel-silent t did.not.answer.within.1000.ms 08006"
 )
 declare -A PORT
 for c in "${CASES[@]}"; do
@@ -68,7 +81,7 @@ SLOT=$(( $(date +%s) * 1000 ))
 # ---------------------------------------------------------------- through SQLite
 for c in "${CASES[@]}"; do
 	read -r proto mode kind re _ <<< "$c"
-	u=$(url "$proto" "${PORT[$proto-$mode]}" "$TMO")
+	u=$(url "$proto" "$mode" "${PORT[$proto-$mode]}" "$TMO")
 	# The claim's own time, inside the process (not its start-up).
 	out=$("$PY" "$TEST_ROOT/hostile/claim.py" "$REPO_ROOT/sqlite/anarchon" "$u" "$SLOT" 2>&1)
 	ms=$(sed -n 's/^ms=//p' <<< "$out")
@@ -80,11 +93,12 @@ for c in "${CASES[@]}"; do
 done
 
 # ---------------------------------------------------------------- valgrind, SQLite
-for c in "nats msg-flood" "nats huge" "resp bulk-1g" "resp array-1g" "resp pong-flood"; do
+for c in "nats msg-flood" "nats huge" "resp bulk-1g" "resp array-1g" "resp pong-flood" \
+	"resp cluster-bounce" "resp sentinel-self"; do
 	read -r proto mode <<< "$c"
 	log=$tmp/vg-$proto-$mode.log
-	u=$(url "$proto" "${PORT[$proto-$mode]}" 3000)
-	valgrind -q --leak-check=full --errors-for-leak-kinds=definite --log-file="$log" \
+	u=$(url "$proto" "$mode" "${PORT[$proto-$mode]}" 3000)
+	valgrind -q --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --log-file="$log" \
 		sqlite3 -batch :memory: ".load $REPO_ROOT/sqlite/anarchon" ".output /dev/null" \
 		"SELECT anarchon_config('store', '$u');" "SELECT anarchon_claim('h', $SLOT, 'tok');" > /dev/null 2>&1
 	vg_log_ok "hostile/sqlite: valgrind: $proto $mode, no memory error or definite leak" "$log"
@@ -99,7 +113,7 @@ i=0
 for c in "${CASES[@]}"; do
 	read -r proto mode kind re state <<< "$c"
 	i=$((i + 1))
-	pq -c "CREATE SERVER h$i FOREIGN DATA WRAPPER anarchon OPTIONS (url '$(url "$proto" "${PORT[$proto-$mode]}" "$TMO")')" > /dev/null
+	pq -c "CREATE SERVER h$i FOREIGN DATA WRAPPER anarchon OPTIONS (url '$(url "$proto" "$mode" "${PORT[$proto-$mode]}" "$TMO")')" > /dev/null
 	# One session: its memory before, the claim timed by the backend's own clock, its peak after.
 	out=$(PGOPTIONS="-c anarchon.store=h$i" pq \
 		-c "SELECT 'rss0=' || substring(pg_read_file('/proc/self/status') from 'VmRSS:\s+(\d+)')" \
@@ -124,10 +138,10 @@ grep -q "server process .* was terminated by signal" "$PG_LOG" &&
 # ---------------------------------------------------------------- pg_cancel_backend
 # A claim with timeout_ms 20 s against a server that never stops sending;
 # a second session cancels it after a second: it must end within a second.
-for c in "nats msg-flood" "nats info-flood" "resp drip"; do
+for c in "nats msg-flood" "nats info-flood" "resp drip" "resp cluster-moved-silent" "resp sentinel-silent"; do
 	read -r proto mode <<< "$c"
 	name=c${proto}${mode//-/}
-	pq -c "CREATE SERVER $name FOREIGN DATA WRAPPER anarchon OPTIONS (url '$(url "$proto" "${PORT[$proto-$mode]}" 20000)')" > /dev/null
+	pq -c "CREATE SERVER $name FOREIGN DATA WRAPPER anarchon OPTIONS (url '$(url "$proto" "$mode" "${PORT[$proto-$mode]}" 20000)')" > /dev/null
 	PGOPTIONS="-c anarchon.store=$name" pq -c "SELECT anarchon_claim('$name', ${SLOT}::bigint, 'tok')" > "$tmp/$name.out" &
 	bg=$!
 	sleep 1
