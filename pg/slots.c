@@ -26,6 +26,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
+#include "missed.h"
 #include "schedule_pg.h"
 
 PG_FUNCTION_INFO_V1(anarchon_slots);
@@ -160,9 +161,8 @@ static void
 drop_local_runs(slot_list *l, const char *job)
 {
 	an_pg_owner_state owner;
+	an_missed_merge m;
 	Datum		values[3];
-	size_t		keep = 0,
-				i = 0;
 
 	if (l->n == 0)
 		return;
@@ -186,20 +186,15 @@ drop_local_runs(slot_list *l, const char *job)
 	if (SPI_execute_plan(runs_plan, values, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "anarchon: the query of anarchon_missed failed");
 	/* Both lists are in order: one merge. */
+	an_missed_merge_init(&m, (int64_t *) l->slots, l->n);
 	for (uint64 r = 0; r < SPI_processed; r++)
 	{
 		bool		isnull;
-		int64		ran = an_pg_ts_to_ms(DatumGetTimestampTz(SPI_getbinval(SPI_tuptable->vals[r],
-																		   SPI_tuptable->tupdesc, 1, &isnull)));
 
-		for (; i < l->n && l->slots[i] < ran; i++)
-			l->slots[keep++] = l->slots[i];
-		if (i < l->n && l->slots[i] == ran)
-			i++;
+		an_missed_merge_ran(&m, an_pg_ts_to_ms(DatumGetTimestampTz(SPI_getbinval(SPI_tuptable->vals[r],
+																				 SPI_tuptable->tupdesc, 1, &isnull))));
 	}
-	for (; i < l->n; i++)
-		l->slots[keep++] = l->slots[i];
-	l->n = keep;
+	l->n = an_missed_merge_end(&m);
 	if (SPI_finish() != SPI_OK_FINISH)
 		elog(ERROR, "anarchon: SPI_finish failed");
 	an_pg_owner_leave(&owner);
@@ -209,31 +204,13 @@ drop_local_runs(slot_list *l, const char *job)
 static void
 drop_remote_runs(slot_list *l, an_store *st, const char *job, const an_settings *settings)
 {
-	int			(*recall) (an_store *, const an_request *, const int64_t *, size_t,
-						   unsigned char *) = AN_STORE_RECALL(st);
 	an_request	rq;
-	unsigned char *has_run;
-	size_t		keep = 0;
 
-	if (recall == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("anarchon: the %s store cannot tell which slots were missed", st->m->name),
-				 errdetail("It keeps no runs that can be looked up by slot."),
-				 errhint("anarchon_missed works on the local store and on Redis with strategy=lease.")));
-	if (l->n == 0)
-		return;
 	memset(&rq, 0, sizeof(rq));
 	rq.job = job;
 	rq.settings = settings;
-	has_run = palloc(l->n);
-	an_store_clear(st);
-	if (recall(st, &rq, (const int64_t *) l->slots, l->n, has_run) != AN_OK)
+	if (an_missed_recall(st, &rq, (int64_t *) l->slots, &l->n) != AN_OK)
 		an_pg_raise(st);
-	for (size_t i = 0; i < l->n; i++)
-		if (!has_run[i])
-			l->slots[keep++] = l->slots[i];
-	l->n = keep;
 }
 
 static Datum

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "missed.h"
 #include "schedule.h"
 
 SQLITE_EXTENSION_INIT3
@@ -162,8 +163,7 @@ static int
 drop_local_runs(tv_cursor *c, const char *job, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
-	size_t		keep = 0,
-				i = 0;
+	an_missed_merge m;
 	int			rc,
 				exists = 0;
 
@@ -187,20 +187,12 @@ drop_local_runs(tv_cursor *c, const char *job, char *err, size_t errlen)
 	sqlite3_bind_int64(st, 2, c->slots[0]);
 	sqlite3_bind_int64(st, 3, c->slots[c->n - 1]);
 	/* Both lists are in order: one merge. */
+	an_missed_merge_init(&m, c->slots, c->n);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-	{
-		int64_t		ran = sqlite3_column_int64(st, 0);
-
-		for (; i < c->n && c->slots[i] < ran; i++)
-			c->slots[keep++] = c->slots[i];
-		if (i < c->n && c->slots[i] == ran)
-			i++;
-	}
+		an_missed_merge_ran(&m, sqlite3_column_int64(st, 0));
 	if (rc == SQLITE_DONE)
 		rc = SQLITE_OK;
-	for (; i < c->n; i++)
-		c->slots[keep++] = c->slots[i];
-	c->n = keep;
+	c->n = an_missed_merge_end(&m);
 done:
 	if (rc != SQLITE_OK)
 		snprintf(err, errlen, "cannot read anarchon_runs: %s", sqlite3_errmsg(c->vt->db));
@@ -212,34 +204,10 @@ done:
 static int
 drop_remote_runs(tv_cursor *c, an_store *st, const an_request *rq, char *err, size_t errlen)
 {
-	int			(*recall) (an_store *, const an_request *, const int64_t *, size_t,
-						   unsigned char *) = AN_STORE_RECALL(st);
-	unsigned char *has_run;
-	size_t		keep = 0;
-
-	if (recall == NULL)
-	{
-		snprintf(err, errlen, "the %s store cannot tell which slots were missed: it keeps no runs that can be looked up by slot (anarchon_missed works on the local store and on Redis with strategy=lease)",
-				 st->m->name);
-		return SQLITE_ERROR;
-	}
-	if (c->n == 0)
+	if (an_missed_recall(st, rq, c->slots, &c->n) == AN_OK)
 		return SQLITE_OK;
-	if ((has_run = sqlite3_malloc64(c->n)) == NULL)
-		return SQLITE_NOMEM;
-	an_store_clear(st);
-	if (recall(st, rq, c->slots, c->n, has_run) != AN_OK)
-	{
-		an_store_error_text(st, err, errlen);
-		sqlite3_free(has_run);
-		return st->err == AN_E_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
-	}
-	for (size_t i = 0; i < c->n; i++)
-		if (!has_run[i])
-			c->slots[keep++] = c->slots[i];
-	c->n = keep;
-	sqlite3_free(has_run);
-	return SQLITE_OK;
+	an_store_error_text(st, err, errlen);
+	return st->err == AN_E_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
 }
 
 static int

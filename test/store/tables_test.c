@@ -2,7 +2,8 @@
  * tables_test.c — the two decision tables of core/, row by row: the lease
  * claim (core/lease.c) and the won/lost claim, heartbeat, finish and check
  * (core/wonlost.c), each row of the design page's flowcharts and of the
- * tables in lease.h and wonlost.h, with its boundaries.
+ * tables in lease.h and wonlost.h, with its boundaries; and anarchon_missed's
+ * filter (core/missed.c).
  *
  * The store under the table is a run held in memory: the tables decide,
  * the store only reads and writes what it is told, so every row can be set
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "lease.h"
+#include "missed.h"
 #include "wonlost.h"
 
 static int	failures;
@@ -394,12 +396,49 @@ wonlost_run_table(void)
 	}
 }
 
+/* ------------------------------------------------------------ missed */
+
+static void
+missed_filter(void)
+{
+	static const int64_t ran[] = {5, 10, 11, 30, 40, 99};
+	int64_t		slots[] = {10, 20, 30, 40, 50};
+	int64_t		none[1];
+	an_missed_merge m;
+	an_store	st;
+	an_settings s;
+	an_request	rq = {"job", SLOT, NULL, &s};
+	size_t		n = 3;
+	char		got[2 * AN_ERRMAX + 40];
+	int			rc;
+
+	an_missed_merge_init(&m, slots, 5);
+	for (size_t i = 0; i < sizeof(ran) / sizeof(ran[0]); i++)
+		an_missed_merge_ran(&m, ran[i]);
+	n = an_missed_merge_end(&m);
+	snprintf(got, sizeof(got), "%zu left: %lld %lld", n, (long long) slots[0], (long long) slots[1]);
+	report(n == 2 && slots[0] == 20 && slots[1] == 50, "missed",
+		   "runs before, between, on and after the slots: only the slots without one are left", got);
+	an_missed_merge_init(&m, none, 0);
+	an_missed_merge_ran(&m, 7);
+	report(an_missed_merge_end(&m) == 0, "missed", "no slots, some runs: none left", "some");
+
+	an_settings_default(&s);
+	an_store_init(&st, &methods, &host);
+	n = 3;
+	rc = an_missed_recall(&st, &rq, slots, &n);
+	snprintf(got, sizeof(got), "rc %d, %s / %s", rc, st.errmsg, st.errhint);
+	report(rc == AN_E_UNSUPPORTED && n == 3 && strstr(st.errmsg, "memory store cannot tell which slots were missed") &&
+		   strstr(st.errhint, "strategy=lease"), "missed", "a store without recall says it cannot tell, and why", got);
+}
+
 int
 main(void)
 {
 	lease_table();
 	wonlost_claim_table();
 	wonlost_run_table();
+	missed_filter();
 	printf("# tables: %d checks, %d failed\n", checks, failures);
 	return failures;
 }
