@@ -312,6 +312,9 @@ nats_link_connect(an_store *st, nats_link *l, const an_deadline *d)
 		}
 		nats_link_close(l);
 	}
+	/* No server to try (a link without any): say so, never a bare code. */
+	if (l->nservers == 0)
+		return an_store_fail(st, AN_E_CONNECT, "%s: no server to connect to", l->who);
 	return rc;
 }
 

@@ -185,6 +185,7 @@ read_map(an_store *st, rds_store *rs)
 {
 	rds_cluster *cl = rs->cluster;
 	int			rc = AN_E_CONNECT;
+	int			tried = 0;
 
 	for (int k = 0; k < cl->nnodes; k++)
 	{
@@ -196,6 +197,7 @@ read_map(an_store *st, rds_store *rs)
 		if (cl->node[i].host == NULL)
 			continue;
 		an_store_clear(st);
+		tried = 1;
 		rc = map_from(st, rs, i, k + 1 == cl->nnodes ? rs->deadline : an_mono_ms() + left / (cl->nnodes - k));
 		if (rc == AN_OK)
 		{
@@ -206,8 +208,9 @@ read_map(an_store *st, rds_store *rs)
 		if (rc == AN_E_CANCELED || rc == AN_E_CONFIG)
 			return rc;
 	}
-	if (rc == AN_OK)
-		rc = an_store_fail(st, AN_E_TIMEOUT, "redis store %s: no cluster node answered within timeout_ms",
+	/* No node was asked (the time was up, or none is known): say so, never a bare code. */
+	if (!tried)
+		rc = an_store_fail(st, AN_E_TIMEOUT, "redis store %s: no cluster node could be asked within timeout_ms",
 						   rs->conn.where);
 	return rc;
 }

@@ -62,6 +62,7 @@ rds_sentinel_resolve(an_store *st, rds_conn *cn, int64_t deadline)
 {
 	rds_servers *s = cn->sentinels;
 	int			rc = AN_E_CONNECT;
+	int			tried = 0;
 
 	for (int k = 0; k < s->n; k++)
 	{
@@ -73,6 +74,7 @@ rds_sentinel_resolve(an_store *st, rds_conn *cn, int64_t deadline)
 
 		if (left <= 0)
 			break;
+		tried = 1;
 		rc = ask_one(st, cn, i, k + 1 == s->n ? deadline : an_mono_ms() + share, &host, &port);
 		if (rc == AN_OK)
 		{
@@ -86,6 +88,9 @@ rds_sentinel_resolve(an_store *st, rds_conn *cn, int64_t deadline)
 		if (rc == AN_E_CANCELED)
 			return rc;
 	}
+	/* No sentinel was asked (the time was up): say so, never a bare code. */
+	if (!tried)
+		rc = an_store_fail(st, AN_E_TIMEOUT, "redis store %s: no sentinel could be asked within timeout_ms", cn->where);
 	if (rc == AN_E_CONNECT || rc == AN_E_TIMEOUT)
 		an_store_hintf(st, "No sentinel of the URL answered; every one was tried within timeout_ms.");
 	return rc;
