@@ -3,8 +3,13 @@
  * the host's wait (an_wait_socket), bounded and cancellable (see
  * amqp_link.h).
  */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
+#include <sys/socket.h>
 
 #include "amqp_link.h"
 #include "fork.h"
@@ -12,16 +17,6 @@
 
 /* Channels are used in turn up to this number (RabbitMQ's default channel_max is 2047). */
 #define AMQP_LINK_CHANNELS 2000
-
-static struct timeval
-tv_ms(int64_t ms)
-{
-	struct timeval tv;
-
-	tv.tv_sec = (time_t) (ms / 1000);
-	tv.tv_usec = (suseconds_t) ((ms % 1000) * 1000);
-	return tv;
-}
 
 /* Forget the connection without a handshake: its state is unknown. */
 static void
@@ -31,36 +26,281 @@ drop(amqp_link *l)
 		amqp_destroy_connection(l->conn);
 	l->conn = NULL;
 	l->chan_open = 0;
+	free(l->in);
+	l->in = NULL;
+	l->in_len = l->in_pos = 0;
 }
 
 /* A server's reply text, as printable "%.*s" arguments. */
 #define TEXT(b) (int) ((b).len > 200 ? 200 : (b).len), (const char *) (b).bytes
 
-static int
-login_failed(an_store *st, amqp_link *l, amqp_rpc_reply_t r, const amqp_login_info *li,
-			 const an_deadline *d)
-{
-	if (r.reply_type == AMQP_RESPONSE_SERVER_EXCEPTION && r.reply.id == AMQP_CONNECTION_CLOSE_METHOD)
-	{
-		amqp_connection_close_t *c = r.reply.decoded;
+/* A frame's header: type (1), channel (2), payload size (4); the frame-end octet follows the payload. */
+#define FRAME_HEAD 7
 
-		if (c->reply_code == 403)
-			return an_store_fail(st, AN_E_AUTH, "%s refused the login: wrong user name or password (%.*s)",
-								 l->who, TEXT(c->reply_text));
-		if (c->reply_code == 530)
-			return an_store_fail(st, AN_E_CONFIG, "%s refused the virtual host \"%s\": it does not exist or the user may not use it (%.*s)",
-								 l->who, li->vhost, TEXT(c->reply_text));
-		return an_store_fail(st, AN_E_STORE, "%s closed the connection while logging in: %u %.*s",
-							 l->who, c->reply_code, TEXT(c->reply_text));
+/*
+ * The server broke AMQP 0-9-1: the connection's state is unknown, so it is
+ * dropped, and the error (AN_E_STORE) says what came instead of `what`.
+ */
+static int	protocol_fault(an_store *st, amqp_link *l, const char *what, const char *fmt, ...)
+			__attribute__((format(printf, 4, 5)));
+
+static int
+protocol_fault(an_store *st, amqp_link *l, const char *what, const char *fmt, ...)
+{
+	char		sent[256];
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(sent, sizeof(sent), fmt, ap);
+	va_end(ap);
+	drop(l);
+	return an_store_fail(st, AN_E_STORE, "%s broke the AMQP 0-9-1 protocol while %s was awaited: it sent %s",
+						 l->who, what, sent);
+}
+
+/* The most a frame may take now: the frame_max agreed at login (before it, ours). */
+static size_t
+frame_max(const amqp_link *l)
+{
+	int			m = amqp_get_frame_max(l->conn);
+
+	return m > 0 && m < AMQP_LINK_FRAME_MAX ? (size_t) m : AMQP_LINK_FRAME_MAX;
+}
+
+/*
+ * Is a whole frame at the start of l->in?  *len is its length, or 0 when
+ * more bytes are needed.  Its header is judged as soon as it is there, so a
+ * frame that announces more than frame_max is refused before any of its
+ * payload is read.
+ */
+static int
+whole_frame(an_store *st, amqp_link *l, const char *what, size_t *len)
+{
+	const unsigned char *b = l->in + l->in_pos;
+	size_t		have = l->in_len - l->in_pos;
+	uint64_t	size;
+
+	*len = 0;
+	if (have < FRAME_HEAD)
+		return AN_OK;
+	size = (uint64_t) b[3] << 24 | (uint64_t) b[4] << 16 | (uint64_t) b[5] << 8 | b[6];
+	if (b[0] != AMQP_FRAME_METHOD && b[0] != AMQP_FRAME_HEADER && b[0] != AMQP_FRAME_BODY &&
+		b[0] != AMQP_FRAME_HEARTBEAT)
+		return protocol_fault(st, l, what, "a frame of type %u; AMQP 0-9-1 has types 1, 2, 3 and 8 only",
+							  (unsigned) b[0]);
+	if (size + FRAME_HEAD + 1 > frame_max(l))
+		return protocol_fault(st, l, what, "a frame announcing %llu bytes, more than the frame_max of %zu bytes agreed at login",
+							  (unsigned long long) size, frame_max(l));
+	if (have < size + FRAME_HEAD + 1)
+		return AN_OK;
+	if (b[FRAME_HEAD + size] != AMQP_FRAME_END)
+		return protocol_fault(st, l, what, "a frame that ends with 0x%02X, not with the frame-end octet 0xCE",
+							  (unsigned) b[FRAME_HEAD + size]);
+	*len = (size_t) size + FRAME_HEAD + 1;
+	return AN_OK;
+}
+
+/*
+ * The next frame, heartbeats passed over.  The socket is read here, never
+ * by rabbitmq-c: the deadline and the host's cancel are asked before every
+ * read (an_wait_socket), bytes waiting or not, so a server that never stops
+ * sending still ends the wait in time.  A frame is handed to rabbitmq-c
+ * whole, once checked (whole_frame), and decoded into its pools, which are
+ * emptied first: the frame before it is no longer needed, and a flood of
+ * frames the caller passes over keeps one frame's memory at a time.  A
+ * timeout, cancel or socket error drops the link.
+ */
+static int
+next_frame(an_store *st, amqp_link *l, const an_deadline *d, const char *what, amqp_frame_t *f)
+{
+	int			fd = amqp_get_sockfd(l->conn);
+
+	l->peer_closed = 0;
+	for (;;)
+	{
+		size_t		len;
+		ssize_t		n;
+		int			rc;
+
+		if (whole_frame(st, l, what, &len) != AN_OK)
+			return st->err;
+		if (len > 0)
+		{
+			amqp_bytes_t frame = {len, l->in + l->in_pos};
+
+			amqp_maybe_release_buffers(l->conn);
+			rc = amqp_handle_input(l->conn, frame, f);
+			if (rc < 0 || (size_t) rc != len)
+				return protocol_fault(st, l, what, "a frame that could not be decoded (%s)",
+									  rc < 0 ? amqp_error_string2(rc) : "read in part");
+			l->in_pos += len;
+			if (f->frame_type == AMQP_FRAME_HEARTBEAT)
+				continue;
+			return AN_OK;
+		}
+		if ((rc = an_wait_socket(st, d, l->who, what, fd, 0)) != AN_OK)
+		{
+			drop(l);
+			return rc;
+		}
+		/* The part of a frame left over goes first: a whole frame always fits. */
+		l->in_len -= l->in_pos;
+		memmove(l->in, l->in + l->in_pos, l->in_len);
+		l->in_pos = 0;
+		n = recv(fd, l->in + l->in_len, AMQP_LINK_FRAME_MAX - l->in_len, MSG_DONTWAIT);
+		if (n > 0)
+			l->in_len += (size_t) n;
+		else if (n == 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK))
+		{
+			l->peer_closed = n == 0;
+			rc = an_store_fail(st, AN_E_CONNECT, "lost the connection to %s while waiting for %s: %s",
+							   l->who, what, n == 0 ? "the server closed it" : strerror(errno));
+			drop(l);
+			return rc;
+		}
 	}
-	if (r.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION &&
-		r.library_error == AMQP_STATUS_TIMEOUT)
-		return an_store_fail(st, AN_E_TIMEOUT, "%s did not complete the login within timeout_ms (%lld ms)",
-							 l->who, (long long) d->timeout_ms);
-	if (r.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION && r.library_error == AMQP_STATUS_CONNECTION_CLOSED)
+}
+
+/* The server's connection.close during the login, or its closing the socket. */
+static int
+login_failed(an_store *st, amqp_link *l, const amqp_connection_close_t *c, const amqp_login_info *li)
+{
+	if (c == NULL)
 		return an_store_fail(st, AN_E_AUTH, "%s closed the connection while logging in (wrong user name or password?)", l->who);
-	return an_store_fail(st, AN_E_CONNECT, "could not log in to %s: %s", l->who,
-						 r.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION ? amqp_error_string2(r.library_error) : "unexpected answer");
+	if (c->reply_code == 403)
+		return an_store_fail(st, AN_E_AUTH, "%s refused the login: wrong user name or password (%.*s)",
+							 l->who, TEXT(c->reply_text));
+	if (c->reply_code == 530)
+		return an_store_fail(st, AN_E_CONFIG, "%s refused the virtual host \"%s\": it does not exist or the user may not use it (%.*s)",
+							 l->who, li->vhost, TEXT(c->reply_text));
+	return an_store_fail(st, AN_E_STORE, "%s closed the connection while logging in: %u %.*s",
+						 l->who, c->reply_code, TEXT(c->reply_text));
+}
+
+/*
+ * The login's next method, on channel 0: `expect`, or the error that
+ * connection.close, a closed socket or any other method makes.
+ */
+static int
+login_step(an_store *st, amqp_link *l, const amqp_login_info *li, const an_deadline *d,
+		   amqp_method_number_t expect, void **decoded)
+{
+	amqp_frame_t f;
+	amqp_method_number_t id;
+
+	for (;;)
+	{
+		if (next_frame(st, l, d, "the login", &f) != AN_OK)
+			return l->peer_closed ? login_failed(st, l, NULL, li) : (int) st->err;
+		if (f.frame_type != AMQP_FRAME_METHOD || f.channel != 0)
+			return protocol_fault(st, l, "the login", "a frame of type %u on channel %u",
+								  (unsigned) f.frame_type, (unsigned) f.channel);
+		id = f.payload.method.id;
+		if (id == expect)
+		{
+			*decoded = f.payload.method.decoded;
+			return AN_OK;
+		}
+		if (id == AMQP_CONNECTION_CLOSE_METHOD)
+		{
+			int			rc = login_failed(st, l, f.payload.method.decoded, li);
+
+			drop(l);
+			return rc;
+		}
+		return protocol_fault(st, l, "the login", "%s where %s belongs", amqp_method_name(id),
+							  amqp_method_name(expect));
+	}
+}
+
+static int
+login_send(an_store *st, amqp_link *l, amqp_method_number_t method, void *args)
+{
+	int			rc = amqp_send_method(l->conn, 0, method, args);
+
+	if (rc == AMQP_STATUS_OK)
+		return AN_OK;
+	drop(l);
+	return an_store_fail(st, AN_E_CONNECT, "lost the connection to %s while logging in: %s",
+						 l->who, amqp_error_string2(rc));
+}
+
+/*
+ * The login, read by next_frame like every other answer: bounded by the
+ * deadline and ended by a cancel, whatever the server sends meanwhile.
+ * SASL PLAIN; frame_max is ours unless the server asks for less, so no
+ * frame may take more than AMQP_LINK_FRAME_MAX.  Heartbeats are off:
+ * between calls nobody would answer them, and a dead connection is found by
+ * the next call instead.  authentication_failure_close has RabbitMQ say
+ * that a login was refused rather than just close the socket.
+ */
+static int
+login(an_store *st, amqp_link *l, const amqp_login_info *li, const an_deadline *d)
+{
+	amqp_table_entry_t cap = {amqp_cstring_bytes("authentication_failure_close"), {AMQP_FIELD_KIND_BOOLEAN, {.boolean = 1}}};
+	amqp_table_entry_t props[2] = {
+		{amqp_cstring_bytes("product"), {AMQP_FIELD_KIND_UTF8, {.bytes = amqp_cstring_bytes("anarchon")}}},
+		{amqp_cstring_bytes("capabilities"), {AMQP_FIELD_KIND_TABLE, {.table = {1, &cap}}}},
+	};
+	size_t		ulen = strlen(li->user);
+	size_t		plen = strlen(li->password);
+	char	   *plain = malloc(ulen + plen + 2);
+	amqp_connection_start_ok_t start_ok;
+	amqp_connection_tune_t *tune;
+	amqp_connection_tune_ok_t tune_ok;
+	amqp_connection_open_t open;
+	void	   *reply;
+	int			rc;
+
+	if (plain == NULL)
+	{
+		drop(l);
+		return an_store_fail(st, AN_E_NOMEM, "out of memory");
+	}
+	/* "\0user\0password" (RFC 4616) */
+	plain[0] = '\0';
+	memcpy(plain + 1, li->user, ulen);
+	plain[ulen + 1] = '\0';
+	memcpy(plain + ulen + 2, li->password, plen);
+	memset(&start_ok, 0, sizeof(start_ok));
+	start_ok.client_properties.num_entries = 2;
+	start_ok.client_properties.entries = props;
+	start_ok.mechanism = amqp_cstring_bytes("PLAIN");
+	start_ok.response.bytes = plain;
+	start_ok.response.len = ulen + plen + 2;
+	start_ok.locale = amqp_cstring_bytes("en_US");
+	if ((rc = amqp_send_header(l->conn)) != AMQP_STATUS_OK)
+	{
+		drop(l);
+		rc = an_store_fail(st, AN_E_CONNECT, "lost the connection to %s while logging in: %s",
+						   l->who, amqp_error_string2(rc));
+	}
+	else if ((rc = login_step(st, l, li, d, AMQP_CONNECTION_START_METHOD, &reply)) == AN_OK)
+		rc = login_send(st, l, AMQP_CONNECTION_START_OK_METHOD, &start_ok);
+	memset(plain, 0, ulen + plen + 2);
+	free(plain);
+	if (rc != AN_OK || (rc = login_step(st, l, li, d, AMQP_CONNECTION_TUNE_METHOD, &reply)) != AN_OK)
+		return rc;
+	tune = reply;
+	tune_ok.channel_max = tune->channel_max;
+	tune_ok.frame_max = tune->frame_max > 0 && tune->frame_max < AMQP_LINK_FRAME_MAX ?
+		tune->frame_max : AMQP_LINK_FRAME_MAX;
+	tune_ok.heartbeat = 0;
+	if (tune_ok.frame_max < AMQP_FRAME_MIN_SIZE)
+		return protocol_fault(st, l, "the login", "a frame_max of %u bytes, below AMQP's least (%d)",
+							  (unsigned) tune_ok.frame_max, AMQP_FRAME_MIN_SIZE);
+	if ((rc = amqp_tune_connection(l->conn, tune_ok.channel_max, (int) tune_ok.frame_max, 0)) != AMQP_STATUS_OK)
+	{
+		drop(l);
+		return an_store_fail(st, AN_E_NOMEM, "out of memory tuning the connection to %s", l->who);
+	}
+	memset(&open, 0, sizeof(open));
+	open.virtual_host = amqp_cstring_bytes(li->vhost);
+	open.capabilities = amqp_empty_bytes;
+	if ((rc = login_send(st, l, AMQP_CONNECTION_TUNE_OK_METHOD, &tune_ok)) != AN_OK ||
+		(rc = login_send(st, l, AMQP_CONNECTION_OPEN_METHOD, &open)) != AN_OK)
+		return rc;
+	return login_step(st, l, li, d, AMQP_CONNECTION_OPEN_OK_METHOD, &reply);
 }
 
 int
@@ -75,15 +315,14 @@ int
 amqp_link_open(an_store *st, amqp_link *l, const amqp_login_info *li, const an_deadline *d)
 {
 	amqp_socket_t *sock;
-	struct timeval tv;
-	amqp_rpc_reply_t r;
 	int			fd;
 	int			rc;
 
-	l->chan_open = 0;
+	drop(l);
 	an_fork_own(&l->pid);
 	l->conn = amqp_new_connection();
-	sock = l->conn ? amqp_tcp_socket_new(l->conn) : NULL;
+	l->in = malloc(AMQP_LINK_FRAME_MAX);
+	sock = l->conn && l->in ? amqp_tcp_socket_new(l->conn) : NULL;
 	if (sock == NULL)
 	{
 		drop(l);
@@ -100,57 +339,7 @@ amqp_link_open(an_store *st, amqp_link *l, const amqp_login_info *li, const an_d
 		return rc;
 	}
 	amqp_tcp_socket_set_sockfd(sock, fd);
-
-	/*
-	 * The login is rabbitmq-c's own exchange: bounded by the handshake
-	 * timeout (the time left), but not cut into cancellable slices.
-	 * Heartbeats are off: between calls nobody would answer them, and a
-	 * dead connection is found by the next call instead.
-	 */
-	tv = tv_ms(an_deadline_left(d) > 0 ? an_deadline_left(d) : 1);
-	amqp_set_handshake_timeout(l->conn, &tv);
-	amqp_set_rpc_timeout(l->conn, &tv);
-	r = amqp_login(l->conn, li->vhost, 0, 131072, 0, AMQP_SASL_METHOD_PLAIN, li->user, li->password);
-	if (r.reply_type != AMQP_RESPONSE_NORMAL)
-	{
-		rc = login_failed(st, l, r, li, d);
-		drop(l);
-		return rc;
-	}
-	return AN_OK;
-}
-
-/*
- * The next frame: rabbitmq-c reads it, but the wait for its bytes is
- * an_wait_socket's (the host's wait), unless rabbitmq-c already holds them.
- * A timeout, cancel or socket error drops the link.
- */
-static int
-next_frame(an_store *st, amqp_link *l, const an_deadline *d, const char *what, amqp_frame_t *f)
-{
-	int			rc;
-
-	for (;;)
-	{
-		struct timeval tv = tv_ms(1);
-
-		if (!amqp_frames_enqueued(l->conn) && !amqp_data_in_buffer(l->conn) &&
-			(rc = an_wait_socket(st, d, l->who, what, amqp_get_sockfd(l->conn), 0)) != AN_OK)
-		{
-			drop(l);
-			return rc;
-		}
-		rc = amqp_simple_wait_frame_noblock(l->conn, f, &tv);
-		if (rc == AMQP_STATUS_OK)
-			return AN_OK;
-		if (rc != AMQP_STATUS_TIMEOUT)
-		{
-			drop(l);
-			return an_store_fail(st, AN_E_CONNECT, "lost the connection to %s while waiting for %s: %s",
-								 l->who, what, amqp_error_string2(rc));
-		}
-		/* Part of a frame came: wait for the rest (an_wait_socket checks the time left). */
-	}
+	return login(st, l, li, d);
 }
 
 /* The broker closed the connection (connection.close): say why, then drop it. */
@@ -222,6 +411,17 @@ send_method(an_store *st, amqp_link *l, amqp_channel_t ch, amqp_method_number_t 
 						 l->who, what, amqp_error_string2(rc));
 }
 
+/*
+ * Methods a broker may send on a channel at any time, between a request and
+ * its reply: confirms and returns of publishes, deliveries, flow control.
+ */
+static int
+asynchronous(amqp_method_number_t id)
+{
+	return id == AMQP_BASIC_ACK_METHOD || id == AMQP_BASIC_NACK_METHOD || id == AMQP_BASIC_RETURN_METHOD ||
+		id == AMQP_BASIC_DELIVER_METHOD || id == AMQP_BASIC_CANCEL_METHOD || id == AMQP_CHANNEL_FLOW_METHOD;
+}
+
 int
 amqp_link_rpc(an_store *st, amqp_link *l, const an_deadline *d, const char *what,
 			  amqp_method_number_t method, void *args, amqp_method_number_t expect, void **reply)
@@ -242,7 +442,14 @@ amqp_link_rpc(an_store *st, amqp_link *l, const an_deadline *d, const char *what
 				*reply = f.payload.method.decoded;
 			return AN_OK;
 		}
-		/* Anything else here is left over from an abandoned call: skip it. */
+		/*
+		 * Any other reply breaks the protocol: a wait that fails drops the
+		 * link and a closed channel is opened under a new number, so no
+		 * reply of an abandoned call can arrive here.
+		 */
+		if (!asynchronous(f.payload.method.id))
+			return protocol_fault(st, l, what, "%s where %s belongs", amqp_method_name(f.payload.method.id),
+								  amqp_method_name(expect));
 	}
 }
 
@@ -341,27 +548,24 @@ void
 amqp_link_close(amqp_link *l)
 {
 	amqp_connection_close_t c = {0};
-	an_deadline d;
-	amqp_frame_t f;
+	int64_t		end = an_mono_ms() + 200;
 
 	if (!amqp_link_connected(l))
 		return;
-	/* A polite close, given a short while; the broker then logs no error. */
+	/*
+	 * A polite close, given a short while: the broker answers close-ok and
+	 * closes the socket, and then logs no error.  What it sends meanwhile is
+	 * only read away, in reads that each ask the time left.
+	 */
 	c.reply_code = 200;
 	c.reply_text = amqp_cstring_bytes("bye");
-	an_deadline_start(&d, 200);
 	if (amqp_send_method(l->conn, 0, AMQP_CONNECTION_CLOSE_METHOD, &c) == AMQP_STATUS_OK)
 	{
-		while (an_deadline_left(&d) > 0)
-		{
-			struct timeval tv = tv_ms(an_deadline_left(&d));
+		struct pollfd p = {.fd = amqp_get_sockfd(l->conn),.events = POLLIN};
 
-			if (amqp_simple_wait_frame_noblock(l->conn, &f, &tv) != AMQP_STATUS_OK)
-				break;
-			if (f.channel == 0 && f.frame_type == AMQP_FRAME_METHOD &&
-				f.payload.method.id == AMQP_CONNECTION_CLOSE_OK_METHOD)
-				break;
-		}
+		while (an_mono_ms() < end && poll(&p, 1, (int) (end - an_mono_ms())) > 0 &&
+			   recv(p.fd, l->in, AMQP_LINK_FRAME_MAX, MSG_DONTWAIT) > 0)
+			;
 	}
 	drop(l);
 }

@@ -2,10 +2,15 @@
  * amqp_link.h — one AMQP 0-9-1 connection to RabbitMQ (rabbitmq-c), with a
  * confirm-mode channel and waits that are bounded and cancellable.
  *
- * rabbitmq-c's own RPC helpers block until an answer or their timeout and
- * close the connection on any surprise.  Here every wait reads frames with
- * amqp_simple_wait_frame_noblock in short slices (wait.h), so a query cancel
- * is noticed quickly, and a channel error (the broker closes the channel,
+ * rabbitmq-c's own RPC helpers, its login included, block until an answer
+ * or their timeout, and their reads go on for as long as bytes keep coming
+ * (a server that sends heartbeats without end is never timed out).  Here
+ * the socket is read by this file alone, through the host's wait (wait.h),
+ * so the deadline and a query cancel are asked before every read; a frame
+ * is checked whole (type, size against the frame_max the login agreed on,
+ * at most AMQP_LINK_FRAME_MAX, and its end octet) before rabbitmq-c decodes
+ * it, so a frame announcing a gigabyte is refused before any of it is kept.
+ * A channel error (the broker closes the channel,
  * e.g. 404 for a missing queue, 406 for a queue declared with other
  * arguments) is answered with close-ok and the channel is reopened at the
  * next call: the connection survives it.  A timeout, a cancel or a broken
@@ -32,6 +37,12 @@
 
 #include "wait.h"
 
+/*
+ * The frame_max asked for at login, and so the most one frame may take:
+ * RabbitMQ's default, and what anarchon's methods need many times over.
+ */
+#define AMQP_LINK_FRAME_MAX 131072
+
 typedef struct amqp_link
 {
 	amqp_connection_state_t conn;	/* NULL when not connected */
@@ -40,6 +51,10 @@ typedef struct amqp_link
 	uint64_t	next_tag;        /* delivery tag of the next publish on ch */
 	uint16_t	last_code;       /* reply code of the last channel error, 0 if none */
 	pid_t		pid;             /* the process that opened conn (fork.h) */
+	unsigned char *in;           /* bytes read (AMQP_LINK_FRAME_MAX) */
+	size_t		in_pos;          /* where the bytes not yet decoded begin */
+	size_t		in_len;
+	int			peer_closed;     /* the last read found the connection closed */
 	char		who[160];        /* "RabbitMQ at amqp://host:port/vhost" */
 } amqp_link;
 

@@ -4,15 +4,16 @@
 #   fake.py PROTOCOL MODE PORT PORT2
 #
 # Listens on 127.0.0.1:PORT and 127.0.0.1:PORT2 and serves every connection
-# in a thread.  It speaks just enough of the protocol (NATS or RESP) for the
-# store's handshake to succeed, then answers the store's first real request
-# the way MODE says: the store must end that call by its timeout_ms, or at
+# in a thread.  It speaks just enough of the protocol (NATS, RESP or AMQP
+# 0-9-1) for the store's handshake to succeed, then answers the store's
+# first real request the way MODE says: the store must end that call by its timeout_ms, or at
 # once on a cancel, whatever arrives.  PORT2 is a second server for the
 # modes that send the store on (a cluster node or a master named by a
 # sentinel on PORT); the other modes serve the same on both.  Stdlib only;
 # stops when killed.
 import re
 import socket
+import struct
 import sys
 import threading
 import time
@@ -210,6 +211,111 @@ def resp_serve(conn, port):
             return
 
 
+# ---------------------------------------------------------------- AMQP 0-9-1
+FRAME_END = b"\xce"
+
+
+def frame(kind, ch, payload, end=FRAME_END):
+    return struct.pack(">BHI", kind, ch, len(payload)) + payload + end
+
+
+def method(ch, cls, mid, args=b""):
+    return frame(1, ch, struct.pack(">HH", cls, mid) + args)
+
+
+def shortstr(b):
+    return bytes([len(b)]) + b
+
+
+HEARTBEAT = frame(8, 0, b"")
+
+
+def amqp_frames(f):
+    """The client's frames after its protocol header: (type, channel, class, method)."""
+    if f.read(8)[:4] != b"AMQP":
+        return
+    while True:
+        head = f.read(7)
+        if len(head) < 7:
+            return
+        kind, ch, size = struct.unpack(">BHI", head)
+        payload = f.read(size + 1)[:-1]
+        cls, mid = struct.unpack(">HH", payload[:4]) if kind == 1 else (0, 0)
+        yield kind, ch, cls, mid
+
+
+def deliver(ch):
+    """A message for a consumer that is not there: basic.deliver, its header and body."""
+    body = b"not for you"
+    return (method(ch, 60, 60, shortstr(b"ctag.someone") + struct.pack(">QB", 1, 0) + shortstr(b"") + shortstr(b"q"))
+            + frame(2, ch, struct.pack(">HHQH", 60, 0, len(body), 0)) + frame(3, ch, body))
+
+
+def returned(ch):
+    """basic.return of someone else's message, with its header and body."""
+    return (method(ch, 60, 50, struct.pack(">H", 312) + shortstr(b"NO_ROUTE") + shortstr(b"") + shortstr(b"other.queue"))
+            + frame(2, ch, struct.pack(">HHQH", 60, 0, 1, 0)) + frame(3, ch, b"x"))
+
+
+def amqp_hostile(conn, ch):
+    declare_ok = method(ch, 50, 11, shortstr(b"gate") + struct.pack(">II", 0, 0))
+    if MODE == "heartbeat-flood":
+        flood(conn, HEARTBEAT * 512)
+    elif MODE == "huge":
+        conn.sendall(struct.pack(">BHI", 1, ch, 1 << 30))
+        flood(conn, b"y" * 65536)
+    elif MODE == "drip":
+        drip(conn, declare_ok)
+    elif MODE == "bad-end":
+        conn.sendall(declare_ok[:-1] + b"\x00")
+        time.sleep(FLOOD_S)
+    elif MODE == "unknown-type":
+        conn.sendall(frame(9, ch, b"what is this"))
+        time.sleep(FLOOD_S)
+    elif MODE == "wrong-method":
+        conn.sendall(method(ch, 60, 11))      # basic.qos-ok, for a queue.declare
+        time.sleep(FLOOD_S)
+    elif MODE == "deliver-flood":
+        flood(conn, deliver(ch) * 64)
+    elif MODE == "return-flood":
+        flood(conn, returned(ch) * 64)
+
+
+def amqp_serve(conn, _port):
+    conn.sendall(method(0, 10, 10, b"\x00\x09" + struct.pack(">I", 0) + struct.pack(">I", 5) + b"PLAIN"
+                        + struct.pack(">I", 5) + b"en_US"))
+    if MODE == "login-flood":
+        threading.Thread(target=guard, args=(flood, conn, HEARTBEAT * 512), daemon=True).start()
+    if MODE.startswith("login-"):
+        for _ in amqp_frames(conn.makefile("rb")):
+            pass
+        return
+    f = conn.makefile("rb")
+    for kind, ch, cls, mid in amqp_frames(f):
+        if (cls, mid) == (10, 11):              # start-ok: tune
+            conn.sendall(method(0, 10, 30, struct.pack(">HIH", 2047, 131072, 0)))
+        elif (cls, mid) == (10, 40):            # connection.open
+            conn.sendall(method(0, 10, 41, shortstr(b"")))
+        elif (cls, mid) == (20, 10):            # channel.open
+            conn.sendall(method(ch, 20, 11, struct.pack(">I", 0)))
+        elif (cls, mid) == (85, 10):            # confirm.select
+            conn.sendall(method(ch, 85, 11))
+        elif (cls, mid) == (10, 50):            # connection.close
+            conn.sendall(method(0, 10, 51))
+            return
+        elif (cls, mid) == (50, 10):            # queue.declare: the claim's first question
+            threading.Thread(target=guard, args=(amqp_hostile, conn, ch), daemon=True).start()
+            for _ in amqp_frames_rest(f):
+                pass
+            return
+
+
+def amqp_frames_rest(f):
+    """Whatever the client sends next, read and dropped."""
+    while f.read(65536):
+        yield
+
+
 def guard(fn, *args):
     """A client that hung up ends its thread quietly."""
     try:
@@ -240,5 +346,5 @@ def main():
     accept_all(*servers[1])
 
 
-SERVE = {"nats": nats_serve, "resp": resp_serve}
+SERVE = {"nats": nats_serve, "resp": resp_serve, "amqp": amqp_serve}
 main()

@@ -1,23 +1,33 @@
 #!/usr/bin/env bash
 # The hostile suite: servers that misbehave (issue 21, item 3).
 #
-# fake.py plays a NATS or Redis server that completes the store's handshake
-# and then answers the first real request badly: endless INFO and PING,
-# a flood of messages for someone else, a reply dripped a byte at a time, a
-# message or bulk announcing 1 GB, an array announcing a billion elements,
-# endless +PONG, a wrong type, malformed lines.  Each case is claimed through
-# SQLite (claim.py: Debian's python3 loads the extension) and through PostgreSQL (a foreign server of the
-# anarchon wrapper), and must fail with the right error within timeout_ms
-# plus MARGIN_MS, with the backend's peak memory (VmHWM) growing by less
-# than MEM_KB; a cancel (pg_cancel_backend) must end a long wait within a
-# second; a few cases run under valgrind.  Every fake server runs on a free
-# loopback port and is stopped at exit.
+# fake.py plays a NATS, Redis or RabbitMQ server that completes the store's
+# handshake and then answers the first real request badly: endless INFO and
+# PING, a flood of messages for someone else, a reply dripped a byte at a
+# time, a message or bulk announcing 1 GB, an array announcing a billion
+# elements, endless +PONG, a wrong type, malformed lines; Redis Cluster nodes
+# that redirect in a loop (MOVED to themselves, ASK for ever, two nodes that
+# send a command to each other, a MOVED to a node that never answers) and
+# sentinels that name a replica, themselves, a master that answers READONLY
+# or one that never answers; a RabbitMQ broker that sends endless heartbeats
+# (during the login too), deliveries or basic.returns nobody asked for, a
+# frame announcing 1 GB, a bad frame-end octet, an unknown frame type,
+# another method than the one asked for, a dripped reply, or never finishes
+# the login.  Each case is claimed through SQLite (claim.py: Debian's
+# python3 loads the extension) and through PostgreSQL (a foreign server of
+# the anarchon wrapper), and must fail with the right error (and SQLSTATE:
+# 08006 for a timeout or a lost connection, 38000 for a reply that breaks
+# the protocol) within timeout_ms plus MARGIN_MS, or at once, with the
+# backend's peak memory (VmHWM) growing by less than MEM_KB; a cancel
+# (pg_cancel_backend) must end a long wait within a second; a few cases run
+# under valgrind.  Every fake server runs on free loopback ports and is
+# stopped at exit.
 source "$(dirname "$0")/../lib.sh"
 cd "$REPO_ROOT" || exit 1
 PY=/usr/bin/python3            # Debian's; the fake needs the stdlib only
 TMO=1000                       # timeout_ms of every timed case
 MARGIN_MS=500                  # what a call may take past timeout_ms (doc/stores.md)
-MEM_KB=$((24 * 1024))          # peak growth allowed: the 4 MiB / 1 MiB caps, with room
+MEM_KB=$((24 * 1024))          # peak growth allowed: the 4 MiB / 1 MiB / 128 KiB caps, with room
 tmp=$(t_tmpdir)
 
 for tool in "$PY" sqlite3 valgrind psql pg_config; do
@@ -42,6 +52,7 @@ url() {
 	local q="timeout_ms=$4&durability=accept-loss"
 	case $1-$2 in
 		nats-*) echo "nats://127.0.0.1:$3?timeout_ms=$4" ;;
+		amqp-*) echo "amqp://127.0.0.1:$3/?$q" ;;
 		resp-cluster-*) echo "redis://127.0.0.1:$3?cluster=yes&$q" ;;
 		resp-sentinel-*) echo "redis+sentinel://127.0.0.1:$3/mymaster?$q" ;;
 		resp-*) echo "redis://127.0.0.1:$3?$q" ;;
@@ -70,20 +81,32 @@ CASES=(
 	"resp sentinel-self f is.a.sentinel..ROLE.answered.sentinel.,.not.a.data.server 38000"
 	"resp sentinel-readonly f is.a.replica,.not.the.master..it.answered.READONLY 08006"
 	"resp sentinel-silent t did.not.answer.within.1000.ms 08006"
+	"amqp heartbeat-flood t did.not.answer.the.gate.queue.s.declaration.within.timeout_ms 08006"
+	"amqp deliver-flood t did.not.answer.the.gate.queue.s.declaration.within.timeout_ms 08006"
+	"amqp return-flood t did.not.answer.the.gate.queue.s.declaration.within.timeout_ms 08006"
+	"amqp drip t did.not.answer.the.gate.queue.s.declaration.within.timeout_ms 08006"
+	"amqp huge f sent.a.frame.announcing.1073741824.bytes,.more.than.the.frame_max.of.131072.bytes 38000"
+	"amqp bad-end f ends.with.0x00,.not.with.the.frame-end.octet.0xCE 38000"
+	"amqp unknown-type f frame.of.type.9;.AMQP.0-9-1.has.types.1,.2,.3.and.8.only 38000"
+	"amqp wrong-method f sent.AMQP_BASIC_QOS_OK_METHOD.where.AMQP_QUEUE_DECLARE_OK_METHOD.belongs 38000"
+	"amqp login-flood t did.not.answer.the.login.within.timeout_ms 08006"
+	"amqp login-silent t did.not.answer.the.login.within.timeout_ms 08006"
 )
 declare -A PORT
 for c in "${CASES[@]}"; do
 	read -r proto mode _ <<< "$c"
 	PORT[$proto-$mode]=$(fake "$proto" "$mode") || { not_ok "hostile: fake $proto $mode starts"; suite_end; exit; }
 done
-SLOT=$(( $(date +%s) * 1000 ))
+# slot: this second, as a slot: a claim of it is never late (the suite runs
+# longer than max_late_ms, so each claim takes its own).
+slot() { echo $(( $(date +%s) * 1000 )); }
 
 # ---------------------------------------------------------------- through SQLite
 for c in "${CASES[@]}"; do
 	read -r proto mode kind re _ <<< "$c"
 	u=$(url "$proto" "$mode" "${PORT[$proto-$mode]}" "$TMO")
 	# The claim's own time, inside the process (not its start-up).
-	out=$("$PY" "$TEST_ROOT/hostile/claim.py" "$REPO_ROOT/sqlite/anarchon" "$u" "$SLOT" 2>&1)
+	out=$("$PY" "$TEST_ROOT/hostile/claim.py" "$REPO_ROOT/sqlite/anarchon" "$u" "$(slot)" 2>&1)
 	ms=$(sed -n 's/^ms=//p' <<< "$out")
 	ms=${ms:-999999}
 	max=$((TMO + MARGIN_MS)); [ "$kind" = t ] && min=$((TMO - 50)) || min=0
@@ -94,13 +117,13 @@ done
 
 # ---------------------------------------------------------------- valgrind, SQLite
 for c in "nats msg-flood" "nats huge" "resp bulk-1g" "resp array-1g" "resp pong-flood" \
-	"resp cluster-bounce" "resp sentinel-self"; do
+	"resp cluster-bounce" "resp sentinel-self" "amqp huge" "amqp wrong-method" "amqp deliver-flood" "amqp login-flood"; do
 	read -r proto mode <<< "$c"
 	log=$tmp/vg-$proto-$mode.log
 	u=$(url "$proto" "$mode" "${PORT[$proto-$mode]}" 3000)
 	valgrind -q --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --log-file="$log" \
 		sqlite3 -batch :memory: ".load $REPO_ROOT/sqlite/anarchon" ".output /dev/null" \
-		"SELECT anarchon_config('store', '$u');" "SELECT anarchon_claim('h', $SLOT, 'tok');" > /dev/null 2>&1
+		"SELECT anarchon_config('store', '$u');" "SELECT anarchon_claim('h', $(slot), 'tok');" > /dev/null 2>&1
 	vg_log_ok "hostile/sqlite: valgrind: $proto $mode, no memory error or definite leak" "$log"
 done
 
@@ -118,7 +141,7 @@ for c in "${CASES[@]}"; do
 	out=$(PGOPTIONS="-c anarchon.store=h$i" pq \
 		-c "SELECT 'rss0=' || substring(pg_read_file('/proc/self/status') from 'VmRSS:\s+(\d+)')" \
 		-c "SELECT 't0=' || (extract(epoch from clock_timestamp()) * 1000)::bigint" \
-		-c "SELECT anarchon_claim('h', ${SLOT}::bigint, 'tok')" \
+		-c "SELECT anarchon_claim('h', $(slot)::bigint, 'tok')" \
 		-c "SELECT 't1=' || (extract(epoch from clock_timestamp()) * 1000)::bigint" \
 		-c "SELECT 'hwm=' || substring(pg_read_file('/proc/self/status') from 'VmHWM:\s+(\d+)')")
 	rss0=$(sed -n 's/^rss0=//p' <<< "$out"); hwm=$(sed -n 's/^hwm=//p' <<< "$out")
@@ -138,11 +161,12 @@ grep -q "server process .* was terminated by signal" "$PG_LOG" &&
 # ---------------------------------------------------------------- pg_cancel_backend
 # A claim with timeout_ms 20 s against a server that never stops sending;
 # a second session cancels it after a second: it must end within a second.
-for c in "nats msg-flood" "nats info-flood" "resp drip" "resp cluster-moved-silent" "resp sentinel-silent"; do
+for c in "nats msg-flood" "nats info-flood" "resp drip" "resp cluster-moved-silent" "resp sentinel-silent" \
+	"amqp heartbeat-flood" "amqp deliver-flood" "amqp login-flood"; do
 	read -r proto mode <<< "$c"
 	name=c${proto}${mode//-/}
 	pq -c "CREATE SERVER $name FOREIGN DATA WRAPPER anarchon OPTIONS (url '$(url "$proto" "$mode" "${PORT[$proto-$mode]}" 20000)')" > /dev/null
-	PGOPTIONS="-c anarchon.store=$name" pq -c "SELECT anarchon_claim('$name', ${SLOT}::bigint, 'tok')" > "$tmp/$name.out" &
+	PGOPTIONS="-c anarchon.store=$name" pq -c "SELECT anarchon_claim('$name', $(slot)::bigint, 'tok')" > "$tmp/$name.out" &
 	bg=$!
 	sleep 1
 	t0=$(date +%s%3N)
