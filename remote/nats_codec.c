@@ -86,7 +86,7 @@ parse_msg(const char *buf, size_t len, size_t linelen, int with_headers, nats_in
 int
 nats_parse(const char *buf, size_t len, nats_in *in)
 {
-	char	   *eol = len ? memchr(buf, '\n', len) : NULL;
+	const char *eol = len ? memchr(buf, '\n', len) : NULL;
 	size_t		linelen;
 	size_t		textlen;
 
