@@ -8,7 +8,6 @@
  * adds suffice: each counter is exact on its own, and a reader needs no
  * snapshot across counters.
  */
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -39,19 +38,6 @@ an_stats_started(an_stats_table *t, int64_t now_ms)
 	__atomic_compare_exchange_n(&t->reset_ms, &never, now_ms, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
-static void
-lock(an_stats_table *t)
-{
-	while (__atomic_exchange_n(&t->lock, 1, __ATOMIC_ACQUIRE))
-		sched_yield();
-}
-
-static void
-unlock(an_stats_table *t)
-{
-	__atomic_store_n(&t->lock, 0, __ATOMIC_RELEASE);
-}
-
 static an_stats_row *
 find(an_stats_table *t, uint32_t n, const char *name)
 {
@@ -71,35 +57,34 @@ name_row(an_stats_row *r, const char *name, const char *kind)
 }
 
 an_stats_row *
-an_stats_row_for(an_stats_table *t, const char *name, const char *kind)
+an_stats_row_find(an_stats_table *t, const char *name)
+{
+	/* Rows are only ever added, and published after they are named. */
+	return find(t, __atomic_load_n(&t->nrows, __ATOMIC_ACQUIRE), name);
+}
+
+an_stats_row *
+an_stats_row_add(an_stats_table *t, const char *name, const char *kind)
 {
 	an_stats_row *r;
-	uint32_t	n;
+	uint32_t	n = t->nrows;
 
-	/* Rows are only ever added, so a lookup needs no lock. */
-	if ((r = find(t, __atomic_load_n(&t->nrows, __ATOMIC_ACQUIRE), name)) != NULL)
+	/* Another process may have added it while this one waited for the lock. */
+	if ((r = find(t, n, name)) != NULL)
 		return r;
-	lock(t);
-	n = t->nrows;
-	if ((r = find(t, n, name)) == NULL)
+	if (n < AN_STATS_ROWS - 1)
 	{
-		if (n < AN_STATS_ROWS - 1)
-		{
-			r = &t->rows[n];
-			name_row(r, name, kind);
-			__atomic_store_n(&t->nrows, n + 1, __ATOMIC_RELEASE);
-		}
-		else
-		{
-			r = &t->rows[AN_STATS_ROWS - 1];
-			if (!r->used)
-			{
-				name_row(r, OTHERS, "");
-				__atomic_store_n(&t->nrows, AN_STATS_ROWS, __ATOMIC_RELEASE);
-			}
-		}
+		r = &t->rows[n];
+		name_row(r, name, kind);
+		__atomic_store_n(&t->nrows, n + 1, __ATOMIC_RELEASE);
+		return r;
 	}
-	unlock(t);
+	r = &t->rows[AN_STATS_ROWS - 1];
+	if (!r->used)
+	{
+		name_row(r, OTHERS, "");
+		__atomic_store_n(&t->nrows, AN_STATS_ROWS, __ATOMIC_RELEASE);
+	}
 	return r;
 }
 

@@ -7,7 +7,7 @@
  * every backend counts into the same rows, and in its own memory otherwise;
  * SQLite keeps one per process.  So every counter is updated with an atomic
  * add, never under a lock, and the table holds no pointer: it may be mapped
- * at different addresses.  Only adding a row takes the table's spin lock.
+ * at different addresses.  Only adding a row takes a lock, the host's.
  *
  * Counts are exact.  Latencies go to a histogram of 4 buckets per power of two
  * of microseconds, so a percentile read back is within 12.5 % of the true one.
@@ -67,7 +67,6 @@ typedef struct an_stats_row
 
 typedef struct an_stats_table
 {
-	uint32_t	lock;
 	uint32_t	nrows;
 	int64_t		reset_ms;        /* when the counters were last zeroed (host clock) */
 	an_stats_row rows[AN_STATS_ROWS];
@@ -94,11 +93,21 @@ typedef struct an_stats_view
 void		an_stats_init(an_stats_table *t, int64_t now_ms);
 
 /*
+ * The row of the store called name, or NULL when it has none yet: safe
+ * without a lock, because rows are only added and published once named.
+ */
+an_stats_row *an_stats_row_find(an_stats_table *t, const char *name);
+
+/*
  * The row of the store called name (at most AN_STATS_NAME - 1 bytes are
  * kept), added when new.  When the table is full, the last row, named
- * "(other stores)", counts for every further store.
+ * "(other stores)", counts for every further store.  The caller holds the
+ * host's lock for t when other processes or threads may add rows too (an
+ * LWLock in PostgreSQL, a mutex in SQLite): adding is the one step that
+ * needs one, and the lock is the host's so that a wait for it is the host's
+ * kind of wait, never a spin here.
  */
-an_stats_row *an_stats_row_for(an_stats_table *t, const char *name, const char *kind);
+an_stats_row *an_stats_row_add(an_stats_table *t, const char *name, const char *kind);
 
 /* For a table that was zeroed, not initialised: note now_ms as its start, once. */
 void		an_stats_started(an_stats_table *t, int64_t now_ms);

@@ -26,6 +26,7 @@
 static an_stats_table *shared;   /* in shared memory, when preloaded */
 static an_stats_table *own;      /* this backend's, otherwise */
 static bool counting = true;     /* anarchon.stats */
+static LWLock *adding;           /* held to add a row to the shared table */
 
 #if PG_VERSION_NUM >= 150000
 static shmem_request_hook_type prev_shmem_request;
@@ -40,6 +41,7 @@ stats_shmem_request(void)
 		prev_shmem_request();
 #endif
 	RequestAddinShmemSpace(MAXALIGN(sizeof(an_stats_table)));
+	RequestNamedLWLockTranche("anarchon stats", 1);
 }
 
 static void
@@ -53,6 +55,7 @@ stats_shmem_startup(void)
 	shared = ShmemInitStruct("anarchon stats", sizeof(an_stats_table), &found);
 	if (!found)
 		an_stats_init(shared, an_pg_now_ms());
+	adding = &GetNamedLWLockTranche("anarchon stats")->lock;
 	LWLockRelease(AddinShmemInitLock);
 }
 
@@ -87,11 +90,28 @@ table(void)
 	return own;
 }
 
+/* A row of this server's table; a backend's own table needs no lock. */
+static an_stats_row *
+row_for(const char *name, const char *kind)
+{
+	an_stats_table *t = table();
+	an_stats_row *r;
+
+	if ((r = an_stats_row_find(t, name)) != NULL)
+		return r;
+	if (t != shared)
+		return an_stats_row_add(t, name, kind);
+	LWLockAcquire(adding, LW_EXCLUSIVE);
+	r = an_stats_row_add(t, name, kind);
+	LWLockRelease(adding);
+	return r;
+}
+
 void
 an_pg_stats_attach(an_store *st, an_stats_row **row, const char *name)
 {
 	if (*row == NULL)
-		*row = an_stats_row_for(table(), name, st->m->name);
+		*row = row_for(name, st->m->name);
 	st->stats = counting ? *row : NULL;
 }
 
@@ -104,7 +124,7 @@ void
 an_pg_stats_failed(const char *name, const char *kind, an_error code)
 {
 	if (counting)
-		an_stats_error_seen(an_stats_row_for(table(), name, kind), code);
+		an_stats_error_seen(row_for(name, kind), code);
 }
 
 /* A claim's busy lock, which the local store raises instead of returning. */

@@ -17,6 +17,7 @@
  * process (RTLD_NODELETE), so its table stays.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "host.h"
@@ -26,6 +27,21 @@
 SQLITE_EXTENSION_INIT3
 
 static an_stats_table table;
+static pthread_mutex_t adding = PTHREAD_MUTEX_INITIALIZER;  /* held to add a row */
+
+/* Connections on several threads may add the same store's row at once. */
+static an_stats_row *
+row_for(const char *name, const char *kind)
+{
+	an_stats_row *r;
+
+	if ((r = an_stats_row_find(&table, name)) != NULL)
+		return r;
+	pthread_mutex_lock(&adding);
+	r = an_stats_row_add(&table, name, kind);
+	pthread_mutex_unlock(&adding);
+	return r;
+}
 
 void
 an_sqlite_stats_started(int64_t now_ms)
@@ -49,7 +65,7 @@ an_sqlite_stats_attach(an_sqlite_conn *conn)
 		return;
 	name = an_sqlite_redacted_url(conn->store_url ? conn->store_url : "local");
 	if (name != NULL)
-		conn->store->stats = an_stats_row_for(&table, name, conn->store->m->name);
+		conn->store->stats = row_for(name, conn->store->m->name);
 	sqlite3_free(name);
 }
 
@@ -66,7 +82,7 @@ an_sqlite_stats_failed(an_sqlite_conn *conn, an_error code)
 	m = strcmp(url, "local") == 0 ? &an_sqlite_local_methods : an_remote_find(url, err, sizeof(err));
 	name = an_sqlite_redacted_url(url);
 	if (name != NULL)
-		an_stats_error_seen(an_stats_row_for(&table, name, m ? m->name : "unknown"), code);
+		an_stats_error_seen(row_for(name, m ? m->name : "unknown"), code);
 	sqlite3_free(name);
 }
 
