@@ -8,10 +8,17 @@
 #                                                   server operation from C)
 #     claim through SQLite                      vs  the claim from C
 #     claim through PostgreSQL                  vs  the claim from C
+#     claim through PostgreSQL                  vs  its limit: the claim from C
+#                                                   and the same call answered
+#                                                   by PostgreSQL alone, in
+#                                                   series (composite_limit)
 #   The claim clients are test/bin/rbench (c, sqlite, pg modes: any store
 #   URL); the baseline is measured before and after each client count and
 #   the better of the two is used, so a row is never flattered by a
-#   disturbed baseline.
+#   disturbed baseline.  On NATS every measurement starts from empty streams
+#   (mq-base nats-reset): a stream that grew during the rows before would
+#   otherwise make the later rows slower than the earlier ones for a reason
+#   that is not theirs.
 
 source test/bench/lib.sh
 MQB_DIR=${MQB_DIR:-$(t_tmpdir)}
@@ -22,11 +29,15 @@ mq_bench_build() { make -s sqlite test/bin/rbench test/bin/mq-base > /dev/null; 
 # mq_measure PROGRAM MODE TARGET CLIENTS: sets OPS (per second, all clients), P50, P99 (µs).
 mq_measure() {
 	local prog=$1 mode=$2 target=$3 clients=$4
+	if [ "$MQB_KIND" = nats ]; then
+		test/bin/mq-base nats-reset "$MQB_URL" "${MQB_STREAM:-CRON}" || { OPS=0; P50=0; P99=0; return 1; }
+	fi
 	bench_clients "$MQB_DIR" "$mode-$clients-$RANDOM" "$clients" "$prog" "$mode" "$target" "$BENCH_SECONDS"
 }
 
 mq_bench() {
-	local store=$1 kind=$2 url=$3 have_pg=0 c b1 b2 base c_ops rows r scen ops rbase p50 p99
+	local store=$1 kind=$2 url=$3 have_pg=0 c b1 b2 base c_ops rows r scen ops rbase p50 p99 floor pg_ops pg_p50 pg_p99
+	MQB_KIND=$kind MQB_URL=$url
 	# Every claim of the bench is a new run, so every one wins: on RabbitMQ each
 	# would settle for 2.5 s (doc/stores-amqp-nats.md).  The rows measure the
 	# broker's work, without settling.
@@ -57,6 +68,10 @@ mq_bench() {
 			mq_measure test/bin/rbench pg bench_mq "$c"
 			rows+=("claim via PostgreSQL vs the claim from C|$OPS|$c_ops|$P50|$P99")
 			echo "$store via PostgreSQL x$c: $OPS/s" >&2
+			pg_ops=$OPS pg_p50=$P50 pg_p99=$P99
+			mq_measure test/bin/rbench pg-floor - "$c"; floor=$OPS
+			rows+=("claim via PostgreSQL vs its limit (the call alone, then the claim from C)|$pg_ops|$(composite_limit "$floor" "$c_ops")|$pg_p50|$pg_p99")
+			echo "$store PostgreSQL call alone x$c: $floor/s" >&2
 		fi
 		mq_measure test/bin/mq-base "$kind" "$url" "$c"; b2=$OPS
 		base=$(awk -v a="$b1" -v b="$b2" 'BEGIN { print (a > b ? a : b) }')

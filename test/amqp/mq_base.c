@@ -14,6 +14,10 @@
  * Prints "COUNT ELAPSED_US" and writes each operation's latency (µs) to
  * LATFILE, like the claim clients of test/bench (test/redis/rbench.c).
  *
+ *   mq-base nats-reset URL [STREAM...]    delete the streams BASE and STREAMs
+ *                                         (the store's), so that each row of
+ *                                         the bench starts from empty streams
+ *
  *   mq-base returned URL                  for the RabbitMQ suite: publish with
  *                                         the store's own code (amqp_link.c)
  *                                         to a queue that does not exist and
@@ -142,6 +146,28 @@ setup_nats(const char *url)
 	return js;
 }
 
+/* Delete BASE and the named streams; a stream that does not exist is fine. */
+static int
+nats_reset(const char *url, int n, char **names)
+{
+	natsConnection *nc = NULL;
+	jsCtx	   *js = NULL;
+	jsErrCode	jerr = 0;
+
+	if (natsConnection_ConnectTo(&nc, url) != NATS_OK || natsConnection_JetStream(&js, nc, NULL) != NATS_OK)
+		die("connect", url);
+	for (int i = -1; i < n; i++)
+	{
+		natsStatus	s = js_DeleteStream(js, i < 0 ? "BASE" : names[i], NULL, &jerr);
+
+		if (s != NATS_OK && s != NATS_NOT_FOUND)
+			die("delete stream", natsStatus_GetText(s));
+	}
+	jsCtx_Destroy(js);
+	natsConnection_Destroy(nc);
+	return 0;
+}
+
 /* Publish through amqp_link to a queue nobody declared. */
 static int
 returned(const char *url)
@@ -188,9 +214,11 @@ main(int argc, char **argv)
 
 	if (argc == 3 && strcmp(argv[1], "returned") == 0)
 		return returned(argv[2]);
+	if (argc >= 3 && strcmp(argv[1], "nats-reset") == 0)
+		return nats_reset(argv[2], argc - 3, argv + 3);
 	if (argc != 6)
 	{
-		fprintf(stderr, "usage: mq-base amqp|nats URL SECONDS ID LATFILE, or mq-base returned URL\n");
+		fprintf(stderr, "usage: mq-base amqp|nats URL SECONDS ID LATFILE, mq-base nats-reset URL [STREAM...], or mq-base returned URL\n");
 		return 2;
 	}
 	id = atoi(argv[4]);

@@ -30,8 +30,22 @@ bench_clients() {
 	read -r P50 P99 < <(percentiles "$dir"/lat-"$tag"-*)
 }
 
+# composite_limit A B: the rate of doing A's operation and then B's, one
+#   after the other, when each alone runs at A and B per second: what a call
+#   through a host can reach when it costs the host's round trip plus the
+#   store's claim and nothing more.
+composite_limit() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (a > 0 && b > 0) ? 1 / (1 / a + 1 / b) : 0 }'
+}
+
 # emit_row STORE SCENARIO CLIENTS OPS_PER_S BASELINE_OPS_PER_S P50 P99
+#   A row whose rate or baseline was not measured (0, empty: a client failed)
+#   is not written: it is listed in $BENCH_ROWS.unmeasured, and make bench fails.
 emit_row() {
+	if ! awk -v o="$4" -v b="$5" 'BEGIN { exit !(o + 0 > 0 && b + 0 > 0) }'; then
+		echo "not measured: $1 / $2 / $3 clients (rate '$4', baseline '$5')" | tee -a "$BENCH_ROWS.unmeasured" >&2
+		return 1
+	fi
 	awk -v store="$1" -v scen="$2" -v c="$3" -v ops="$4" -v base="$5" -v p50="$6" -v p99="$7" 'BEGIN {
 		ratio = base > 0 ? ops / base : 0
 		printf "{\"store\": \"%s\", \"scenario\": \"%s\", \"clients\": %d, \"ops_per_s\": %.1f, \"baseline_ops_per_s\": %.1f, \"ratio\": %.3f, \"p50_us\": %d, \"p99_us\": %d}\n", store, scen, c, ops, base, ratio, p50, p99 }' >> "$BENCH_ROWS"

@@ -4,6 +4,9 @@
 #   claim from C through the store interface  vs  SET key NX PX from C
 #   claim through SQLite                      vs  the same strategy from C
 #   claim through PostgreSQL                  vs  the same strategy from C
+#   claim through PostgreSQL                  vs  its limit: the same call
+#                                                 answered by PostgreSQL alone,
+#                                                 then the claim from C
 # Each client is a process with its own connection; every claim is a new run.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -44,6 +47,7 @@ fi
 for c in 1 8; do
 	measure setnx "$URL" "$c"; b1=$OPS
 	rows=()
+	[ $have_pg = 1 ] && { measure pg-floor - "$c"; floor=$OPS; echo "PostgreSQL call alone x$c: $floor/s" >&2; }
 	for s in lease stream-id script; do
 		measure c "$URL?strategy=$s" "$c"; c_ops=$OPS
 		rows+=("redis-$s|claim from C vs SET NX PX|$OPS|BASE|$P50|$P99")
@@ -54,6 +58,7 @@ for c in 1 8; do
 		if [ $have_pg = 1 ]; then
 			measure pg "bench_${s//-/_}" "$c"
 			rows+=("redis-$s|claim via PostgreSQL vs same from C|$OPS|$c_ops|$P50|$P99")
+			rows+=("redis-$s|claim via PostgreSQL vs its limit (the call alone, then the claim from C)|$OPS|$(composite_limit "$floor" "$c_ops")|$P50|$P99")
 			echo "redis $s via PostgreSQL x$c: $OPS/s" >&2
 		fi
 	done

@@ -14,7 +14,11 @@ trap 'rm -rf "$dir"' EXIT
 
 # measure KIND CLIENTS: sets OPS (per second over all clients), P50, P99.
 measure() {
-	local kind=$1 db=$dir/$1-$2.db
+	local kind=$1 db=$dir/$1-$2-$RANDOM.db
+	# A new file each time: copying over a database whose last clients left
+	# its -wal behind (eight processes closing at once may all leave it to
+	# another) would pair the old log with the new file, a corrupt database.
+	rm -f "$db" "$db-wal" "$db-shm"
 	cp "$dir/seed.db" "$db"
 	bench_clients "$dir" "$kind-$2" "$2" claimer_bench
 }

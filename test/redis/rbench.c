@@ -9,6 +9,10 @@
  *   rbench pg     SERVER SECONDS ID LATFILE SELECT anarchon_claim(...) through
  *                                          PostgreSQL (PG* environment; SERVER
  *                                          is the foreign server's name)
+ *   rbench pg-floor - SECONDS ID LATFILE   the same prepared call with the same
+ *                                          three arguments, answered by
+ *                                          PostgreSQL alone (no store): what
+ *                                          the driver and a round trip cost
  *
  * Every call is a new run: a fresh slot of one of 1000 jobs per client, so
  * each job's slots rise (stream-id) and each job's stream stays short
@@ -157,8 +161,9 @@ setup(const char *mode, const char *target, op_fn *op)
 		*op = op_sqlite;
 		return s;
 	}
-	if (strcmp(mode, "pg") == 0)
+	if (strcmp(mode, "pg") == 0 || strcmp(mode, "pg-floor") == 0)
 	{
+		int			floor = strcmp(mode, "pg-floor") == 0;
 		PGconn	   *c = PQconnectdb("");
 		PGresult   *r;
 		char		sql[300];
@@ -166,18 +171,19 @@ setup(const char *mode, const char *target, op_fn *op)
 		if (PQstatus(c) != CONNECTION_OK)
 			die("pg connect", PQerrorMessage(c));
 		snprintf(sql, sizeof(sql), "SET anarchon.store = '%s'; SET anarchon.overlap = 'allow'", target);
-		r = PQexec(c, sql);
-		if (PQresultStatus(r) != PGRES_COMMAND_OK)
+		r = PQexec(c, floor ? "SELECT 1" : sql);
+		if (PQresultStatus(r) != (floor ? PGRES_TUPLES_OK : PGRES_COMMAND_OK))
 			die("pg set", PQerrorMessage(c));
 		PQclear(r);
-		r = PQprepare(c, "claim", "SELECT anarchon_claim($1, $2::bigint, $3)", 3, NULL);
+		r = PQprepare(c, "claim", floor ? "SELECT length($1) + $2::bigint + length($3)"
+					  : "SELECT anarchon_claim($1, $2::bigint, $3)", 3, NULL);
 		if (PQresultStatus(r) != PGRES_COMMAND_OK)
 			die("pg prepare", PQerrorMessage(c));
 		PQclear(r);
 		*op = op_pg;
 		return c;
 	}
-	die("mode", "expected setnx, c, sqlite or pg");
+	die("mode", "expected setnx, c, sqlite, pg or pg-floor");
 	return NULL;
 }
 
@@ -193,7 +199,7 @@ main(int argc, char **argv)
 	int			id;
 
 	if (argc != 6)
-		die("usage", "rbench setnx|c|sqlite|pg URL|SERVER SECONDS ID LATFILE");
+		die("usage", "rbench setnx|c|sqlite|pg|pg-floor URL|SERVER|- SECONDS ID LATFILE");
 	id = atoi(argv[4]);
 	if ((lat = fopen(argv[5], "w")) == NULL)
 		die("latency file", argv[5]);
