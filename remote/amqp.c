@@ -397,7 +397,7 @@ amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
  * so rather than a false that would read as "fenced".
  */
 static int
-owns(an_store *st, const an_request *rq, int *owned, an_claim_memo **memo)
+find_run(an_store *st, const an_request *rq, char *winner, int *found)
 {
 	amqp_store *a = st->impl;
 	an_claim_memo *m = an_claims_get(&a->claims, rq->job, rq->slot);
@@ -405,53 +405,75 @@ owns(an_store *st, const an_request *rq, int *owned, an_claim_memo **memo)
 	an_deadline d;
 	char		gate[256];
 
-	*owned = 0;
-	*memo = m;
+	*found = 0;
 	if (m == NULL || (!m->won && !ours))
 		return an_store_fail(st, AN_E_UNSUPPORTED,
 							 "RabbitMQ cannot tell whose claim holds a run: heartbeat and finish answer only on the "
 							 "database connection that made the claim (this one did not claim %s at slot %lld with this token)",
 							 rq->job, (long long) rq->slot);
+	/* A claim of ours that lost: someone else's run, whose token is not known here. */
+	*found = 1;
 	if (!m->won || !ours)
+	{
+		snprintf(winner, AN_TOKEN_MAX + 1, "%s", m->won ? m->token : "");
 		return AN_OK;
+	}
 	an_deadline_start(&d, a->timeout_ms);
 	gate_name(a, rq, gate, sizeof(gate));
-	if (ready(st, a, &d) != AN_OK || declare_gate(st, a, &d, gate, 1, owned) != AN_OK)
+	if (ready(st, a, &d) != AN_OK || declare_gate(st, a, &d, gate, 1, found) != AN_OK)
 		return st->err;
+	snprintf(winner, AN_TOKEN_MAX + 1, "%s", rq->token);
 	return AN_OK;
 }
 
-/* heartbeat: owned, and not finished by this session. */
+/* The status this session's finish gave: RabbitMQ itself keeps none. */
 static int
-amqp_heartbeat(an_store *st, const an_request *rq, int *owned)
+run_status(an_store *st, const an_request *rq, an_run_state *state)
 {
-	an_claim_memo *m;
+	amqp_store *a = st->impl;
+	an_claim_memo *m = an_claims_get(&a->claims, rq->job, rq->slot);
 
-	if (owns(st, rq, owned, &m) != AN_OK)
-		return st->err;
-	*owned = *owned && m->finished == AN_RUN_NONE;
+	*state = m && m->finished != AN_RUN_NONE ? m->finished : AN_RUN_RUNNING;
 	return AN_OK;
 }
 
 /*
- * finish: nothing is recorded in RabbitMQ (the gate stays full until it
+ * finish records nothing in RabbitMQ (the gate stays full until it
  * expires); the session remembers the status, so that a finish sent again
  * answers as on the other stores: true for the same status, false for
  * another, and a later heartbeat false.
  */
 static int
-amqp_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
+run_record(an_store *st, const an_request *rq, an_run_state status, int *recorded)
 {
-	an_claim_memo *m;
+	amqp_store *a = st->impl;
+	an_claim_memo *m = an_claims_get(&a->claims, rq->job, rq->slot);
 
-	if (owns(st, rq, owned, &m) != AN_OK || !*owned)
-		return st->err;
-	if (m->finished == AN_RUN_NONE)
+	*recorded = m && m->finished == AN_RUN_NONE;
+	if (*recorded)
 		m->finished = status;
-	*owned = m->finished == status;
 	return AN_OK;
 }
 
+static const an_wonlost_run_ops run_ops = {find_run, run_status, run_record};
+
+static int
+amqp_heartbeat(an_store *st, const an_request *rq, int *owned)
+{
+	return an_wonlost_heartbeat(st, &run_ops, rq, owned);
+}
+
+static int
+amqp_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
+{
+	return an_wonlost_finish(st, &run_ops, rq, status, owned);
+}
+
+/*
+ * check asks only whether the gate is still there, from any session: a
+ * status lives only in the memory of the session that finished the run, so
+ * check does not go through the won/lost table's read-back of it.
+ */
 static int
 amqp_check(an_store *st, const an_request *rq, an_check_result *res)
 {
