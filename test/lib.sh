@@ -27,12 +27,23 @@ diff_ok() {
 	else not_ok "$1" "$(head -n 40 "$3.diff")"; fi
 }
 
-# vg_log_ok NAME LOG: ok when valgrind (run with -q --log-file=LOG) wrote its
-# log and reported nothing in it, else the start of its report.  A log that
-# does not exist means valgrind never ran: that is a failure, not a pass.
+# vg_log_ok NAME LOG RC: ok when valgrind (run with -q --error-exitcode=99
+# --log-file=LOG) exited with RC other than 99, wrote its log and reported
+# nothing in it, else the start of its report.  A log that does not exist
+# means valgrind never ran: that is a failure, not a pass.
 vg_log_ok() {
 	if [ ! -e "$2" ]; then not_ok "$1" "valgrind wrote no log at $2: it did not run"
+	elif [ "${3:-}" = 99 ]; then not_ok "$1" "valgrind exited 99 (errors or leaks): $(head -n 30 "$2")"
 	elif [ -s "$2" ]; then not_ok "$1" "$(head -n 30 "$2")"; else ok "$1"; fi
+}
+
+# have_valgrind NAME: true when valgrind is installed; otherwise NAME fails
+# (test/deps.sh installs it), so that checks under valgrind are never
+# dropped without a line.
+have_valgrind() {
+	command -v valgrind > /dev/null && return 0
+	not_ok "$1" "valgrind is not installed (bash test/deps.sh installs it)"
+	return 1
 }
 
 # vg_ok NAME INPUT CMD...: ok when CMD, run under valgrind with the file INPUT

@@ -121,10 +121,10 @@ for c in "nats msg-flood" "nats huge" "resp bulk-1g" "resp array-1g" "resp pong-
 	read -r proto mode <<< "$c"
 	log=$tmp/vg-$proto-$mode.log
 	u=$(url "$proto" "$mode" "${PORT[$proto-$mode]}" 3000)
-	valgrind -q --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --log-file="$log" \
+	valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --log-file="$log" \
 		sqlite3 -batch :memory: ".load $REPO_ROOT/sqlite/anarchon" ".output /dev/null" \
 		"SELECT anarchon_config('store', '$u');" "SELECT anarchon_claim('h', $(slot), 'tok');" > /dev/null 2>&1
-	vg_log_ok "hostile/sqlite: valgrind: $proto $mode, no memory error or definite leak" "$log"
+	vg_log_ok "hostile/sqlite: valgrind: $proto $mode, no memory error or definite leak" "$log" "$?"
 done
 
 # ---------------------------------------------------------------- through PostgreSQL

@@ -34,9 +34,9 @@ source "$here/stats.sh"
 
 work=$(t_tmpdir)
 if ! pg_install > "$work/install.log" 2>&1; then
-	not_step "make install" "$(tail -n 20 "$work/install.log")"; suite_end; exit
+	not_ok "make install" "$(tail -n 20 "$work/install.log")"; suite_end; exit
 fi
-ok "make install"
+step "make install"
 # fsync off: these checks are about decisions, not durability (make bench keeps it on).
 if ! pg_start "fsync = off" > "$work/start.log" 2>&1; then
 	not_ok "start PostgreSQL" "$(tail -n 20 "$work/start.log")"; suite_end; exit

@@ -41,7 +41,7 @@ if ! pg_start "${CRON_CONF[@]}" 2> "$tmp/start.log"; then
 	suite_end
 	exit
 fi
-ok "PostgreSQL with pg_cron started on 127.0.0.1:$PGPORT"
+step "PostgreSQL with pg_cron started on 127.0.0.1:$PGPORT"
 
 q() { psql -XAtq -v ON_ERROR_STOP=1 "$@"; }
 

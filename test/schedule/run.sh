@@ -70,11 +70,11 @@ if make -s sqlite > "$tmp/build-sqlite.log" 2>&1; then
 		stdbuf -oL sqlite3 "$tmp/$name.db" < "$f" 2>&1 | sqlite_cli_norm > "$tmp/$name.out"
 		diff_ok "sqlite schedule functions: $name" "$here/expected/$name.out" "$tmp/$name.out"
 		# No suppressions: cctz keeps its zones for the process, still reachable.
-		if command -v valgrind > /dev/null && [ "${name#long_}" = "$name" ]; then
+		if [ "${name#long_}" = "$name" ] && have_valgrind "sqlite schedule functions under valgrind: $name"; then
 			valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
 				--show-leak-kinds=definite,indirect --keep-debuginfo=yes --num-callers=40 \
 				--log-file="$tmp/vg-$name.log" sqlite3 "$tmp/vg-$name.db" < "$f" > /dev/null 2>&1
-			vg_log_ok "sqlite schedule functions under valgrind: $name" "$tmp/vg-$name.log"
+			vg_log_ok "sqlite schedule functions under valgrind: $name" "$tmp/vg-$name.log" "$?"
 		fi
 	done
 else

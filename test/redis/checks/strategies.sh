@@ -201,7 +201,7 @@ else not_ok "redis rolling change lease -> script: script takes over when the er
 
 # ---------------------------------------------------------------- valgrind
 # The refused store's path: the refusal read from every strategy's reply.
-if command -v valgrind > /dev/null; then
+if have_valgrind "redis one strategy per prefix: the refusal under valgrind"; then
 	vg_fail=
 	for url in "$URL?strategy=script&prefix=mx1" "$URL?strategy=stream-id&prefix=mx1" "$URL?strategy=lease&prefix=mx2" \
 		"$URL?strategy=stream-id&prefix=mx8"; do

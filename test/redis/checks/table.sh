@@ -191,7 +191,7 @@ if [ "$ttl" -gt 0 ] 2> /dev/null; then ok "redis lease: a run key expires after 
 else not_ok "redis lease: a run key expires after the retention" "PTTL=$ttl"; fi
 
 # The store under valgrind: every strategy's calls (each on its own prefix), errors and refusals.
-if command -v valgrind > /dev/null; then
+if have_valgrind "redis: the store under valgrind"; then
 	vg_fail=
 	for url in "$URL?strategy=lease&prefix=vg" "$URL?strategy=stream-id&prefix=vgs" "$URL?strategy=script&prefix=vgc" \
 		"$URL?strategy=idmp" "$URL?strategy=nope" "redis://127.0.0.1:$(free_port)" "redis://:pw@127.0.0.1:$PORT"; do

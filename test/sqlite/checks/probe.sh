@@ -15,8 +15,8 @@ probe_run() {
 probe_run plain > "$tmp/probe.out"
 diff_ok "sqlite probe: claim connection through the caller's VFS and URI, read-only callers, second load" \
 	"$here/expected/probe.out" "$tmp/probe.out"
-if command -v valgrind > /dev/null; then
+if have_valgrind "sqlite valgrind probe"; then
 	probe_run vg valgrind -q --error-exitcode=99 --leak-check=full \
 		--errors-for-leak-kinds=definite,indirect --log-file="$tmp/vg-probe.log" > /dev/null
-	vg_log_ok "sqlite valgrind probe (second load, read-only callers)" "$tmp/vg-probe.log"
+	vg_log_ok "sqlite valgrind probe (second load, read-only callers)" "$tmp/vg-probe.log" "$?"
 fi
