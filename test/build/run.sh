@@ -32,7 +32,7 @@ if make -s -C "$src" sqlite PKG_CONFIG=false > "$tmp/b1" 2>&1; then
 else
 	not_ok "build: make sqlite with no client library visible" "$(tail -n 20 "$tmp/b1")"
 fi
-for pkg in libhiredis-dev librabbitmq-dev libnats-dev; do
+for pkg in libhiredis-dev librabbitmq-dev libnats-dev libssl-dev; do
 	if grep -q "install $pkg" "$tmp/b1"; then ok "build: configure names $pkg for what it leaves out"
 	else not_ok "build: configure names $pkg for what it leaves out" "$(cat "$tmp/b1")"; fi
 done
