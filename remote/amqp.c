@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "amqp_link.h"
+#include "rotate.h"
 #include "session_claims.h"
 #include "wonlost.h"
 #include "remote.h"
@@ -59,10 +60,9 @@
 typedef struct amqp_store
 {
 	/* The cluster's nodes the URL names (one, or several separated by commas). */
-	int			nnodes;
+	an_rotation nodes;           /* their count, and the one to try first: the last that answered */
 	char	   *host[AN_URL_MAX_SERVERS];
 	int			port[AN_URL_MAX_SERVERS];
-	int			next;            /* the node to try first: the last that answered */
 	char	   *vhost;
 	char	   *user;
 	char	   *password;
@@ -120,7 +120,7 @@ parse_url(an_store *st, amqp_store *a, const char *url)
 		an_url_redacted(&u, redacted, sizeof(redacted));
 		snprintf(a->link.who, sizeof(a->link.who), "RabbitMQ at %s", redacted);
 		snprintf(a->prefix, sizeof(a->prefix), "%s", prefix);
-		a->nnodes = u.nservers;
+		a->nodes.n = u.nservers;
 		for (int i = 0; i < u.nservers; i++)
 		{
 			a->port[i] = u.servers[i].port ? u.servers[i].port : AMQP_DEFAULT_PORT;
@@ -144,33 +144,18 @@ parse_url(an_store *st, amqp_store *a, const char *url)
  * A refused login or virtual host is the same on every node: no use going on.
  */
 static int
+try_node(an_store *st, void *ctx, int i, const an_deadline *share)
+{
+	amqp_store *a = ctx;
+	amqp_login_info li = {a->host[i], a->port[i], a->vhost, a->user, a->password};
+
+	return amqp_link_open(st, &a->link, &li, share);
+}
+
+static int
 connect_node(an_store *st, amqp_store *a, const an_deadline *d)
 {
-	int			rc = AN_E_CONNECT;
-
-	for (int k = 0; k < a->nnodes; k++)
-	{
-		int			i = (a->next + k) % a->nnodes;
-		amqp_login_info li = {a->host[i], a->port[i], a->vhost, a->user, a->password};
-		an_deadline share = *d;
-		int64_t		left = an_deadline_left(d);
-
-		if (left <= 0 && k > 0)
-			break;
-		if (k + 1 < a->nnodes)
-			share.end_ms = an_mono_ms() + left / (a->nnodes - k);
-		an_store_clear(st);
-		if ((rc = amqp_link_open(st, &a->link, &li, &share)) == AN_OK)
-		{
-			a->next = i;
-			return AN_OK;
-		}
-		if (rc != AN_E_CONNECT && rc != AN_E_TIMEOUT)
-			return rc;
-	}
-	/* Next time, the node after the one that answered last. */
-	a->next = (a->next + 1) % a->nnodes;
-	return rc;
+	return an_rotate(st, &a->nodes, d, AN_ROTATE_ONLY_NET, try_node, a, a->link.who, "node");
 }
 
 /* Connected, with a confirm channel open; reused from call to call. */
@@ -350,7 +335,7 @@ amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
 	}
 	an_deadline_start(&d, a->timeout_ms);
 	gate_name(a, rq, gate, sizeof(gate));
-	for (int attempt = 0;; attempt++)
+	for (int tries = 0;;)
 	{
 		int			reused = amqp_link_connected(&a->link);
 
@@ -364,9 +349,8 @@ amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
 		 * A kept connection found broken (e.g. the broker restarted since
 		 * the last call): nothing was published yet, so connect again once.
 		 */
-		if (st->err != AN_E_CONNECT || !reused || attempt > 0)
+		if (!an_resend_once(st, st->err, reused, &tries))
 			return st->err;
-		an_store_clear(st);
 	}
 	declared_at = an_mono_ms();
 	snprintf(body, sizeof(body), "{\"job\":\"%s\",\"slot\":%lld,\"token\":\"%s\"}",
@@ -510,7 +494,7 @@ amqp_close(an_store *st)
 	if (a == NULL)
 		return;
 	amqp_link_close(&a->link);
-	for (int i = 0; i < a->nnodes; i++)
+	for (int i = 0; i < a->nodes.n; i++)
 		free(a->host[i]);
 	free(a->vhost);
 	free(a->user);

@@ -142,7 +142,7 @@ parse_url(an_store *st, nats_store *n, const char *url)
 		}
 		n->link.hosts = (const char *const *) n->hosts;
 		n->link.ports = n->ports;
-		n->link.nservers = n->nservers;
+		n->link.rot.n = n->nservers;
 		n->link.token = n->token;
 		snprintf(n->link.who, sizeof(n->link.who), "NATS at %s", redacted);
 	}

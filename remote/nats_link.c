@@ -275,47 +275,30 @@ handshake(an_store *st, nats_link *l, const an_deadline *d)
 	return AN_OK;
 }
 
+/* Connect to server s and say hello (rotate.h tries each in turn). */
+static int
+try_server(an_store *st, void *ctx, int s, const an_deadline *each)
+{
+	nats_link  *l = ctx;
+	int			rc;
+
+	if ((rc = an_sock_connect(st, l->who, l->hosts[s], l->ports[s], each, &l->fd)) != AN_OK)
+		return rc;
+	an_fork_own(&l->pid);
+	l->len = 0;
+	if ((rc = handshake(st, l, each)) != AN_OK)
+		nats_link_close(l);
+	return rc;
+}
+
 int
 nats_link_connect(an_store *st, nats_link *l, const an_deadline *d)
 {
-	an_deadline each;
-	int			rc;
-
 	if (an_fork_foreign(l->pid))
 		nats_link_close(l);		/* the parent's connection: ours is a new one */
 	if (l->fd >= 0)
 		return AN_OK;
-	rc = AN_E_CONNECT;
-	each = *d;
-	for (int i = 0, first = l->current; i < l->nservers; i++)
-	{
-		int			s = (first + i) % l->nservers;
-
-		if (i > 0 && (an_store_interrupted(st) || an_deadline_left(d) <= 0))
-			break;
-		/*
-		 * A server that failed is tried last next time: one that is frozen
-		 * (its kernel still accepts the connection) would otherwise take
-		 * every call's whole deadline, before the others are reached.
-		 */
-		l->current = (s + 1) % l->nservers;
-		/* Each server gets its share of what is left, so every one is reached in time. */
-		each.end_ms = an_mono_ms() + an_deadline_left(d) / (l->nservers - i);
-		if ((rc = an_sock_connect(st, l->who, l->hosts[s], l->ports[s], &each, &l->fd)) != AN_OK)
-			continue;
-		an_fork_own(&l->pid);
-		l->len = 0;
-		if ((rc = handshake(st, l, &each)) == AN_OK)
-		{
-			l->current = s;
-			return AN_OK;
-		}
-		nats_link_close(l);
-	}
-	/* No server to try (a link without any): say so, never a bare code. */
-	if (l->nservers == 0)
-		return an_store_fail(st, AN_E_CONNECT, "%s: no server to connect to", l->who);
-	return rc;
+	return an_rotate(st, &l->rot, d, 0, try_server, l, l->who, "server");
 }
 
 /* Is this HMSG a "no responders" status (NATS/1.0 503)? */
@@ -405,7 +388,7 @@ nats_link_request(an_store *st, nats_link *l, const an_deadline *d,
 	int64_t		listen_until = an_mono_ms() + an_deadline_left(d) / 4;
 
 	*reply = NULL;
-	for (int tries = 0;; tries++)
+	for (int tries = 0;;)
 	{
 		int			kept;
 		int			rc;
@@ -422,17 +405,16 @@ nats_link_request(an_store *st, nats_link *l, const an_deadline *d,
 				return an_store_fail(st, AN_E_CONFIG, "%s: %s", l->who, noresp);
 			if (an_wait_until(st, an_mono_ms() + AN_WAIT_SLICE_MS, l->who, what) != AN_OK)
 				return st->err;
-			tries = -1;
+			tries = 0;
 			continue;
 		}
 		/* A kept connection found broken: once more on a new one (see nats_link.h). */
-		if (rc != AN_E_CONNECT || !kept || tries > 0)
+		if (!an_resend_once(st, rc, kept, &tries))
 		{
 			/* Closed after a failure (a timeout: maybe a frozen server): begin elsewhere next time. */
-			if (rc != AN_OK && l->fd < 0 && l->nservers > 1)
-				l->current = (l->current + 1) % l->nservers;
+			if (rc != AN_OK && l->fd < 0)
+				an_rotation_failed(&l->rot);
 			return rc;
 		}
-		an_store_clear(st);
 	}
 }

@@ -31,7 +31,7 @@
 #include <sys/types.h>
 
 #include "nats_codec.h"
-#include "wait.h"
+#include "rotate.h"
 
 
 typedef struct nats_link
@@ -43,8 +43,7 @@ typedef struct nats_link
 	 */
 	const char *const *hosts;
 	const int  *ports;
-	int			nservers;
-	int			current;         /* the server connected to, or tried first */
+	an_rotation rot;             /* the servers' count, and the one tried first */
 	const char *token;           /* the server's auth token, or NULL */
 	char		who[160];        /* "NATS at nats://host:port", for messages */
 

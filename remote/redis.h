@@ -35,7 +35,7 @@
 
 #include "fork.h"
 #include "store.h"
-#include "wait.h"               /* an_mono_ms: deadlines are on it */
+#include "rotate.h"             /* an_deadline, an_rotation (wait.h) */
 
 #define RDS_TIMEOUT_MS_DEFAULT 2000
 #define RDS_WINDOW_MS_DEFAULT  300000     /* script: memory of a claim */
@@ -66,10 +66,9 @@
 /* The servers a URL names: a cluster's seed nodes, or the sentinels. */
 typedef struct rds_servers
 {
-	int			n;
+	an_rotation rot;             /* their count, and the one to ask first: the last that answered */
 	char	   *host[RDS_SERVERS_MAX];
 	int			port[RDS_SERVERS_MAX];
-	int			next;            /* the one to ask first: the last that answered */
 } rds_servers;
 
 typedef struct rds_conn
@@ -104,7 +103,7 @@ typedef struct rds_conn
  * (see redis_conn.c), unless already connected.  A connection made by the
  * parent of a forked process is forgotten first.
  */
-int			rds_conn_ensure(an_store *st, rds_conn *cn, int64_t deadline);
+int			rds_conn_ensure(an_store *st, rds_conn *cn, const an_deadline *d);
 
 /*
  * Send ncmd commands in one write and read their ncmd replies, connecting
@@ -113,7 +112,7 @@ int			rds_conn_ensure(an_store *st, rds_conn *cn, int64_t deadline);
  * connection is closed, because a late reply would be taken for the next
  * call's.  A failure on a connection that was open sets cn->dropped.
  */
-int			rds_conn_pipeline(an_store *st, rds_conn *cn, int64_t deadline, int ncmd,
+int			rds_conn_pipeline(an_store *st, rds_conn *cn, const an_deadline *d, int ncmd,
 							  const int *argc, const char **const *argv,
 							  const size_t *const *lens, redisReply **replies);
 
@@ -124,16 +123,16 @@ void		rds_conn_close(rds_conn *cn);
  * called cn->master_name is, and point cn at it (redis_sentinel.c).  Each
  * sentinel gets its share of the time left.
  */
-int			rds_sentinel_resolve(an_store *st, rds_conn *cn, int64_t deadline);
+int			rds_sentinel_resolve(an_store *st, rds_conn *cn, const an_deadline *d);
 
 /*
  * Open a connection to host:port without a handshake, for a question to a
  * server that is not the store (a sentinel).  cn->where names the store.
  */
-int			rds_conn_open_raw(an_store *st, rds_conn *cn, int64_t deadline);
+int			rds_conn_open_raw(an_store *st, rds_conn *cn, const an_deadline *d);
 
 /* One command on cn and its reply, as rds_conn_pipeline with ncmd = 1. */
-int			rds_conn_command(an_store *st, rds_conn *cn, int64_t deadline, int argc,
+int			rds_conn_command(an_store *st, rds_conn *cn, const an_deadline *d, int argc,
 							 const char **argv, redisReply **reply);
 
 /*
@@ -282,8 +281,8 @@ int			rds_idmp_unsupported(an_store *st, struct rds_store *rs);
 
 typedef struct rds_cluster
 {
-	int			next;            /* the node to ask for the map first: the last that answered */
-	int			nnodes;          /* the URL's nodes first, then those met since */
+	an_rotation nodes;           /* the URL's nodes first, then those met since; the one
+								  * to ask for the map first: the last that answered */
 	int			nseeds;          /* how many of them are the URL's (kept for good) */
 	rds_conn	node[RDS_NODES_MAX];
 	unsigned char slot_node[RDS_HASH_SLOTS];	/* node index + 1; 0 = unknown */
@@ -329,7 +328,7 @@ typedef struct rds_store
 	int64_t		duration_sec;    /* idmp */
 	int64_t		skew_ms;         /* max_skew_ms: how far apart the instances' clocks may be */
 	char		mark[64];        /* what decides the job here, as the marker holds it (redis_mark.c) */
-	int64_t		deadline;        /* of the call in progress, on an_mono_ms */
+	an_deadline deadline;        /* of the call in progress */
 	char		sha[RDS_NSCRIPTS][41];  /* "" until loaded, per script */
 	int			sha_generation;  /* conn generation the idmp cache belongs to */
 	char		idmp_ready[RDS_IDMP_CACHE][AN_JOB_MAX + 1];

@@ -68,7 +68,7 @@ unused_node(rds_cluster *cl)
 	for (int s = 0; s < RDS_HASH_SLOTS; s++)
 		if (cl->slot_node[s])
 			used[cl->slot_node[s] - 1] = 1;
-	for (int i = cl->nseeds; i < cl->nnodes; i++)
+	for (int i = cl->nseeds; i < cl->nodes.n; i++)
 		if (!used[i])
 		{
 			rds_conn_close(&cl->node[i]);
@@ -85,11 +85,11 @@ rds_cluster_node(an_store *st, rds_cluster *cl, const rds_conn *tmpl, const char
 
 	int			i;
 
-	for (i = 0; i < cl->nnodes; i++)
+	for (i = 0; i < cl->nodes.n; i++)
 		if (cl->node[i].host && cl->node[i].port == port && strcmp(cl->node[i].host, host) == 0)
 			return i;
-	if (cl->nnodes < RDS_NODES_MAX)
-		i = cl->nnodes++;
+	if (cl->nodes.n < RDS_NODES_MAX)
+		i = cl->nodes.n++;
 	else if ((i = unused_node(cl)) < 0)
 	{
 		an_store_fail(st, AN_E_STORE, "redis store %s: the cluster has more than %d masters, more than this store can follow",
@@ -139,10 +139,11 @@ map_range(an_store *st, rds_store *rs, const redisReply *e, const char *asked)
 	return AN_OK;
 }
 
-/* Ask node i for the map; AN_OK once it is read. */
+/* Ask node i for the map; AN_OK once it is read (a node without an address is skipped). */
 static int
-map_from(an_store *st, rds_store *rs, int i, int64_t deadline)
+map_from(an_store *st, void *ctx, int i, const an_deadline *d)
 {
+	rds_store  *rs = ctx;
 	rds_cluster *cl = rs->cluster;
 	const char *argv[] = {"CLUSTER", "SLOTS"};
 	redisReply *r = NULL;
@@ -150,8 +151,10 @@ map_from(an_store *st, rds_store *rs, int i, int64_t deadline)
 	int			port = cl->node[i].port;
 	int			rc;
 
-	if ((rc = rds_conn_ensure(st, &cl->node[i], deadline)) != AN_OK ||
-		(rc = rds_conn_command(st, &cl->node[i], deadline, 2, argv, &r)) != AN_OK)
+	if (cl->node[i].host == NULL)
+		return AN_ROTATE_SKIP;
+	if ((rc = rds_conn_ensure(st, &cl->node[i], d)) != AN_OK ||
+		(rc = rds_conn_command(st, &cl->node[i], d, 2, argv, &r)) != AN_OK)
 		return rc;
 	/* A copy: node i may give its place to another while the map is read (unused_node). */
 	snprintf(asked, sizeof(asked), "%s", cl->node[i].host);
@@ -177,41 +180,19 @@ map_from(an_store *st, rds_store *rs, int i, int64_t deadline)
 
 /*
  * Read the map from the first node that answers: the URL's nodes first (the
- * operator's choice), then every node met since; each gets its share of the
- * time left, so a frozen one cannot take all of it.
+ * operator's choice), then every node met since (rotate.h); a node that is
+ * not a cluster node ends it (AN_E_CONFIG).
  */
 static int
 read_map(an_store *st, rds_store *rs)
 {
-	rds_cluster *cl = rs->cluster;
-	int			rc = AN_E_CONNECT;
-	int			tried = 0;
+	char		who[sizeof(rs->conn.where) + 16];
+	int			rc;
 
-	for (int k = 0; k < cl->nnodes; k++)
-	{
-		int			i = (cl->next + k) % cl->nnodes;
-		int64_t		left = rs->deadline - an_mono_ms();
-
-		if (left <= 0)
-			break;
-		if (cl->node[i].host == NULL)
-			continue;
-		an_store_clear(st);
-		tried = 1;
-		rc = map_from(st, rs, i, k + 1 == cl->nnodes ? rs->deadline : an_mono_ms() + left / (cl->nnodes - k));
-		if (rc == AN_OK)
-		{
-			cl->stale = 0;
-			cl->next = i;
-			return AN_OK;
-		}
-		if (rc == AN_E_CANCELED || rc == AN_E_CONFIG)
-			return rc;
-	}
-	/* No node was asked (the time was up, or none is known): say so, never a bare code. */
-	if (!tried)
-		rc = an_store_fail(st, AN_E_TIMEOUT, "redis store %s: no cluster node could be asked within timeout_ms",
-						   rs->conn.where);
+	snprintf(who, sizeof(who), "redis store %s", rs->conn.where);
+	rc = an_rotate(st, &rs->cluster->nodes, &rs->deadline, AN_ROTATE_STOP_CONFIG, map_from, rs, who, "cluster node");
+	if (rc == AN_OK)
+		rs->cluster->stale = 0;
 	return rc;
 }
 
@@ -237,7 +218,7 @@ rds_cluster_route(an_store *st, rds_store *rs, int hslot, rds_conn **out)
 void
 rds_cluster_free(rds_cluster *cl)
 {
-	for (int i = 0; i < cl->nnodes; i++)
+	for (int i = 0; i < cl->nodes.n; i++)
 	{
 		rds_conn_close(&cl->node[i]);
 		free(cl->node[i].host);

@@ -4,13 +4,15 @@
  * hiredis 0.14.1's blocking calls cannot be interrupted, and a blocking
  * context that timed out is dead.  So this file uses hiredis only for what is
  * safe: a non-blocking connect, formatting commands and parsing replies.  The
- * waiting is ours: an_wait_socket (remote/wait.h), the host's wait or poll()
- * in short slices, asking the host whether to give up, until the call's
- * deadline.
+ * waiting, sending and reading are the network layer's, shared with the
+ * other stores: an_sock_send and an_sock_recv (sock.h) on an_wait_socket
+ * (wait.h), the host's wait or poll() in short slices, asking the host
+ * whether to give up, until the call's an_deadline.
  *
- * Commands are sent with send(MSG_NOSIGNAL) rather than hiredis's write(): a
- * write to a connection the server closed would raise SIGPIPE, which may kill
- * a host process that did not ignore it, and a store must not touch signals.
+ * Commands are sent with send(MSG_NOSIGNAL) (an_sock_send) rather than
+ * hiredis's write(): a write to a connection the server closed would raise
+ * SIGPIPE, which may kill a host process that did not ignore it, and a store
+ * must not touch signals.
  *
  * After any failure the connection is closed: a reply that arrives late
  * would otherwise be read as the answer to the next command.  The next call
@@ -20,7 +22,6 @@
  * parent's connection untouched.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include <sys/socket.h>
 
 #include "redis.h"
+#include "sock.h"
 
 void
 rds_conn_close(rds_conn *cn)
@@ -38,61 +40,37 @@ rds_conn_close(rds_conn *cn)
 	cn->next_time_ms = 0;        /* a new connection reads the clock at once */
 }
 
+/* The connection broke under us: close it, marked dropped for the resend rule (rotate.h). */
+static int
+dropped(rds_conn *cn)
+{
+	cn->dropped = 1;
+	rds_conn_close(cn);
+	return AN_E_CONNECT;
+}
+
+static int
+lost(an_store *st, rds_conn *cn, const char *why)
+{
+	an_store_fail(st, AN_E_CONNECT, "connection to redis store %s was lost: %s", cn->where, why);
+	return dropped(cn);
+}
+
 /*
- * Wait until fd is ready for events, the deadline passes or the host cancels
- * (an_wait_socket), with this store's own words for the last two.
+ * A failure of the shared socket calls (sock.h, wait.h) in this store's
+ * words: a cancel or a timeout as Redis's messages say them; a connection
+ * that broke keeps the socket layer's message.
  */
 static int
-wait_fd(an_store *st, rds_conn *cn, int fd, short events, int64_t deadline)
+said(an_store *st, rds_conn *cn, int rc)
 {
-	an_deadline d = {.end_ms = deadline,.timeout_ms = cn->timeout_ms};
-	int			rc = an_wait_socket(st, &d, cn->where, "a command", fd, events == POLLOUT);
-
 	if (rc == AN_E_CANCELED)
 		return an_store_fail(st, AN_E_CANCELED, "call to redis store %s was canceled", cn->where);
 	if (rc == AN_E_TIMEOUT)
 		return an_store_fail(st, AN_E_TIMEOUT,
 							 "redis store %s did not answer within %d ms (timeout_ms): the server may be frozen, overloaded or unreachable",
 							 cn->where, cn->timeout_ms);
-	return rc;
-}
-
-/* The connection broke under us: close it, and say so once. */
-static int
-lost(an_store *st, rds_conn *cn, const char *why)
-{
-	an_store_fail(st, AN_E_CONNECT, "connection to redis store %s was lost: %s", cn->where, why);
-	cn->dropped = 1;
-	rds_conn_close(cn);
-	return AN_E_CONNECT;
-}
-
-/* Send len bytes of buf, waiting for room as needed. */
-static int
-send_all(an_store *st, rds_conn *cn, const char *buf, size_t len, int64_t deadline)
-{
-	while (len > 0)
-	{
-		ssize_t		n = send(cn->c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-		int			rc;
-
-		if (n > 0)
-		{
-			buf += n;
-			len -= (size_t) n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-		{
-			if ((rc = wait_fd(st, cn, cn->c->fd, POLLOUT, deadline)) != AN_OK)
-				return rc;
-			continue;
-		}
-		return lost(st, cn, n < 0 ? strerror(errno) : "nothing could be sent");
-	}
-	return AN_OK;
+	return rc == AN_E_CONNECT ? dropped(cn) : rc;
 }
 
 #if HIREDIS_MAJOR < 1
@@ -151,13 +129,14 @@ static redisReplyObjectFunctions capped_fn = {
  * read by redisBufferRead, so that they can be counted.
  */
 static int
-read_reply(an_store *st, rds_conn *cn, int64_t deadline, size_t *taken, redisReply **out)
+read_reply(an_store *st, rds_conn *cn, const char *who, const an_deadline *d, size_t *taken,
+		   redisReply **out)
 {
 	for (;;)
 	{
 		void	   *r = NULL;
 		char		buf[16 * 1024];
-		ssize_t		n;
+		size_t		n;
 		int			rc;
 
 		if (redisGetReplyFromReader(cn->c, &r) != REDIS_OK)
@@ -185,18 +164,9 @@ read_reply(an_store *st, rds_conn *cn, int64_t deadline, size_t *taken, redisRep
 			return AN_OK;
 		}
 		/* Asks the deadline and the host's cancel every pass, bytes waiting or not. */
-		if ((rc = wait_fd(st, cn, cn->c->fd, POLLIN, deadline)) != AN_OK)
-			return rc;
-		n = recv(cn->c->fd, buf, sizeof(buf), MSG_DONTWAIT);
-		if (n == 0)
-			return lost(st, cn, "the server closed the connection");
-		if (n < 0)
-		{
-			if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
-				continue;
-			return lost(st, cn, strerror(errno));
-		}
-		*taken += (size_t) n;
+		if ((rc = an_sock_recv(st, who, cn->c->fd, buf, sizeof(buf), &n, d, "a command")) != AN_OK)
+			return said(st, cn, rc);
+		*taken += n;
 		if (*taken > RDS_REPLY_MAX)
 		{
 			an_store_fail(st, AN_E_STORE,
@@ -205,7 +175,7 @@ read_reply(an_store *st, rds_conn *cn, int64_t deadline, size_t *taken, redisRep
 			rds_conn_close(cn);
 			return AN_E_STORE;
 		}
-		if (redisReaderFeed(cn->c->reader, buf, (size_t) n) != REDIS_OK)
+		if (redisReaderFeed(cn->c->reader, buf, n) != REDIS_OK)
 			return lost(st, cn, "out of memory reading a reply");
 	}
 }
@@ -230,7 +200,7 @@ time_ms(const redisReply *r)
 
 /* Format the commands into one buffer, send it, read every reply. */
 static int
-exchange(an_store *st, rds_conn *cn, int64_t deadline, int ncmd, const int *argc,
+exchange(an_store *st, rds_conn *cn, const an_deadline *d, int ncmd, const int *argc,
 		 const char **const *argv, const size_t *const *lens, redisReply **replies)
 {
 	char	   *buf = NULL;
@@ -240,6 +210,9 @@ exchange(an_store *st, rds_conn *cn, int64_t deadline, int ncmd, const int *argc
 	size_t		taken = 0;
 	int64_t		sent = an_store_host_now(st);
 	int			ask_time = st->stats != NULL && sent >= cn->next_time_ms;
+	char		who[sizeof(cn->where) + 16];
+
+	snprintf(who, sizeof(who), "redis store %s", cn->where);
 
 	for (int i = 0; i <= ncmd; i++)
 	{
@@ -261,16 +234,17 @@ exchange(an_store *st, rds_conn *cn, int64_t deadline, int ncmd, const int *argc
 		total += (size_t) n;
 		free(one);
 	}
-	rc = send_all(st, cn, buf, total, deadline);
+	if ((rc = an_sock_send(st, who, cn->c->fd, buf, total, d, "a command")) != AN_OK)
+		rc = said(st, cn, rc);
 	free(buf);
 	while (rc == AN_OK && got < ncmd)
-		if ((rc = read_reply(st, cn, deadline, &taken, &replies[got])) == AN_OK)
+		if ((rc = read_reply(st, cn, who, d, &taken, &replies[got])) == AN_OK)
 			got++;
 	if (rc == AN_OK && ask_time)
 	{
 		redisReply *t = NULL;
 
-		if ((rc = read_reply(st, cn, deadline, &taken, &t)) == AN_OK)
+		if ((rc = read_reply(st, cn, who, d, &taken, &t)) == AN_OK)
 		{
 			int64_t		received = an_store_host_now(st);
 
@@ -405,7 +379,7 @@ role_of(const redisReply *r)
  * connection.
  */
 static int
-handshake(an_store *st, rds_conn *cn, int64_t deadline)
+handshake(an_store *st, rds_conn *cn, const an_deadline *d)
 {
 	handshake_cmds h;
 	redisReply *rep[HS_MAX] = {NULL};
@@ -438,7 +412,7 @@ handshake(an_store *st, rds_conn *cn, int64_t deadline)
 	}
 	if (!cn->any_role)
 		role = hs_add(&h, "ROLE", NULL, NULL, NULL);
-	if ((rc = exchange(st, cn, deadline, h.n, h.argc, h.argv, h.lens, rep)) != AN_OK)
+	if ((rc = exchange(st, cn, d, h.n, h.argc, h.argv, h.lens, rep)) != AN_OK)
 		return rc;
 
 	for (i = 0; i < h.n && rc == AN_OK; i++)
@@ -479,7 +453,7 @@ handshake(an_store *st, rds_conn *cn, int64_t deadline)
 }
 
 int
-rds_conn_open_raw(an_store *st, rds_conn *cn, int64_t deadline)
+rds_conn_open_raw(an_store *st, rds_conn *cn, const an_deadline *d)
 {
 	redisContext *c;
 	int			soerr = 0;
@@ -497,8 +471,10 @@ rds_conn_open_raw(an_store *st, rds_conn *cn, int64_t deadline)
 	}
 	cn->c = c;
 	an_fork_own(&cn->pid);
-	if ((rc = wait_fd(st, cn, c->fd, POLLOUT, deadline)) != AN_OK)
+	if ((rc = an_wait_socket(st, d, cn->where, "the connection", c->fd, 1)) != AN_OK)
 	{
+		if (rc == AN_E_CANCELED)
+			said(st, cn, rc);
 		if (rc == AN_E_TIMEOUT)
 			an_store_fail(st, AN_E_TIMEOUT,
 						  "cannot connect to redis store %s within %d ms (timeout_ms)",
@@ -533,7 +509,7 @@ rds_conn_open_raw(an_store *st, rds_conn *cn, int64_t deadline)
 }
 
 int
-rds_conn_ensure(an_store *st, rds_conn *cn, int64_t deadline)
+rds_conn_ensure(an_store *st, rds_conn *cn, const an_deadline *d)
 {
 	int			rc;
 
@@ -542,11 +518,11 @@ rds_conn_ensure(an_store *st, rds_conn *cn, int64_t deadline)
 		rds_conn_close(cn);
 	if (cn->c)
 		return AN_OK;
-	if (cn->sentinels && (rc = rds_sentinel_resolve(st, cn, deadline)) != AN_OK)
+	if (cn->sentinels && (rc = rds_sentinel_resolve(st, cn, d)) != AN_OK)
 		return rc;
-	if ((rc = rds_conn_open_raw(st, cn, deadline)) != AN_OK)
+	if ((rc = rds_conn_open_raw(st, cn, d)) != AN_OK)
 		return rc;
-	if ((rc = handshake(st, cn, deadline)) != AN_OK)
+	if ((rc = handshake(st, cn, d)) != AN_OK)
 	{
 		/* A server that drops us during the handshake refused us; retrying will not help. */
 		cn->dropped = 0;
@@ -557,20 +533,20 @@ rds_conn_ensure(an_store *st, rds_conn *cn, int64_t deadline)
 }
 
 int
-rds_conn_pipeline(an_store *st, rds_conn *cn, int64_t deadline, int ncmd,
+rds_conn_pipeline(an_store *st, rds_conn *cn, const an_deadline *d, int ncmd,
 				  const int *argc, const char **const *argv,
 				  const size_t *const *lens, redisReply **replies)
 {
 	int			rc;
 
 	cn->dropped = 0;
-	if ((rc = rds_conn_ensure(st, cn, deadline)) != AN_OK)
+	if ((rc = rds_conn_ensure(st, cn, d)) != AN_OK)
 		return rc;
-	return exchange(st, cn, deadline, ncmd, argc, argv, lens, replies);
+	return exchange(st, cn, d, ncmd, argc, argv, lens, replies);
 }
 
 int
-rds_conn_command(an_store *st, rds_conn *cn, int64_t deadline, int argc, const char **argv,
+rds_conn_command(an_store *st, rds_conn *cn, const an_deadline *d, int argc, const char **argv,
 				 redisReply **reply)
 {
 	size_t		lens[RDS_MAXARGS];
@@ -579,5 +555,5 @@ rds_conn_command(an_store *st, rds_conn *cn, int64_t deadline, int argc, const c
 	for (int i = 0; i < argc && i < RDS_MAXARGS; i++)
 		lens[i] = strlen(argv[i]);
 	*reply = NULL;
-	return exchange(st, cn, deadline, 1, &argc, (const char **const *) &argv, &lv, reply);
+	return exchange(st, cn, d, 1, &argc, (const char **const *) &argv, &lv, reply);
 }

@@ -39,8 +39,8 @@ exists_batch(an_store *st, rds_store *rs, const char *job, const int64_t *slots,
 		argv[i] = cmds[i].argv;
 		lens[i] = cmds[i].len;
 	}
-	rs->deadline = an_mono_ms() + rs->conn.timeout_ms;
-	if ((rc = rds_conn_pipeline(st, &rs->conn, rs->deadline, (int) n, argc,
+	an_deadline_start(&rs->deadline, rs->conn.timeout_ms);
+	if ((rc = rds_conn_pipeline(st, &rs->conn, &rs->deadline, (int) n, argc,
 								(const char **const *) argv, (const size_t *const *) lens,
 								replies)) != AN_OK)
 		return rc;
@@ -78,7 +78,7 @@ rds_recall(an_store *st, const an_request *rq, const int64_t *slots, size_t n,
 	if (n == 0)
 		return AN_OK;
 	/* A job another strategy decides has no lease runs here: every slot would look missed. */
-	rs->deadline = an_mono_ms() + rs->conn.timeout_ms;
+	an_deadline_start(&rs->deadline, rs->conn.timeout_ms);
 	if ((rc = rds_mark_job(st, rs, rq, 0)) != AN_OK)
 		return rc;
 	keep = an_settings_retention_ms(rq->settings);

@@ -246,7 +246,7 @@ rds_route(an_store *st, rds_store *rs, const int argc, const char **argv, const 
 		batch_add(&b, argc, argv, lens);
 		if (rs->replicas > 0 && strcmp(argv[0], "SCRIPT") != 0)
 		{
-			int64_t		left = rs->deadline - an_mono_ms();
+			int64_t		left = an_deadline_left(&rs->deadline);
 
 			if (rs->tag[0])
 			{
@@ -270,7 +270,7 @@ rds_route(an_store *st, rds_store *rs, const int argc, const char **argv, const 
 			batch_words(&b, 3, 3, (const char *[]) {"WAIT", b.wait_n, b.wait_ms});
 		}
 		generation = cn->generation;
-		rc = rds_conn_pipeline(st, cn, rs->deadline, b.n, b.argc, b.argv, b.lens, rep);
+		rc = rds_conn_pipeline(st, cn, &rs->deadline, b.n, b.argc, b.argv, b.lens, rep);
 		if (cn != &rs->conn)
 		{
 			/* What the store's resend and idmp cache go by, for a node's connection. */

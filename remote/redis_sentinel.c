@@ -15,19 +15,22 @@
  * are the data servers'.  Sentinels that require a password are not
  * supported (doc/clusters.md).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "redis.h"
 
-/* A question to one sentinel: the master's address, or an error. */
+/* A question to sentinel i (ctx: the connection): the master's address, or an error. */
 static int
-ask_one(an_store *st, rds_conn *cn, int i, int64_t deadline, char **host, int *port)
+ask_one(an_store *st, void *ctx, int i, const an_deadline *d)
 {
+	rds_conn   *cn = ctx;
 	const rds_servers *s = cn->sentinels;
 	rds_conn	q;
 	const char *argv[] = {"SENTINEL", "get-master-addr-by-name", cn->master_name};
 	redisReply *r = NULL;
+	char	   *host;
 	int			rc;
 
 	memset(&q, 0, sizeof(q));
@@ -36,15 +39,19 @@ ask_one(an_store *st, rds_conn *cn, int i, int64_t deadline, char **host, int *p
 	q.timeout_ms = cn->timeout_ms;
 	q.next_time_ms = INT64_MAX;  /* its clock is not the store's */
 	strcpy(q.where, cn->where);
-	if ((rc = rds_conn_open_raw(st, &q, deadline)) == AN_OK)
-		rc = rds_conn_command(st, &q, deadline, 3, argv, &r);
+	if ((rc = rds_conn_open_raw(st, &q, d)) == AN_OK)
+		rc = rds_conn_command(st, &q, d, 3, argv, &r);
 	rds_conn_close(&q);
 	if (rc != AN_OK)
 		return rc;
 	if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
 		r->element[0]->type == REDIS_REPLY_STRING && r->element[1]->type == REDIS_REPLY_STRING &&
-		(*host = strdup(r->element[0]->str)) != NULL)
-		*port = atoi(r->element[1]->str);
+		(host = strdup(r->element[0]->str)) != NULL)
+	{
+		free(cn->host);
+		cn->host = host;
+		cn->port = atoi(r->element[1]->str);
+	}
 	else if (r->type == REDIS_REPLY_NIL || r->type == REDIS_REPLY_ARRAY)
 		rc = an_store_fail(st, AN_E_CONFIG,
 						   "redis store %s: the sentinel at %s:%d does not monitor a master called \"%s\" (the URL's path)",
@@ -58,39 +65,14 @@ ask_one(an_store *st, rds_conn *cn, int i, int64_t deadline, char **host, int *p
 }
 
 int
-rds_sentinel_resolve(an_store *st, rds_conn *cn, int64_t deadline)
+rds_sentinel_resolve(an_store *st, rds_conn *cn, const an_deadline *d)
 {
-	rds_servers *s = cn->sentinels;
-	int			rc = AN_E_CONNECT;
-	int			tried = 0;
+	char		who[sizeof(cn->where) + 16];
+	int			rc;
 
-	for (int k = 0; k < s->n; k++)
-	{
-		int			i = (s->next + k) % s->n;
-		int64_t		left = deadline - an_mono_ms();
-		int64_t		share = left / (s->n - k);
-		char	   *host = NULL;
-		int			port = 0;
-
-		if (left <= 0)
-			break;
-		tried = 1;
-		rc = ask_one(st, cn, i, k + 1 == s->n ? deadline : an_mono_ms() + share, &host, &port);
-		if (rc == AN_OK)
-		{
-			free(cn->host);
-			cn->host = host;
-			cn->port = port;
-			s->next = i;
-			return AN_OK;
-		}
-		/* Not knowing the master is an answer; another sentinel may know better. */
-		if (rc == AN_E_CANCELED)
-			return rc;
-	}
-	/* No sentinel was asked (the time was up): say so, never a bare code. */
-	if (!tried)
-		rc = an_store_fail(st, AN_E_TIMEOUT, "redis store %s: no sentinel could be asked within timeout_ms", cn->where);
+	/* Not knowing the master is an answer; another sentinel may know better (flags 0). */
+	snprintf(who, sizeof(who), "redis store %s", cn->where);
+	rc = an_rotate(st, &cn->sentinels->rot, d, 0, ask_one, cn, who, "sentinel");
 	if (rc == AN_E_CONNECT || rc == AN_E_TIMEOUT)
 		an_store_hintf(st, "No sentinel of the URL answered; every one was tried within timeout_ms.");
 	return rc;

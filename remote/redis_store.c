@@ -80,7 +80,7 @@ dup_or_null(const char *s)
 static int
 keep_servers(rds_servers *sv, const an_url *u)
 {
-	sv->n = u->nservers;
+	sv->rot.n = u->nservers;
 	for (int i = 0; i < u->nservers; i++)
 	{
 		sv->port[i] = u->servers[i].port ? u->servers[i].port : 26379;
@@ -133,7 +133,7 @@ parse_topology(rds_store *rs, an_url *u, char *err, size_t errlen)
 			if (rds_cluster_node(&scratch, rs->cluster, &rs->conn, u->servers[i].host, rs->conn.port) < 0)
 				goto oom;
 		}
-		rs->cluster->nseeds = rs->cluster->nnodes;
+		rs->cluster->nseeds = rs->cluster->nodes.n;
 		return 0;
 	}
 	if (sentinel)
@@ -238,18 +238,8 @@ begin(an_store *st)
 		an_store_fail(st, AN_E_STATE, "the redis store is not open");
 		return NULL;
 	}
-	rs->deadline = an_mono_ms() + rs->conn.timeout_ms;
+	an_deadline_start(&rs->deadline, rs->conn.timeout_ms);
 	return rs;
-}
-
-/* After a failed try: send once more when the failure was an open connection dropping. */
-static int
-again(an_store *st, rds_store *rs, int rc, int *tries)
-{
-	if (rc != AN_E_CONNECT || !rs->conn.dropped || ++*tries > 1)
-		return 0;
-	an_store_clear(st);
-	return 1;
 }
 
 static void
@@ -262,7 +252,7 @@ redis_close(an_store *st)
 	rds_conn_close(&rs->conn);
 	if (rs->cluster)
 		rds_cluster_free(rs->cluster);
-	for (int i = 0; i < rs->sentinels.n; i++)
+	for (int i = 0; i < rs->sentinels.rot.n; i++)
 		free(rs->sentinels.host[i]);
 	free(rs->master_name);
 	free(rs->conn.host);
@@ -300,18 +290,18 @@ redis_open(an_store *st, const char *url, void *arg)
 	if ((rc = prepare(st, url)) != AN_OK)
 		return rc;
 	rs = st->impl;
-	rs->deadline = an_mono_ms() + rs->conn.timeout_ms;
+	an_deadline_start(&rs->deadline, rs->conn.timeout_ms);
 	if (rs->cluster)
 	{
 		/* The map, and a node's version for the strategy's needs below. */
 		rds_conn   *node;
 
 		if ((rc = rds_cluster_route(st, rs, 0, &node)) != AN_OK ||
-			(rc = rds_conn_ensure(st, node, rs->deadline)) != AN_OK)
+			(rc = rds_conn_ensure(st, node, &rs->deadline)) != AN_OK)
 			return rc;
 		memcpy(rs->conn.version, node->version, sizeof(node->version));
 	}
-	else if ((rc = rds_conn_ensure(st, &rs->conn, rs->deadline)) != AN_OK)
+	else if ((rc = rds_conn_ensure(st, &rs->conn, &rs->deadline)) != AN_OK)
 		return rc;
 	if (rs->strategy == &rds_strategy_idmp &&
 		RDS_LACKS_IDMP(&rs->conn))
@@ -363,7 +353,7 @@ redis_claim(an_store *st, const an_request *rq, an_claim_result *res)
 		return rc;
 	do
 		rc = rs->strategy->claim(st, rs, rq, res);
-	while (again(st, rs, rc, &tries));
+	while (an_resend_once(st, rc, rs->conn.dropped, &tries));
 	return rc;
 }
 
@@ -379,7 +369,7 @@ redis_heartbeat(an_store *st, const an_request *rq, int *owned)
 		return st->err;
 	do
 		rc = rs->strategy->heartbeat(st, rs, rq, owned);
-	while (again(st, rs, rc, &tries));
+	while (an_resend_once(st, rc, rs->conn.dropped, &tries));
 	return rc;
 }
 
@@ -397,7 +387,7 @@ redis_finish(an_store *st, const an_request *rq, an_run_state status, int *owned
 		return an_store_fail(st, AN_E_INPUT, "finish status must be 'succeeded' or 'failed'");
 	do
 		rc = rs->strategy->finish(st, rs, rq, status, owned);
-	while (again(st, rs, rc, &tries));
+	while (an_resend_once(st, rc, rs->conn.dropped, &tries));
 	return rc;
 }
 
@@ -413,7 +403,7 @@ redis_check(an_store *st, const an_request *rq, an_check_result *res)
 	memset(res, 0, sizeof(*res));
 	do
 		rc = rs->strategy->check(st, rs, rq, res);
-	while (again(st, rs, rc, &tries));
+	while (an_resend_once(st, rc, rs->conn.dropped, &tries));
 	return rc;
 }
 

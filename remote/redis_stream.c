@@ -298,7 +298,7 @@ idmp_append(an_store *st, const an_request *rq, an_append_result *result, char *
 	int			rc;
 	int64_t		keep_from;
 
-	if ((rc = rds_conn_ensure(st, &rs->conn, rs->deadline)) != AN_OK)
+	if ((rc = rds_conn_ensure(st, &rs->conn, &rs->deadline)) != AN_OK)
 		return rc;
 	if (RDS_LACKS_IDMP(&rs->conn))
 		return rds_idmp_unsupported(st, rs);

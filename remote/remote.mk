@@ -3,7 +3,7 @@
 # `make demo` work on a machine that has none of them; `make test` installs
 # them all and refuses to run without them.  A store adds its sources under
 # its own block below; its compiler and linker flags come from configure.
-REMOTE_SRCS = remote/url.c remote/registry.c remote/wait.c
+REMOTE_SRCS = remote/url.c remote/registry.c remote/wait.c remote/sock.c remote/rotate.c
 REMOTE_CFLAGS = $(AN_REMOTE_CFLAGS)
 REMOTE_LIBS = $(AN_REMOTE_LIBS)
 

@@ -21,8 +21,8 @@ FUZZ_TARGETS = url schedule json nats resp
 FUZZ_SRCS_url = remote/url.c $(CORE_SRCS)
 FUZZ_SRCS_schedule = $(SCHEDULE_SRCS) core/validate.c
 FUZZ_SRCS_json = remote/nats_json.c
-FUZZ_SRCS_nats = remote/nats_link.c remote/nats_codec.c remote/nats_json.c remote/sock.c remote/wait.c $(CORE_SRCS)
-FUZZ_SRCS_resp = $(filter remote/redis%,$(REMOTE_SRCS)) remote/url.c remote/wait.c $(CORE_SRCS)
+FUZZ_SRCS_nats = remote/nats_link.c remote/nats_codec.c remote/nats_json.c remote/sock.c remote/wait.c remote/rotate.c $(CORE_SRCS)
+FUZZ_SRCS_resp = $(filter remote/redis%,$(REMOTE_SRCS)) remote/url.c remote/wait.c remote/sock.c remote/rotate.c $(CORE_SRCS)
 FUZZ_LIBS_schedule = $(SCHEDULE_LIBS)
 build/fuzz/bin/schedule: $(TZ_SYSTEM_OBJ)
 FUZZ_LIBS_resp = $(REMOTE_LIBS)
