@@ -54,10 +54,10 @@ AN_SO_LDFLAGS = -Wl,-z,defs -Wl,--version-script=sqlite/exports.map
 # ---------------------------------------------------------------- SQLite
 
 SQLITE_SRCS = $(wildcard sqlite/*.c)
-SQLITE_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -Ibuild -Icore -Iremote $(REMOTE_CFLAGS) \
+SQLITE_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -Ibuild -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) \
 	$(SCHEDULE_CFLAGS) $(AN_SQLITE_CFLAGS)
 SQLITE_OBJS = $(patsubst %.c,build/sqlite/%.o,$(SQLITE_SRCS) $(CORE_SRCS) $(SCHEDULE_SRCS) $(REMOTE_SRCS))
-SQLITE_HEADERS = $(wildcard core/*.h sqlite/*.h remote/*.h) build/config.h
+SQLITE_HEADERS = $(wildcard core/*.h sqlite/*.h) $(REMOTE_HEADERS) build/config.h
 
 .PHONY: sqlite install-sqlite deb demo test test-platforms soak bench
 
@@ -78,7 +78,7 @@ install-sqlite: sqlite/anarchon.so
 deb:
 	@bash debian/build-debs.sh
 
-build/sqlite/%.o: %.c $(SQLITE_HEADERS) core/core.mk remote/remote.mk
+build/sqlite/%.o: %.c $(SQLITE_HEADERS) core/core.mk remote/remote.mk $(wildcard remote/*/*.mk)
 	@mkdir -p $(dir $@)
 	$(CC) $(SQLITE_CFLAGS) -c -o $@ $<
 

@@ -11,7 +11,7 @@ AN_PG_VERSION := $(shell sed -n 's/^\#define AN_VERSION "\(.*\)"/\1/p' core/anar
 
 MODULE_big = anarchon
 OBJS = $(patsubst %.c,%.o,$(sort $(wildcard pg/*.c)) $(CORE_SRCS) $(SCHEDULE_SRCS) $(REMOTE_SRCS))
-PG_CPPFLAGS = -Ibuild -Icore -Iremote -Ipg $(REMOTE_CFLAGS) $(SCHEDULE_CFLAGS)
+PG_CPPFLAGS = -Ibuild -Icore $(REMOTE_INCLUDES) -Ipg $(REMOTE_CFLAGS) $(SCHEDULE_CFLAGS)
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter
 # Only the entry points are exported.  -z defs cannot be used here: the
 # module's references to the server (palloc, SPI, ...) resolve only when the
@@ -46,5 +46,5 @@ $(AN_PG_SCRIPT): $(AN_PG_PIECES) core/anarchon.h pg/pg.mk
 
 # PGXS tracks no header dependencies: every object depends on every header
 # and on what configure found.
-$(OBJS): $(wildcard pg/*.h core/*.h remote/*.h) build/config.h
+$(OBJS): $(wildcard pg/*.h core/*.h) $(REMOTE_HEADERS) build/config.h
 anarchon.so: pg/exports.map

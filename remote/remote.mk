@@ -3,7 +3,16 @@
 # `make demo` work on a machine that has none of them; `make test` installs
 # them all and refuses to run without them.  A store adds its sources under
 # its own block below; its compiler and linker flags come from configure.
-REMOTE_SRCS = remote/url.c remote/registry.c remote/wait.c remote/sock.c remote/rotate.c
+#
+# The layers: remote/ itself is the entry point (registry.c, remote.h),
+# remote/net/ the connection layer every store shares (sockets, waits,
+# deadlines, the rotation over servers, URLs), and each store has its own
+# folder.  Every folder is on the include path: sources include by file name.
+REMOTE_DIRS = remote remote/net remote/redis remote/nats remote/amqp
+REMOTE_INCLUDES = $(addprefix -I,$(REMOTE_DIRS))
+REMOTE_HEADERS = $(wildcard $(addsuffix /*.h,$(REMOTE_DIRS)))
+REMOTE_SRCS = remote/registry.c remote/net/url.c remote/net/wait.c remote/net/sock.c remote/net/rotate.c \
+	remote/net/session_claims.c
 REMOTE_CFLAGS = $(AN_REMOTE_CFLAGS)
 REMOTE_LIBS = $(AN_REMOTE_LIBS)
 
@@ -11,14 +20,14 @@ HAVE_HIREDIS := $(AN_HAVE_HIREDIS)
 HAVE_AMQP := $(AN_HAVE_AMQP)
 HAVE_NATS := $(AN_HAVE_NATS)
 
-# Redis: sources listed in remote/redis.mk (owned by the Redis store).
+# Redis: sources listed in remote/redis/redis.mk (owned by the Redis store).
 ifeq ($(HAVE_HIREDIS),yes)
-include remote/redis.mk
+include remote/redis/redis.mk
 endif
-# RabbitMQ and NATS: remote/amqp.mk and remote/nats.mk.
+# RabbitMQ and NATS: remote/amqp/amqp.mk and remote/nats/nats.mk.
 ifeq ($(HAVE_AMQP),yes)
-include remote/amqp.mk
+include remote/amqp/amqp.mk
 endif
 ifeq ($(HAVE_NATS),yes)
-include remote/nats.mk
+include remote/nats/nats.mk
 endif

@@ -6,7 +6,7 @@ test-programs: test/bin/mq-driver
 
 test/bin/mq-driver: test/amqp/mq_driver.c $(MQ_DRIVER_OBJS) test/testutil.h build/config.h
 	@mkdir -p test/bin
-	$(CC) $(TEST_CFLAGS) -Icore -Iremote $(REMOTE_CFLAGS) -o $@ $< $(MQ_DRIVER_OBJS) $(REMOTE_LIBS) -lm
+	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) -o $@ $< $(MQ_DRIVER_OBJS) $(REMOTE_LIBS) -lm
 
 # mq-base: the bare server operations the RabbitMQ and NATS bench rows are
 # measured against (test/bench/amqp.sh, test/bench/nats.sh).
@@ -17,4 +17,4 @@ endif
 
 test/bin/mq-base: test/amqp/mq_base.c $(MQ_DRIVER_OBJS) test/testutil.h build/config.h
 	@mkdir -p test/bin
-	$(CC) $(TEST_CFLAGS) -Icore -Iremote $(REMOTE_CFLAGS) $(AN_LIBNATS_CFLAGS) -o $@ $< $(MQ_DRIVER_OBJS) $(REMOTE_LIBS) $(AN_LIBNATS_LIBS)
+	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) $(AN_LIBNATS_CFLAGS) -o $@ $< $(MQ_DRIVER_OBJS) $(REMOTE_LIBS) $(AN_LIBNATS_LIBS)

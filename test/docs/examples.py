@@ -363,7 +363,7 @@ def run_python_pg(b):
 def c_flags():
     flags = ["-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
              "-I" + os.path.join(ROOT, "build"), "-I" + os.path.join(ROOT, "core"),
-             "-I" + os.path.join(ROOT, "remote")]
+             ] + ["-I" + os.path.join(ROOT, "remote", d) for d in ("", "net", "redis", "nats", "amqp")]
     return flags
 
 

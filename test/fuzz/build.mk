@@ -14,21 +14,23 @@
 FUZZ_CC ?= clang
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) \
-	-Ibuild -Icore -Iremote $(REMOTE_CFLAGS) $(SCHEDULE_CFLAGS)
+	-Ibuild -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) $(SCHEDULE_CFLAGS)
 FUZZ_TARGETS = url schedule json nats resp
 
 # What each target links besides its own file.
-FUZZ_SRCS_url = remote/url.c $(CORE_SRCS)
+FUZZ_SRCS_url = remote/net/url.c $(CORE_SRCS)
 FUZZ_SRCS_schedule = $(SCHEDULE_SRCS) core/validate.c
-FUZZ_SRCS_json = remote/nats_json.c
-FUZZ_SRCS_nats = remote/nats_link.c remote/nats_codec.c remote/nats_json.c remote/sock.c remote/wait.c remote/rotate.c $(CORE_SRCS)
-FUZZ_SRCS_resp = $(filter remote/redis%,$(REMOTE_SRCS)) remote/url.c remote/wait.c remote/sock.c remote/rotate.c $(CORE_SRCS)
+FUZZ_SRCS_json = remote/nats/nats_json.c
+FUZZ_SRCS_nats = remote/nats/nats_link.c remote/nats/nats_codec.c remote/nats/nats_json.c remote/net/sock.c \
+	remote/net/wait.c remote/net/rotate.c $(CORE_SRCS)
+FUZZ_SRCS_resp = $(filter remote/redis/%,$(REMOTE_SRCS)) remote/net/url.c remote/net/wait.c remote/net/sock.c \
+	remote/net/rotate.c $(CORE_SRCS)
 FUZZ_LIBS_schedule = $(SCHEDULE_LIBS)
 build/fuzz/bin/schedule: $(TZ_SYSTEM_OBJ)
 FUZZ_LIBS_resp = $(REMOTE_LIBS)
 FUZZ_LIBS_nats = -pthread
 
-FUZZ_HEADERS = $(wildcard core/*.h remote/*.h) build/config.h test/fuzz/fuzz.h
+FUZZ_HEADERS = $(wildcard core/*.h) $(REMOTE_HEADERS) build/config.h test/fuzz/fuzz.h
 
 .PHONY: fuzz-targets
 fuzz-targets: $(addprefix build/fuzz/bin/,$(FUZZ_TARGETS))

@@ -102,7 +102,7 @@ check "check: every run found by its key in a database with an ICU collation" co
 pg_keepalive local local
 
 TEST_TMP=$work
-if [ -f "$REPO_ROOT/remote/redis.mk" ] && pkg-config --exists hiredis 2> /dev/null; then
+if [ -f "$REPO_ROOT/remote/redis/redis.mk" ] && pkg-config --exists hiredis 2> /dev/null; then
 	pg_remote_redis
 	# The keep-alive through a foreign server of the Redis lease strategy.
 	kport=$(free_port) && redis_start pg-ka "$kport" > /dev/null || not_ok "keepalive: start redis-server"

@@ -4,9 +4,9 @@ RDRIVE_SRCS = test/redis/rdrive.c $(CORE_SRCS) $(REMOTE_SRCS)
 
 test-programs: test/bin/rdrive
 
-test/bin/rdrive: $(RDRIVE_SRCS) $(wildcard core/*.h remote/*.h) test/testutil.h build/config.h
+test/bin/rdrive: $(RDRIVE_SRCS) $(wildcard core/*.h) $(REMOTE_HEADERS) test/testutil.h build/config.h
 	@mkdir -p test/bin
-	$(CC) $(TEST_CFLAGS) -Icore -Iremote $(REMOTE_CFLAGS) -o $@ $(RDRIVE_SRCS) $(REMOTE_LIBS)
+	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) -o $@ $(RDRIVE_SRCS) $(REMOTE_LIBS)
 
 # rbench: one client of test/bench/redis.sh (baseline, store interface, SQLite,
 # PostgreSQL); it talks to Redis with hiredis itself, so only with hiredis.
@@ -15,7 +15,7 @@ test-programs: test/bin/rbench
 endif
 
 RBENCH_SRCS = test/redis/rbench.c $(CORE_SRCS) $(REMOTE_SRCS)
-test/bin/rbench: $(RBENCH_SRCS) $(wildcard core/*.h remote/*.h) test/testutil.h build/config.h
+test/bin/rbench: $(RBENCH_SRCS) $(wildcard core/*.h) $(REMOTE_HEADERS) test/testutil.h build/config.h
 	@mkdir -p test/bin
-	$(CC) $(TEST_CFLAGS) -Icore -Iremote $(REMOTE_CFLAGS) -I$(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql) \
+	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) -I$(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql) \
 		-o $@ $(RBENCH_SRCS) $(REMOTE_LIBS) -lhiredis -lsqlite3 -lpq

@@ -4,9 +4,9 @@ STORECHECK_SRCS = test/store/storecheck.c $(CORE_SRCS) $(REMOTE_SRCS)
 
 test-programs: test/bin/storecheck
 
-test/bin/storecheck: $(STORECHECK_SRCS) $(wildcard core/*.h remote/*.h) build/config.h
+test/bin/storecheck: $(STORECHECK_SRCS) $(wildcard core/*.h) $(REMOTE_HEADERS) build/config.h
 	@mkdir -p test/bin
-	$(CC) $(TEST_CFLAGS) -Icore -Iremote $(REMOTE_CFLAGS) -o $@ $(STORECHECK_SRCS) $(REMOTE_LIBS) -lm
+	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) -o $@ $(STORECHECK_SRCS) $(REMOTE_LIBS) -lm
 
 # The decision tables of core/ (lease, won/lost), row by row, on a run in memory.
 TABLES_SRCS = test/store/tables_test.c $(CORE_SRCS)
