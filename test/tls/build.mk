@@ -1,0 +1,16 @@
+# build.mk — programs of the tls suite: tls_probe (a TLS client on the
+# stores' own socket and TLS code) and nkey_tool (NATS nkeys and creds).
+TLS_PROBE_SRCS = test/tls/tls_probe.c $(CORE_SRCS) $(REMOTE_SRCS)
+NKEY_TOOL_SRCS = test/tls/nkey_tool.c remote/nats/nats_nkey.c remote/net/crc16.c
+
+ifeq ($(AN_HAVE_OPENSSL),yes)
+test-programs: test/bin/tls_probe test/bin/nkey_tool
+endif
+
+test/bin/tls_probe: $(TLS_PROBE_SRCS) $(wildcard core/*.h remote/*.h remote/*/*.h) test/testutil.h build/config.h
+	@mkdir -p test/bin
+	$(CC) $(TEST_CFLAGS) -Icore -Iremote -Iremote/net $(REMOTE_CFLAGS) -o $@ $(TLS_PROBE_SRCS) $(REMOTE_LIBS)
+
+test/bin/nkey_tool: $(NKEY_TOOL_SRCS) remote/nats/nats_nkey.h remote/net/crc16.h
+	@mkdir -p test/bin
+	$(CC) $(TEST_CFLAGS) -Iremote/net -Iremote/nats -o $@ $(NKEY_TOOL_SRCS) $(REMOTE_LIBS)
