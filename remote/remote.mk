@@ -12,13 +12,19 @@ REMOTE_DIRS = remote remote/net remote/redis remote/nats remote/amqp
 REMOTE_INCLUDES = $(addprefix -I,$(REMOTE_DIRS))
 REMOTE_HEADERS = $(wildcard $(addsuffix /*.h,$(REMOTE_DIRS)))
 REMOTE_SRCS = remote/registry.c remote/net/url.c remote/net/wait.c remote/net/sock.c remote/net/rotate.c \
-	remote/net/session_claims.c
+	remote/net/session_claims.c remote/net/crc16.c
 REMOTE_CFLAGS = $(AN_REMOTE_CFLAGS)
 REMOTE_LIBS = $(AN_REMOTE_LIBS)
 
 HAVE_HIREDIS := $(AN_HAVE_HIREDIS)
 HAVE_AMQP := $(AN_HAVE_AMQP)
 HAVE_NATS := $(AN_HAVE_NATS)
+HAVE_OPENSSL := $(AN_HAVE_OPENSSL)
+
+# TLS (OpenSSL): the one TLS layer of the stores that own their sockets.
+ifeq ($(HAVE_OPENSSL),yes)
+REMOTE_SRCS += remote/net/tls.c
+endif
 
 # Redis: sources listed in remote/redis/redis.mk (owned by the Redis store).
 ifeq ($(HAVE_HIREDIS),yes)

@@ -19,22 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crc16.h"
 #include "redis.h"
-
-/* CRC16-CCITT (XMODEM), polynomial 0x1021: the one Redis Cluster hashes with. */
-static unsigned
-crc16(const char *buf, size_t len)
-{
-	unsigned	crc = 0;
-
-	for (size_t i = 0; i < len; i++)
-	{
-		crc ^= (unsigned) (unsigned char) buf[i] << 8;
-		for (int b = 0; b < 8; b++)
-			crc = (crc & 0x8000) ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-	}
-	return crc;
-}
 
 int
 rds_key_hash_slot(const char *key, size_t len)
@@ -52,7 +38,7 @@ rds_key_hash_slot(const char *key, size_t len)
 			len = (size_t) (close - key);
 		}
 	}
-	return (int) (crc16(key, len) & (RDS_HASH_SLOTS - 1));
+	return (int) (an_crc16_xmodem(key, len) & (RDS_HASH_SLOTS - 1));
 }
 
 /*

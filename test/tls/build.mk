@@ -7,10 +7,10 @@ ifeq ($(AN_HAVE_OPENSSL),yes)
 test-programs: test/bin/tls_probe test/bin/nkey_tool
 endif
 
-test/bin/tls_probe: $(TLS_PROBE_SRCS) $(wildcard core/*.h remote/*.h remote/*/*.h) test/testutil.h build/config.h
+test/bin/tls_probe: $(TLS_PROBE_SRCS) $(wildcard core/*.h) $(REMOTE_HEADERS) test/testutil.h build/config.h
 	@mkdir -p test/bin
-	$(CC) $(TEST_CFLAGS) -Icore -Iremote -Iremote/net $(REMOTE_CFLAGS) -o $@ $(TLS_PROBE_SRCS) $(REMOTE_LIBS)
+	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) -o $@ $(TLS_PROBE_SRCS) $(REMOTE_LIBS)
 
 test/bin/nkey_tool: $(NKEY_TOOL_SRCS) remote/nats/nats_nkey.h remote/net/crc16.h
 	@mkdir -p test/bin
-	$(CC) $(TEST_CFLAGS) -Iremote/net -Iremote/nats -o $@ $(NKEY_TOOL_SRCS) $(REMOTE_LIBS)
+	$(CC) $(TEST_CFLAGS) $(REMOTE_INCLUDES) -o $@ $(NKEY_TOOL_SRCS) $(REMOTE_LIBS)
