@@ -152,11 +152,17 @@ an_lease_claim(an_store *st, const an_lease_ops *ops, const an_request *rq,
 		/* Keep the first error: the rollback's own message would hide the cause. */
 		an_error	err = st->err;
 		char		msg[AN_ERRMAX];
+		char		detail[AN_ERRMAX];
+		char		hint[AN_ERRMAX];
 
 		memcpy(msg, st->errmsg, sizeof(msg));
+		memcpy(detail, st->errdetail, sizeof(detail));
+		memcpy(hint, st->errhint, sizeof(hint));
 		(void) ops->unlock(st, 0);
 		st->err = err;
 		memcpy(st->errmsg, msg, sizeof(msg));
+		memcpy(st->errdetail, detail, sizeof(detail));
+		memcpy(st->errhint, hint, sizeof(hint));
 		return rc;
 	}
 

@@ -7,22 +7,28 @@
  * through the table of methods below, modelled on SQLite's sqlite3_vfs: a
  * version first so that methods can be added later, a name, and methods that
  * report failure through the store object (a code plus a message, as hiredis
- * does, and a hint) instead of through global state.
+ * does, a detail and a hint) instead of through global state.
  *
  * Life of a store, as a host drives it:
  *
  *   an_store st;  an_store_init(&st, methods, &host);
- *   if (st.m->open(&st, url, arg) != AN_OK) ... report st.err, st.errmsg, st.errhint ...
+ *   if (st.m->open(&st, url, arg) != AN_OK) ... report st.err, st.errmsg, st.errdetail, st.errhint ...
  *   st.m->claim(&st, &req, &result);  ... many calls, one connection ...
  *   st.m->close(&st);
  *
  * Duties of every method:
  *   - Return AN_OK, or an an_error code with st->err set to the same code and
  *     st->errmsg to a message fit for the end user saying what went wrong
- *     (an_store_fail), and, where it helps, st->errhint to what to do about
- *     it (an_store_hintf, after an_store_fail).  PostgreSQL shows the two as
- *     its message and HINT; SQLite as one text, "message. Hint".  Never put a
- *     password or token of a URL in either.  The host clears the error
+ *     (an_store_fail): short, lower case, no final period, no product prefix.
+ *     Where it helps, add st->errdetail, the facts that explain it (why it
+ *     is an error, what was found: an_store_detailf), and st->errhint, what
+ *     to do about it (an_store_hintf), both full sentences with a capital and
+ *     a period, both set after an_store_fail.  A message never carries a
+ *     detail or a hint packed after a colon or semicolon.  This is the one
+ *     shape of an error in anarchon; PostgreSQL shows the three as its
+ *     message, DETAIL and HINT (errmsg, errdetail, errhint); SQLite as one
+ *     text, "message. Detail. Hint." (an_store_error_text).  Never put a
+ *     password or token of a URL in any of them.  The host clears the error
  *     (an_store_clear) before each call; a method's result is what it
  *     returns, never an error left over from an earlier call.
  *   - Leave the store usable after an error: a method that lost its connection
@@ -214,6 +220,7 @@ struct an_store
 	void	   *impl;            /* the implementation's own data */
 	an_error	err;
 	char		errmsg[AN_ERRMAX];	/* what went wrong; "" when err is AN_OK */
+	char		errdetail[AN_ERRMAX];	/* the facts behind it, a sentence; or "" */
 	char		errhint[AN_ERRMAX];	/* what to do about it, a sentence; or "" */
 	an_stats_row *stats;         /* where the host counts this store's calls, or NULL */
 };
@@ -222,13 +229,21 @@ struct an_store
 void		an_store_init(an_store *st, const an_store_methods *m, const an_host *host);
 
 /*
- * Record an error on the store, with no hint yet; returns code so callers can
+ * Record an error on the store, with no detail or hint yet; returns code so callers can
  * `return an_store_fail(...)`.  The message is short and lower case, with no
  * final period: "cannot connect to redis store redis://host:6379: Connection
  * refused".
  */
 int			an_store_fail(an_store *st, an_error code, const char *fmt,...)
 			__attribute__((format(printf, 3, 4)));
+
+/*
+ * Add a detail to the error just recorded: the facts that explain it, as a
+ * sentence ("A late claim could win a slot the store has already
+ * forgotten.").  Returns st->err, like an_store_hintf.
+ */
+int			an_store_detailf(an_store *st, const char *fmt,...)
+			__attribute__((format(printf, 2, 3)));
 
 /*
  * Add a hint to the error just recorded: what the user can do, as a sentence
@@ -239,9 +254,12 @@ int			an_store_hintf(an_store *st, const char *fmt,...)
 			__attribute__((format(printf, 2, 3)));
 
 /*
- * The error as one text for a host that has no separate hint: the message,
- * then ". " and the hint when there is one.  Returns out.
+ * The error as one text for a host that has no separate detail and hint
+ * (SQLite): the message, then ". " and the detail, then the hint, each when
+ * there is one: "message. Detail. Hint."  outlen of AN_ERRTEXTMAX holds them
+ * all.  Returns out.
  */
+#define AN_ERRTEXTMAX (3 * AN_ERRMAX + 8)
 const char *an_store_error_text(const an_store *st, char *out, size_t outlen);
 
 /* Clear the error state before a call. */

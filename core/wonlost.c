@@ -138,15 +138,17 @@ an_wonlost_memory_ok(an_store *st, const char *what, const char *param,
 	if (memory_ms >= need)
 		return AN_OK;
 	if (skew_ms == 0)
-		return an_store_fail(st, AN_E_CONFIG,
-							 "%s (%lld ms) is shorter than max_late_ms (%lld ms): a late claim could win a slot "
-							 "the store has already forgotten; raise %s to at least max_late_ms or lower max_late_ms",
-							 what, (long long) memory_ms, (long long) s->max_late_ms, param);
+	{
+		an_store_fail(st, AN_E_CONFIG, "%s (%lld ms) is shorter than max_late_ms (%lld ms)",
+					  what, (long long) memory_ms, (long long) s->max_late_ms);
+		an_store_detailf(st, "A late claim could win a slot the store has already forgotten.");
+		return an_store_hintf(st, "Raise %s to at least max_late_ms, or lower max_late_ms.", param);
+	}
 	an_store_fail(st, AN_E_CONFIG,
-				  "%s (%lld ms) is shorter than max_late_ms (%lld ms) plus twice the clock skew allowed "
-				  "between instances (max_skew_ms = %lld): a late claim could win a slot the store has "
-				  "already forgotten",
+				  "%s (%lld ms) is shorter than max_late_ms (%lld ms) plus twice max_skew_ms (%lld ms)",
 				  what, (long long) memory_ms, (long long) s->max_late_ms, (long long) skew_ms);
+	an_store_detailf(st, "The store must remember a slot for max_late_ms and for the clock skew allowed "
+					 "between instances either way; else a late claim could win a slot it has already forgotten.");
 	return an_store_hintf(st, "Raise %s to at least %lld ms, or lower max_late_ms; or, if every instance's clock "
 						  "is kept closer than %lld ms to the others', lower max_skew_ms in the store URL.",
 						  param, (long long) need, (long long) skew_ms);

@@ -20,7 +20,7 @@ reject_null(FunctionCallInfo fcinfo, int argno, const char *what)
 	if (PG_ARGISNULL(argno))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("anarchon: %s must not be NULL", what)));
+				 errmsg("%s must not be NULL", what)));
 }
 
 /* Core's "<what was wrong>: <the rule>" as a message and its DETAIL. */

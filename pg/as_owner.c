@@ -59,7 +59,7 @@ owner(void)
 	if (!HeapTupleIsValid(tup))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_SCHEMA),
-				 errmsg("anarchon: schema anarchon does not exist"),
+				 errmsg("schema anarchon does not exist"),
 				 errhint("CREATE EXTENSION anarchon creates it.")));
 	role = ((Form_pg_namespace) GETSTRUCT(tup))->nspowner;
 	ReleaseSysCache(tup);
@@ -146,11 +146,11 @@ an_pg_spi_as_owner(const char *sql, int nargs, Oid *types, Datum *values, const 
 	int			rc;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "anarchon: SPI_connect failed");
+		elog(ERROR, "SPI_connect failed");
 	an_pg_owner_enter(&s);
 	rc = SPI_execute_with_args(sql, nargs, types, values, nulls, false, first ? 1 : 0);
 	if (rc < 0)
-		elog(ERROR, "anarchon: a statement of anarchon failed: %s", SPI_result_code_string(rc));
+		elog(ERROR, "a statement of anarchon failed: %s", SPI_result_code_string(rc));
 	if (first != NULL && SPI_processed > 0 && SPI_tuptable != NULL)
 	{
 		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);

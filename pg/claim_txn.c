@@ -83,7 +83,7 @@ an_pg_require_final_claim(FunctionCallInfo fcinfo)
 		return;
 	ereport(ERROR,
 			(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
-			 errmsg("anarchon: anarchon_claim cannot run %s", where),
+			 errmsg("anarchon_claim cannot run %s", where),
 			 errdetail("The local store decides the claim in your transaction, and a rollback after it"
 					   " answered 'won' would let another instance win the same slot."),
 			 errhint("Call SELECT anarchon_claim(...) as a statement of its own in autocommit"

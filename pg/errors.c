@@ -54,10 +54,12 @@ an_pg_raise(an_store *st)
 {
 	an_error	code = st->err != AN_OK ? st->err : AN_E_INTERNAL;
 	char		msg[AN_ERRMAX];
+	char		detail[AN_ERRMAX];
 	char		hint[AN_ERRMAX];
 
 	/* Copied out: the store is cleared for its next call before the longjmp. */
 	memcpy(msg, st->errmsg, sizeof(msg));
+	memcpy(detail, st->errdetail, sizeof(detail));
 	memcpy(hint, st->errhint, sizeof(hint));
 	if (msg[0] == '\0')
 		snprintf(msg, sizeof(msg), "store \"%s\" failed without saying why",
@@ -70,7 +72,8 @@ an_pg_raise(an_store *st)
 
 	ereport(ERROR,
 			(errcode(an_pg_sqlstate(code)),
-			 errmsg("anarchon: %s", msg),
+			 errmsg("%s", msg),
+			 detail[0] != '\0' ? errdetail("%s", detail) : 0,
 			 hint[0] != '\0' ? errhint("%s", hint) : 0));
 }
 
@@ -118,6 +121,6 @@ an_pg_raise_rule(int sqlstate, const char *err)
 	split_rule(err, message, sizeof(message), detail, sizeof(detail));
 	ereport(ERROR,
 			(errcode(sqlstate),
-			 errmsg("anarchon: %s", message),
+			 errmsg("%s", message),
 			 detail[0] != '\0' ? errdetail("%s", detail) : 0));
 }

@@ -31,16 +31,21 @@ PG_FUNCTION_INFO_V1(anarchon_fdw_validator);
 
 #define URL_EXAMPLES "A store url looks like redis://host:6379/0?strategy=lease, amqp://host:5672/vhost or nats://host:4222."
 
-/* The url option refused: why (a store's or the parser's words), and what to do. */
+/*
+ * The url option refused: why (a store's or the parser's words, with the
+ * store's detail when it gave one), and what to do.
+ */
 static void
-bad_url(const char *why, const char *hint)
+bad_url(const char *why, const char *why_detail, const char *hint)
 {
 	char		detail[AN_ERRMAX];
 
+	an_pg_sentence(why, detail, sizeof(detail));
 	ereport(ERROR,
 			(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
-			 errmsg("anarchon: invalid value for option \"url\""),
-			 errdetail("%s", an_pg_sentence(why, detail, sizeof(detail))),
+			 errmsg("invalid value for option \"url\""),
+			 why_detail != NULL && why_detail[0] != '\0' ?
+			 errdetail("%s %s", detail, why_detail) : errdetail("%s", detail),
 			 hint != NULL && hint[0] != '\0' ? errhint("%s", hint) : 0));
 }
 
@@ -61,23 +66,23 @@ validate_url(const char *url)
 	if (strcmp(url, "local") == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
-				 errmsg("anarchon: the url of a server must name a network store, not 'local'"),
+				 errmsg("the url of a server must name a network store, not 'local'"),
 				 errhint("The local store needs no server: SET anarchon.store = 'local'.")));
 	if (an_url_parse(url, &u, err, sizeof(err)) != 0)
-		bad_url(err, URL_EXAMPLES);
+		bad_url(err, NULL, URL_EXAMPLES);
 	credentials = u.user != NULL || u.password != NULL;
 	an_url_free(&u);
 	if (credentials)
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
-				 errmsg("anarchon: the url of a server must not contain a user or password"),
+				 errmsg("the url of a server must not contain a user or password"),
 				 errdetail("Every role can read the options of a server."),
 				 errhint("Put the credentials in a user mapping: CREATE USER MAPPING FOR PUBLIC SERVER ... OPTIONS (user '...', password '...').")));
 	if ((m = an_remote_find(url, err, sizeof(err))) == NULL)
-		bad_url(err, NULL);
+		bad_url(err, NULL, NULL);
 	an_store_init(&st, m, NULL);
 	if (an_store_check_url(&st, url) != AN_OK)
-		bad_url(st.errmsg, st.errhint);
+		bad_url(st.errmsg, st.errdetail, st.errhint);
 }
 
 /* The options of the wrapper, by the catalog of the object that takes them. */
@@ -135,7 +140,7 @@ anarchon_fdw_validator(PG_FUNCTION_ARGS)
 		if (!valid_option(catalog, def->defname))
 			ereport(ERROR,
 					(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
-					 errmsg("anarchon: invalid option \"%s\"", def->defname),
+					 errmsg("invalid option \"%s\"", def->defname),
 					 valid_options_hint(catalog)));
 		if (strcmp(def->defname, "url") == 0)
 		{
@@ -145,12 +150,12 @@ anarchon_fdw_validator(PG_FUNCTION_ARGS)
 		else if (strlen(defGetString(def)) == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
-					 errmsg("anarchon: option \"%s\" must not be empty", def->defname)));
+					 errmsg("option \"%s\" must not be empty", def->defname)));
 	}
 	if (catalog == ForeignServerRelationId && !has_url)
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_OPTION_NAME_NOT_FOUND),
-				 errmsg("anarchon: a server of the anarchon wrapper needs a url option"),
+				 errmsg("a server of the anarchon wrapper needs a url option"),
 				 errhint("For example OPTIONS (url 'redis://127.0.0.1:6379/0?strategy=lease').")));
 	PG_RETURN_VOID();
 }
@@ -196,7 +201,7 @@ an_pg_server_url(ForeignServer *server, UserMapping *mapping)
 	if (url == NULL || (sep = strstr(url, "://")) == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_OPTION_NAME_NOT_FOUND),
-				 errmsg("anarchon: foreign server \"%s\" has no url option", server->servername)));
+				 errmsg("foreign server \"%s\" has no url option", server->servername)));
 	initStringInfo(&buf);
 	appendBinaryStringInfo(&buf, url, (int) (sep - url) + 3);
 	/*

@@ -37,7 +37,7 @@ fence(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 	if (!owned)
 		ereport(ERROR,
 				(errcode(AN_PG_ERRCODE_FENCED),
-				 errmsg("anarchon: the token does not own the running run of job \"%s\" at %s",
+				 errmsg("the token does not own the running run of job \"%s\" at %s",
 						call.job, timestamptz_to_str(an_pg_ms_to_ts(call.rq.slot))),
 				 errdetail("The run's lease ran out and another caller took it over, or the run is no "
 						   "longer running (finished or interrupted)."),

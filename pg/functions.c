@@ -57,7 +57,7 @@ store_with(const void *method, const char *what)
 	if (method == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("anarchon: store \"%s\" does not support %s", st->m->name, what)));
+				 errmsg("store \"%s\" does not support %s", st->m->name, what)));
 	an_store_clear(st);
 	return st;
 }
@@ -104,7 +104,7 @@ claim_info(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 	bool		nulls[3] = {false, false, false};
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "anarchon: anarchon_claim_info must return a composite type");
+		elog(ERROR, "anarchon_claim_info must return a composite type");
 	desc = BlessTupleDesc(desc);
 
 	claim(fcinfo, kind, &res);
@@ -190,14 +190,14 @@ finish(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 		if (PG_ARGISNULL(3))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("anarchon: status must not be NULL"),
+					 errmsg("status must not be NULL"),
 					 errdetail("A status is 'succeeded' or 'failed'.")));
 		name = text_to_cstring(PG_GETARG_TEXT_PP(3));
 		status = an_run_state_parse(name);
 		if (status != AN_RUN_SUCCEEDED && status != AN_RUN_FAILED)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("anarchon: invalid status"),
+					 errmsg("invalid status"),
 					 errdetail("A status is 'succeeded' or 'failed'.")));
 	}
 	an_pg_require_job_right(call.job, AN_PG_JOB_ACT, NULL);
@@ -257,7 +257,7 @@ anarchon_token(PG_FUNCTION_ARGS)
 	if (!pg_strong_random(random16, sizeof(random16)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("anarchon: could not generate a random token")));
+				 errmsg("could not generate a random token")));
 	an_token_hex(random16, out);
 	PG_RETURN_TEXT_P(cstring_to_text(out));
 }

@@ -160,7 +160,7 @@ define(const char *name, const char *description, const char *boot, parse_fn par
 	char		guc[NAMEDATALEN];
 
 	if (nguc >= AN_GUC_MAX)
-		elog(ERROR, "anarchon: more settings than GUC hooks: raise AN_GUC_MAX in pg/guc.c");
+		elog(ERROR, "more settings than GUC hooks: raise AN_GUC_MAX in pg/guc.c");
 	names[nguc] = name;
 	parsers[nguc] = parse;
 	strlcpy(defaults[nguc], boot, sizeof(defaults[nguc]));
@@ -223,12 +223,12 @@ require_valid(void)
 		if (strcmp(names[i], "store") == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("anarchon: anarchon.store is not the name of a foreign server"),
+					 errmsg("anarchon.store is not the name of a foreign server"),
 					 errdetail("%s", an_pg_sentence(rule ? rule + 2 : invalid[i], detail, sizeof(detail))),
 					 errhint("Set it to 'local' or to a server's name. A store's URL belongs in CREATE SERVER ... FOREIGN DATA WRAPPER anarchon OPTIONS (url '...'), its password in a user mapping; the value is not repeated here, as it may hold one.")));
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("anarchon: invalid value for parameter \"anarchon.%s\": \"%s\"",
+				 errmsg("invalid value for parameter \"anarchon.%s\": \"%s\"",
 						names[i], values[i] ? values[i] : ""),
 				 errdetail("%s", an_pg_sentence(rule ? rule + 2 : invalid[i], detail, sizeof(detail))),
 				 errhint("The value was set before the anarchon library was loaded in this session"

@@ -132,7 +132,7 @@ take_job(const char *job, Oid *owner, const an_settings *settings)
 	if (!own_new_jobs)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("anarchon: job \"%s\" has no owner", job),
+				 errmsg("job \"%s\" has no owner", job),
 				 errdetail("anarchon.own_new_jobs is off: jobs are given by an administrator."),
 				 errhint("An administrator runs SELECT anarchon.set_job_owner('%s', 'the_role');", job)));
 	/* A read-only transaction (a standby) cannot record an owner: none is taken. */
@@ -147,7 +147,7 @@ take_job(const char *job, Oid *owner, const an_settings *settings)
 			DatumGetInt64(d) >= max_jobs_per_role)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("anarchon: role \"%s\" owns %d jobs already", GetUserNameFromId(GetUserId(), false),
+					 errmsg("role \"%s\" owns %d jobs already", GetUserNameFromId(GetUserId(), false),
 							max_jobs_per_role),
 					 errdetail("anarchon.max_jobs_per_role bounds how many jobs a role may come to own by claiming them."),
 					 errhint("Retire jobs (DELETE FROM anarchon.job_owners as their owner's administrator), or have a superuser raise anarchon.max_jobs_per_role.")));
@@ -173,7 +173,7 @@ an_pg_require_job_right(const char *job, an_pg_job_use use, const an_settings *s
 		return;
 	ereport(ERROR,
 			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-			 errmsg("anarchon: permission denied for job \"%s\"", job),
+			 errmsg("permission denied for job \"%s\"", job),
 			 errdetail("The job belongs to role \"%s\"; only that role, its members and superusers act on it.",
 					   GetUserNameFromId(owner, true) ? GetUserNameFromId(owner, true) : "(dropped)"),
 			 errhint("Run as a member of that role (GRANT it to this one), or have an administrator give the job with anarchon.set_job_owner(job, role).")));
@@ -185,7 +185,7 @@ an_pg_require_lease_limit(const an_settings *settings)
 	if (max_lease_ms > 0 && settings->lease_ms > max_lease_ms && !superuser())
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("anarchon: lease_ms %lld is above the limit of %d",
+				 errmsg("lease_ms %lld is above the limit of %d",
 						(long long) settings->lease_ms, max_lease_ms),
 				 errdetail("anarchon.max_lease_ms bounds the lease a call may ask for, so that no role can hold a job for longer."),
 				 errhint("Ask for a shorter lease and keep it alive with anarchon_heartbeat, or have a superuser raise anarchon.max_lease_ms.")));
@@ -203,7 +203,7 @@ an_pg_require_claim_limits(const an_request *rq)
 	if (max_ahead_ms > 0 && rq->slot - now_ms > max_ahead_ms)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("anarchon: slot %s is more than %d ms ahead of now",
+				 errmsg("slot %s is more than %d ms ahead of now",
 						timestamptz_to_str(an_pg_ms_to_ts(rq->slot)), max_ahead_ms),
 				 errdetail("anarchon.max_ahead_ms bounds how far ahead a slot may be claimed, which bounds what a role can add to anarchon.runs."),
 				 errhint("Claim a slot when it comes (anarchon_slot(schedule)), or have a superuser raise anarchon.max_ahead_ms.")));

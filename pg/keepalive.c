@@ -147,7 +147,7 @@ anarchon_keepalive_start(PG_FUNCTION_ARGS)
 		worker = NULL;
 		ereport(WARNING,
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
-				 errmsg("anarchon: no background worker slot for the keep-alive of job \"%s\"", call.job),
+				 errmsg("no background worker slot for the keep-alive of job \"%s\"", call.job),
 				 errdetail("The run goes on without it: its lease is not renewed while the command works."),
 				 errhint("Raise max_worker_processes, or set lease_ms above the command's longest run.")));
 	}

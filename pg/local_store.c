@@ -142,10 +142,10 @@ plan_for(local_query q)
 									(Oid *) queries[q].types);
 
 		if (p == NULL)
-			elog(ERROR, "anarchon: could not prepare a query of the local store: %s",
+			elog(ERROR, "could not prepare a query of the local store: %s",
 				 SPI_result_code_string(SPI_result));
 		if (SPI_keepplan(p) != 0)
-			elog(ERROR, "anarchon: could not keep a query plan of the local store");
+			elog(ERROR, "could not keep a query plan of the local store");
 		plans[q] = p;
 	}
 	return plans[q];
@@ -158,7 +158,7 @@ run(local_query q, Datum *values, int expect)
 	int			rc = SPI_execute_plan(plan_for(q), values, NULL, false, 0);
 
 	if (rc != expect)
-		elog(ERROR, "anarchon: a query of the local store failed: %s",
+		elog(ERROR, "a query of the local store failed: %s",
 			 SPI_result_code_string(rc));
 	return SPI_processed;
 }
@@ -201,13 +201,13 @@ require_writable(const char *what)
 	if (RecoveryInProgress())
 		ereport(ERROR,
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-				 errmsg("anarchon: %s writes anarchon.runs and this server is a standby", what),
+				 errmsg("%s writes anarchon.runs and this server is a standby", what),
 				 errdetail("A standby replays the primary's runs and cannot decide a claim."),
 				 errhint("Claim on the primary. With libpq, name every server of the cluster in the connection string and add target_session_attrs=read-write, so that a session finds the primary after a failover.")));
 	if (XactReadOnly)
 		ereport(ERROR,
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-				 errmsg("anarchon: %s writes anarchon.runs and cannot run in a read-only transaction", what),
+				 errmsg("%s writes anarchon.runs and cannot run in a read-only transaction", what),
 				 errhint("Claim on the primary, outside of READ ONLY transactions, or set anarchon.store to a remote store.")));
 
 	/*
@@ -230,14 +230,14 @@ connect_spi(an_pg_owner_state *owner)
 {
 	an_pg_owner_enter(owner);
 	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "anarchon: SPI_connect failed");
+		elog(ERROR, "SPI_connect failed");
 }
 
 static void
 finish_spi(const an_pg_owner_state *owner)
 {
 	if (SPI_finish() != SPI_OK_FINISH)
-		elog(ERROR, "anarchon: SPI_finish failed");
+		elog(ERROR, "SPI_finish failed");
 	an_pg_owner_leave(owner);
 }
 
@@ -258,7 +258,7 @@ read_run_row(an_run *run)
 	run->state = an_run_state_parse(state);
 	run->lease_until = an_pg_ts_to_ms(DatumGetTimestampTz(SPI_getbinval(tup, desc, 4, &isnull)));
 	if (run->state == AN_RUN_NONE)
-		elog(ERROR, "anarchon: run has an unknown state \"%s\" in anarchon.runs", state);
+		elog(ERROR, "run has an unknown state \"%s\" in anarchon.runs", state);
 }
 
 /* ---------------------------------------------------------------- the lease steps */
@@ -347,7 +347,7 @@ op_unlock(an_store *st, int commit)
 	if (!commit)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("anarchon: the claim failed half-way and was rolled back"),
+				 errmsg("the claim failed half-way and was rolled back"),
 				 errdetail("%s", an_pg_sentence(st->errmsg, detail, sizeof(detail)))));
 	return AN_OK;
 }

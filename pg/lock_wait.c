@@ -20,7 +20,7 @@ an_pg_raise_job_busy(const char *job, int64 timeout_ms)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
-			 errmsg("anarchon: job \"%s\" is locked by another session for longer than busy_timeout_ms (" INT64_FORMAT " ms)",
+			 errmsg("job \"%s\" is locked by another session for longer than busy_timeout_ms (" INT64_FORMAT " ms)",
 					job, timeout_ms),
 			 errdetail("Another transaction is claiming this job, or claimed it and has not committed yet."),
 			 errhint("Commit transactions that call anarchon_claim promptly, or raise anarchon.busy_timeout_ms.")));

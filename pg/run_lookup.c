@@ -47,7 +47,7 @@ column(Relation rel, const char *name)
 		if (!a->attisdropped && strcmp(NameStr(a->attname), name) == 0)
 			return a->attnum;
 	}
-	elog(ERROR, "anarchon: anarchon.runs has no column \"%s\"", name);
+	elog(ERROR, "anarchon.runs has no column \"%s\"", name);
 	return InvalidAttrNumber;	/* not reached */
 }
 
@@ -68,7 +68,7 @@ read_row(Relation rel, TupleTableSlot *slot, an_run *run)
 	run->state = an_run_state_parse(state);
 	run->lease_until = an_pg_ts_to_ms(DatumGetTimestampTz(slot_getattr(slot, column(rel, "lease_until"), &isnull)));
 	if (run->state == AN_RUN_NONE)
-		elog(ERROR, "anarchon: run has an unknown state \"%s\" in anarchon.runs", state);
+		elog(ERROR, "run has an unknown state \"%s\" in anarchon.runs", state);
 }
 
 void
@@ -87,12 +87,12 @@ an_pg_lookup_run(const char *job, int64 slot_ms, an_run *run)
 	memset(run, 0, sizeof(*run));
 	run->state = AN_RUN_NONE;
 	if (!OidIsValid(relid))
-		elog(ERROR, "anarchon: table anarchon.runs does not exist");
+		elog(ERROR, "table anarchon.runs does not exist");
 
 	rel = table_open(relid, AccessShareLock);
 	idxid = an_pg_primary_key_index(rel);
 	if (!OidIsValid(idxid))
-		elog(ERROR, "anarchon: anarchon.runs has no primary key");
+		elog(ERROR, "anarchon.runs has no primary key");
 	idx = index_open(idxid, AccessShareLock);
 
 	/* The primary key is (job, slot); compare job in the index's collation. */

@@ -28,7 +28,7 @@ job_arg(FunctionCallInfo fcinfo)
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("anarchon: job must not be NULL")));
+				 errmsg("job must not be NULL")));
 	job = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	if (an_validate_job(job, strlen(job), err, sizeof(err)) != AN_OK)
 		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
@@ -79,7 +79,7 @@ anarchon_run_schedule_note(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("anarchon: schedule must not be NULL")));
+				 errmsg("schedule must not be NULL")));
 	write_as_owner(fcinfo,
 				   "INSERT INTO anarchon.run_schedules AS r (job, schedule) VALUES ($1, $2) "
 				   "ON CONFLICT (job) DO UPDATE SET schedule = excluded.schedule, since = excluded.since "

@@ -76,7 +76,7 @@ an_pg_arg_schedule(FunctionCallInfo fcinfo, int argno)
 	if (PG_ARGISNULL(argno))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("anarchon: schedule must not be NULL"),
+				 errmsg("schedule must not be NULL"),
 				 errhint("Give a cron expression such as '0 3 * * *' (with CRON_TZ=<zone> in front for a time zone), a macro such as '@hourly' or an interval such as '10 seconds'.")));
 	t = PG_GETARG_TEXT_PP(argno);
 	len = VARSIZE_ANY_EXHDR(t);
@@ -111,7 +111,7 @@ an_pg_arg_instant(FunctionCallInfo fcinfo, int argno, bool as_ms, const char *wh
 	if (PG_ARGISNULL(argno))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("anarchon: %s must not be NULL", what)));
+				 errmsg("%s must not be NULL", what)));
 	if (as_ms)
 	{
 		char		err[AN_ERRMAX];
@@ -126,7 +126,7 @@ an_pg_arg_instant(FunctionCallInfo fcinfo, int argno, bool as_ms, const char *wh
 	if (TIMESTAMP_NOT_FINITE(ts))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("anarchon: %s must be a finite time", what),
+				 errmsg("%s must be a finite time", what),
 				 errdetail("It must lie from 1970-01-01 to 9999-12-31 UTC.")));
 	return an_pg_ts_to_ms(ts);
 }
@@ -149,7 +149,7 @@ schedule_call(FunctionCallInfo fcinfo, search_fn search, bool as_ms)
 		if (PG_ARGISNULL(1))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("anarchon: the instant must not be NULL"),
+					 errmsg("the instant must not be NULL"),
 					 errhint("Leave it out to use the database clock.")));
 		t = an_pg_arg_instant(fcinfo, 1, as_ms, "the instant");
 	}
@@ -202,7 +202,7 @@ fire_at(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 	if (PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("anarchon: max_jitter_ms must not be NULL"),
+				 errmsg("max_jitter_ms must not be NULL"),
 				 errhint("Give 0 for no jitter.")));
 	if (an_fire_at(call.job, strlen(call.job), call.rq.slot, PG_GETARG_INT64(2),
 				   call.settings.max_late_ms, &fire, err, sizeof(err)) != AN_OK)

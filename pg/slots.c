@@ -77,7 +77,7 @@ collect(FunctionCallInfo fcinfo, int sched_arg, bool as_ms, slot_list *l)
 	if (sched_arg > 0 && from < AN_SLOT_MIN && from <= to)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("anarchon: the range starts before the first slot a claim accepts"),
+				 errmsg("the range starts before the first slot a claim accepts"),
 				 errdetail("from is %lld ms; no run can exist before 100000000000 (1973-03-03).",
 						   (long long) from),
 				 errhint("Start the range later (if you gave seconds, multiply by 1000).")));
@@ -102,7 +102,7 @@ materialize(FunctionCallInfo fcinfo, Oid type, const char *column)
 		!(rsinfo->allowedModes & SFRM_Materialize))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("anarchon: set-valued function called in context that cannot accept a set")));
+				 errmsg("set-valued function called in context that cannot accept a set")));
 	old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
 	desc = CreateTemplateTupleDesc(1);
 	TupleDescInitEntry(desc, (AttrNumber) 1, column, type, -1, 0);
@@ -168,7 +168,7 @@ drop_local_runs(slot_list *l, const char *job)
 		return;
 	an_pg_owner_enter(&owner);
 	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "anarchon: SPI_connect failed");
+		elog(ERROR, "SPI_connect failed");
 	if (runs_plan == NULL)
 	{
 		Oid			types[3] = {TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID};
@@ -176,7 +176,7 @@ drop_local_runs(slot_list *l, const char *job)
 									3, types);
 
 		if (p == NULL || SPI_keepplan(p) != 0)
-			elog(ERROR, "anarchon: could not prepare the query of anarchon_missed: %s",
+			elog(ERROR, "could not prepare the query of anarchon_missed: %s",
 				 SPI_result_code_string(SPI_result));
 		runs_plan = p;
 	}
@@ -184,7 +184,7 @@ drop_local_runs(slot_list *l, const char *job)
 	values[1] = TimestampTzGetDatum(an_pg_ms_to_ts(l->slots[0]));
 	values[2] = TimestampTzGetDatum(an_pg_ms_to_ts(l->slots[l->n - 1]));
 	if (SPI_execute_plan(runs_plan, values, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "anarchon: the query of anarchon_missed failed");
+		elog(ERROR, "the query of anarchon_missed failed");
 	/* Both lists are in order: one merge. */
 	an_missed_merge_init(&m, (int64_t *) l->slots, l->n);
 	for (uint64 r = 0; r < SPI_processed; r++)
@@ -196,7 +196,7 @@ drop_local_runs(slot_list *l, const char *job)
 	}
 	l->n = an_missed_merge_end(&m);
 	if (SPI_finish() != SPI_OK_FINISH)
-		elog(ERROR, "anarchon: SPI_finish failed");
+		elog(ERROR, "SPI_finish failed");
 	an_pg_owner_leave(&owner);
 }
 
@@ -227,7 +227,7 @@ missed_call(FunctionCallInfo fcinfo, bool as_ms)
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("anarchon: job must not be NULL")));
+				 errmsg("job must not be NULL")));
 	t = PG_GETARG_TEXT_PP(0);
 	len = VARSIZE_ANY_EXHDR(t);
 	if (an_validate_job(VARDATA_ANY(t), len, err, sizeof(err)) != AN_OK)

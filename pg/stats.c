@@ -162,7 +162,7 @@ anarchon_stats(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	/* The SQL definition and core's column list must agree, or no row is right. */
 	if (rsinfo->setDesc->natts != an_stats_ncolumns)
-		elog(ERROR, "anarchon: anarchon_stats has %d columns in SQL but %d in the library: reinstall the extension",
+		elog(ERROR, "anarchon_stats has %d columns in SQL but %d in the library: reinstall the extension",
 			 rsinfo->setDesc->natts, an_stats_ncolumns);
 	for (size_t i = 0; i < an_stats_rows(t); i++)
 	{

@@ -203,7 +203,7 @@ refuse_url(const char *value)
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("anarchon: anarchon.store names a foreign server, not a store url"),
+			 errmsg("anarchon.store names a foreign server, not a store url"),
 			 errdetail("A remote store is a foreign server of the anarchon wrapper, and its url is an option of that server."),
 			 errhint("Create a server with this url, then name it: CREATE SERVER %s FOREIGN DATA WRAPPER anarchon OPTIONS (url %s); %sSET anarchon.store = '%s';",
 					 server, quote_literal_cstr(shown), mapping, server)));
@@ -229,7 +229,7 @@ named_server(const char *name, Oid userid)
 		an_pg_stats_failed("(no such server)", "unknown", AN_E_CONFIG);
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("anarchon: foreign server \"%s\" does not exist", name),
+				 errmsg("foreign server \"%s\" does not exist", name),
 				 errdetail("The setting anarchon.store names the foreign server that decides claims, or is 'local'."),
 				 errhint("Create the server with CREATE SERVER %s FOREIGN DATA WRAPPER anarchon OPTIONS (url '...'), or set anarchon.store to 'local'.",
 						 quote_identifier(name))));
@@ -240,7 +240,7 @@ named_server(const char *name, Oid userid)
 		an_pg_stats_failed(name, "unknown", AN_E_CONFIG);
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("anarchon: foreign server \"%s\" is not a server of the anarchon wrapper", name),
+				 errmsg("foreign server \"%s\" is not a server of the anarchon wrapper", name),
 				 errdetail("It belongs to the foreign-data wrapper \"%s\".", fdwname)));
 	}
 	aclresult = an_pg_server_aclcheck(server->serverid, userid, ACL_USAGE);
@@ -271,7 +271,7 @@ open_remote(ForeignServer *server, Oid userid)
 		an_pg_stats_failed(server->servername, "unknown", AN_E_UNSUPPORTED);
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("anarchon: cannot open the store of foreign server \"%s\"", server->servername),
+				 errmsg("cannot open the store of foreign server \"%s\"", server->servername),
 				 errdetail("%s", an_pg_sentence(err, detail, sizeof(detail)))));
 	}
 	e = MemoryContextAllocZero(TopMemoryContext, sizeof(remote_entry));

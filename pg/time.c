@@ -39,7 +39,7 @@ an_pg_ms_to_ts(int64 ms)
 	if (an_pg_ms_range(ms) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-				 errmsg("anarchon: time " INT64_FORMAT " ms is out of the range of timestamptz", ms),
+				 errmsg("time " INT64_FORMAT " ms is out of the range of timestamptz", ms),
 				 errdetail("A time in milliseconds since 1970-01-01 UTC becomes a timestamptz only from "
 						   INT64_FORMAT " to " INT64_FORMAT ".", (int64) TS_MIN_MS, (int64) TS_MAX_MS)));
 	/* In range, so neither the subtraction nor the product can overflow. */

@@ -156,16 +156,16 @@ an_sqlite_may_write(sqlite3 *caller, const char *fn, char *err, size_t errlen)
 
 	if (sqlite3_db_readonly(caller, "main") == 1)
 		an_errf(err, errlen, "this connection opened the database read-only (SQLITE_OPEN_READONLY,"
-				" mode=ro, or a file it may not write), and %s writes anarchon_runs:"
-				" call it on a connection that may write", fn);
+				" mode=ro, or a file it may not write), and %s writes anarchon_runs."
+				" Call it on a connection that may write.", fn);
 	else if (query_only(caller))
-		an_errf(err, errlen, "this connection is set to PRAGMA query_only, and %s writes anarchon_runs:"
-				" call it on a connection that may write", fn);
+		an_errf(err, errlen, "this connection is set to PRAGMA query_only, and %s writes anarchon_runs."
+				" Call it on a connection that may write.", fn);
 	else if ((file && sqlite3_uri_boolean(file, "nolock", 0)) ||
 			 (vfs && strcmp(vfs->zName, "unix-none") == 0))
 		an_errf(err, errlen, "this connection opened the database without file locking (nolock=1 or"
 				" the unix-none VFS), and %s needs the database's write lock to decide between"
-				" processes: open it with locking", fn);
+				" processes. Open it with locking.", fn);
 	else
 		return 1;
 	return 0;

@@ -29,7 +29,7 @@ SQLITE_EXTENSION_INIT3
 static void
 result_store_error(sqlite3_context *ctx, const char *fn, const an_store *st)
 {
-	char		text[2 * AN_ERRMAX];
+	char		text[AN_ERRTEXTMAX];
 
 	an_store_error_text(st, text, sizeof(text));
 	switch (st->err)
@@ -172,18 +172,18 @@ fn_fence(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (sqlite3_get_autocommit(sqlite3_context_db_handle(ctx)))
 	{
 		an_sqlite_error(ctx, SQLITE_ERROR, fn,
-						"must be called inside the transaction whose writes it fences"
-						" (BEGIN IMMEDIATE; SELECT anarchon_fence(...); your writes; COMMIT):"
-						" in autocommit it commits on its own as it ends and protects no write that follows");
+						"must be called inside the transaction whose writes it fences."
+						" In autocommit it commits on its own as it ends and protects no write that follows."
+						" BEGIN IMMEDIATE; SELECT anarchon_fence(...); your writes; COMMIT.");
 		return;
 	}
 	if (an_store_fence(st, &rq, &owned) != AN_OK)
 		result_store_error(ctx, fn, st);
 	else if (!owned)
 		an_sqlite_error(ctx, SQLITE_CONSTRAINT, fn,
-						"the token does not own the running run (its lease ran out and another caller"
-						" took it over, or it is finished or interrupted): roll back this transaction,"
-						" its writes belong to a run that is no longer this caller's");
+						"the token does not own the running run."
+						" Its lease ran out and another caller took it over, or it is finished or interrupted."
+						" Roll back this transaction: its writes belong to a run that is no longer this caller's.");
 	else
 		sqlite3_result_int(ctx, 1);
 }
@@ -316,11 +316,13 @@ fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			}
 			if (an_sqlite_store_switch(conn, url, err, sizeof(err)) != AN_OK)
 			{
-				char		text[2 * AN_ERRMAX];
+				char		text[AN_ERRTEXTMAX];
+
+				size_t		len = strlen(err);
 
 				snprintf(text, sizeof(text),
-						 "%s. The store stays set to this URL: every call fails until it can be opened, or until anarchon_config('store', ...) names another",
-						 err);
+						 "%s%s The store stays set to this URL: every call fails until it can be opened, or until anarchon_config('store', ...) names another.",
+						 err, len > 0 && err[len - 1] == '.' ? "" : ".");
 				an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_config", text);
 				return;
 			}

@@ -154,10 +154,13 @@ fail_db(an_store *st, sqlite3 *db, const char *what)
 	int			code = sqlite3_extended_errcode(db);
 
 	if ((code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED)
-		return an_store_fail(st, AN_E_BUSY,
-							 "the database stayed locked by another writer for longer than busy_timeout_ms (%lld ms)"
-							 " while %s; nothing was decided: call again, or raise busy_timeout_ms",
-							 (long long) ((local_store *) st->impl)->busy_timeout_ms, what);
+	{
+		an_store_fail(st, AN_E_BUSY,
+					  "the database stayed locked by another writer for longer than busy_timeout_ms (%lld ms)"
+					  " while %s", (long long) ((local_store *) st->impl)->busy_timeout_ms, what);
+		an_store_detailf(st, "Nothing was decided.");
+		return an_store_hintf(st, "Call again, or raise busy_timeout_ms.");
+	}
 	if ((code & 0xff) == SQLITE_NOMEM)
 		return an_store_fail(st, AN_E_NOMEM, "out of memory while %s", what);
 	return an_store_fail(st, AN_E_STORE, "anarchon_runs: %s failed: %s", what, sqlite3_errmsg(db));
@@ -243,20 +246,25 @@ writable_now(an_store *st, const char *fn)
 	int			txn = sqlite3_txn_state(ls->caller, "main");
 
 	if (txn == SQLITE_TXN_WRITE)
-		return an_store_fail(st, AN_E_STATE,
-							 "cannot run while this connection holds a write transaction"
-							 " (an open BEGIN…COMMIT that wrote, or INSERT/UPDATE … SELECT %s(…)):"
-							 " anarchon commits on its own before it answers;"
-							 " call it in a statement of its own, outside the write transaction", fn);
+	{
+		an_store_fail(st, AN_E_STATE, "cannot run while this connection holds a write transaction");
+		an_store_detailf(st, "It has an open BEGIN…COMMIT that wrote, or is running INSERT/UPDATE … SELECT %s(…);"
+						 " anarchon commits on its own before it answers.", fn);
+		return an_store_hintf(st, "Call it in a statement of its own, outside the write transaction.");
+	}
 	if (!ls->own_db && !sqlite3_get_autocommit(ls->caller))
-		return an_store_fail(st, AN_E_STATE,
-							 "cannot run inside a transaction on an in-memory database:"
-							 " anarchon commits on its own before it answers; call it outside BEGIN…COMMIT");
+	{
+		an_store_fail(st, AN_E_STATE, "cannot run inside a transaction on an in-memory database");
+		an_store_detailf(st, "Anarchon commits on its own before it answers.");
+		return an_store_hintf(st, "Call it outside BEGIN…COMMIT.");
+	}
 	if (ls->own_db && txn == SQLITE_TXN_READ && !journal_is_wal(ls->db))
-		return an_store_fail(st, AN_E_STATE,
-							 "cannot run while this connection is reading the database in rollback-journal mode"
-							 " (its commit would wait for this connection's own read lock):"
-							 " call it in a statement that reads no table, or use PRAGMA journal_mode=WAL");
+	{
+		an_store_fail(st, AN_E_STATE,
+					  "cannot run while this connection is reading the database in rollback-journal mode");
+		an_store_detailf(st, "Its commit would wait for this connection's own read lock.");
+		return an_store_hintf(st, "Call it in a statement that reads no table, or use PRAGMA journal_mode=WAL.");
+	}
 	return AN_OK;
 }
 
@@ -519,10 +527,11 @@ local_fence(an_store *st, const an_request *rq, int *owned)
 
 	*owned = 0;
 	if (sqlite3_get_autocommit(ls->caller))
-		return an_store_fail(st, AN_E_STATE,
-							 "must be called inside the write transaction whose writes it fences"
-							 " (BEGIN IMMEDIATE; … SELECT anarchon_fence(…); … COMMIT):"
-							 " it holds the run for this caller only until that transaction ends");
+	{
+		an_store_fail(st, AN_E_STATE, "must be called inside the write transaction whose writes it fences");
+		an_store_detailf(st, "It holds the run for this caller only until that transaction ends.");
+		return an_store_hintf(st, "BEGIN IMMEDIATE; … SELECT anarchon_fence(…); … COMMIT.");
+	}
 	return caller_update(st, S_FENCE, rq, NULL, "anarchon_fence", owned);
 }
 

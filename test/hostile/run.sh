@@ -148,7 +148,7 @@ for c in "${CASES[@]}"; do
 	t0=$(sed -n 's/^t0=//p' <<< "$out"); t1=$(sed -n 's/^t1=//p' <<< "$out")
 	ms=$(( ${t1:-0} - ${t0:-0} )); grow=$(( ${hwm:-0} - ${rss0:-0} ))
 	max=$((TMO + MARGIN_MS)); [ "$kind" = t ] && min=$((TMO - 50)) || min=0
-	if grep -Eq "^ERROR: +$state: anarchon: .*$re" <<< "$out" && [ -n "$t0" ] && [ -n "$t1" ] &&
+	if grep -Eq "^ERROR: +$state: .*$re" <<< "$out" && [ -n "$t0" ] && [ -n "$t1" ] &&
 		[ "$ms" -le "$max" ] && [ "$ms" -ge "$min" ] && [ -n "$hwm" ] && [ "$grow" -lt "$MEM_KB" ]; then
 		ok "hostile/pg: $proto $mode fails ($state, $re) in ${ms} ms (bound $min..$max), peak memory +${grow} kB"
 	else not_ok "hostile/pg: $proto $mode fails ($state, $re) within $min..$max ms, memory +<$MEM_KB kB" \

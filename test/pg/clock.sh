@@ -33,8 +33,8 @@ SQL
 		/^$/ { next }
 		$1 == "ms" || $1 == "ts" { if ($3 == "won") { if ($2 % 1000) print $1 " won for " $2 ", not a whole second"; w[$1 " " int($2 / 1000)]++ }; next }
 		$1 == "cut" { n[$2]++; if ($3 == "won") c[$2]++; else if ($3 != "running") print "cut " $2 ": " $3; next }
-		/ERROR:  anarchon: slot [0-9]+ is not a whole second$/ || /ERROR:  anarchon: slot is not a whole second$/ { refused++; next }
-		/ERROR:  anarchon: slot [0-9]+ is below 100000000000$/ { seconds++; next }
+		/ERROR:  slot [0-9]+ is not a whole second$/ || /ERROR:  slot is not a whole second$/ { refused++; next }
+		/ERROR:  slot [0-9]+ is below 100000000000$/ { seconds++; next }
 		/^DETAIL:  A slot is a scheduled time/ { next }
 		{ print "unexpected: " $0 }
 		END {

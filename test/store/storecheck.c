@@ -36,10 +36,10 @@ static const an_store_methods fake_v2_none = {.version = 2, .name = "fake"};
 static void
 show(const char *what, const an_store *st)
 {
-	char		text[2 * AN_ERRMAX];
+	char		text[AN_ERRTEXTMAX];
 
-	printf("%s: err=%s msg=\"%s\" hint=\"%s\" text=\"%s\"\n", what, codes[st->err],
-		   st->errmsg, st->errhint, an_store_error_text(st, text, sizeof(text)));
+	printf("%s: err=%s msg=\"%s\" detail=\"%s\" hint=\"%s\" text=\"%s\"\n", what, codes[st->err],
+		   st->errmsg, st->errdetail, st->errhint, an_store_error_text(st, text, sizeof(text)));
 }
 
 static void
@@ -55,8 +55,11 @@ helpers(void)
 	rc = an_store_hintf(&st, "Raise window_ms to at least max_late_ms (%d ms).", 60000);
 	printf("hintf returns %s\n", codes[rc]);
 	show("hint", &st);
+	rc = an_store_detailf(&st, "A late claim could win a slot the store has already forgotten.");
+	printf("detailf returns %s\n", codes[rc]);
+	show("detail", &st);
 	an_store_fail(&st, AN_E_CONNECT, "cannot connect");
-	show("a new error drops the old hint", &st);
+	show("a new error drops the old detail and hint", &st);
 	an_store_clear(&st);
 	show("clear", &st);
 
@@ -81,7 +84,7 @@ main(void)
 	while (fgets(line, sizeof(line), stdin))
 	{
 		char		err[AN_ERRMAX];
-		char		text[2 * AN_ERRMAX];
+		char		text[AN_ERRTEXTMAX];
 		const an_store_methods *m;
 		an_store	st;
 		int			rc;
