@@ -15,19 +15,29 @@ ca() {
 	openssl req -x509 -new -key "$1.key" -subj "/CN=$2" -days 30 -out "$1.crt" \
 		-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign 2> /dev/null
 }
-# leaf NAME KEY CN SAN DAYS
+# An expired validity: OpenSSL 3.5 refuses a negative -days and has
+# -not_before/-not_after; 3.0 has only -days, and takes -1.
+if openssl x509 -help 2>&1 | grep -q -- -not_after; then
+	expired_dates="-not_before 20200101000000Z -not_after 20210101000000Z"
+else
+	expired_dates="-days -1"
+fi
+# leaf NAME KEY CN SAN DAYS|expired
 leaf() {
+	local dates="-days $5"
+	[ "$5" = expired ] && dates=$expired_dates
 	printf 'subjectAltName=%s\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth,clientAuth\n' "$4" > "$1.ext"
-	openssl req -new -key "$2" -subj "/CN=$3" -out "$1.csr" 2> /dev/null
-	openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -days "$5" \
-		-extfile "$1.ext" -out "$1.crt" 2> /dev/null
+	openssl req -new -key "$2" -subj "/CN=$3" -out "$1.csr"
+	# shellcheck disable=SC2086
+	openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial $dates \
+		-extfile "$1.ext" -out "$1.crt"
 	rm -f "$1.csr" "$1.ext"
 }
 ca ca "anarchon test CA"
 ca wrongca "another CA"
 key server.key
 leaf server server.key localhost "DNS:localhost,IP:127.0.0.1" 30
-leaf expired server.key localhost "DNS:localhost,IP:127.0.0.1" -1
+leaf expired server.key localhost "DNS:localhost,IP:127.0.0.1" expired
 leaf other server.key other.example "DNS:other.example" 30
 key client.key
 leaf client client.key anarchon-client "DNS:anarchon-client" 30
