@@ -93,7 +93,7 @@ case $target in
 		pg=$(pg_major)
 		want="$sqlite_pkgs postgresql-$pg postgresql-server-dev-$pg postgresql-$pg-cron libpq-dev
 			libhiredis-dev librabbitmq-dev libnats-dev libssl-dev openssl $(redis_pkg) rabbitmq-server nats-server
-			valgrind python3 python3-psycopg2 python3-pika procps iproute2 faketime tzdata"
+			valgrind python3 python3-psycopg2 python3-pika python3-cryptography procps iproute2 faketime tzdata"
 		# The fuzz suite's compiler, unless that suite is left to the host
 		# (the platform matrix: doc/building.md).
 		[[ " ${ANARCHON_HOST_ONLY_SUITES:-} " == *" fuzz "* ]] || want="$want clang libclang-rt-dev" ;;
