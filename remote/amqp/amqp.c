@@ -224,10 +224,11 @@ declare_gate(an_store *st, amqp_store *a, const an_deadline *d, const char *gate
 
 		snprintf(why, sizeof(why), "%s", st->errmsg);
 		an_store_fail(st, AN_E_CONFIG,
-					  "the gate queue %s exists with other arguments than this instance's: do all instances use the same slot_ttl_ms? (%s)",
-					  gate, why);
+					  "the gate queue %s exists with other arguments than this instance's",
+					  gate);
+		an_store_detailf(st, "RabbitMQ answered: %s.", why);
 		/* The gate is the slot's one place: refused, the claim is decided nowhere else. */
-		an_store_hintf(st, "The gate decides its slot whatever slot_ttl_ms declared it, so no slot is won twice.  During a rolling change of slot_ttl_ms this refusal is expected for slots whose gate the other setting declared; it ends once every instance uses the new value and the old gates have expired (slot_ttl_ms after their last use).");
+		an_store_hintf(st, "Give every instance the same slot_ttl_ms. The gate decides its slot whatever slot_ttl_ms declared it, so no slot is won twice.  During a rolling change of slot_ttl_ms this refusal is expected for slots whose gate the other setting declared; it ends once every instance uses the new value and the old gates have expired (slot_ttl_ms after their last use).");
 	}
 	return rc;
 }

@@ -258,9 +258,11 @@ check_stream(an_store *st, nats_store *n, const char *reply)
 	snprintf(want, sizeof(want), "\"%s.>\"", n->prefix);
 	snprintf(want_escaped, sizeof(want_escaped), "\"%s.\\u003e\"", n->prefix);
 	if (strstr(reply, want) == NULL && strstr(reply, want_escaped) == NULL)
-		return an_store_fail(st, AN_E_CONFIG,
-							 "NATS stream %s exists but does not take the subjects %s.>: use another stream= or prefix=, or add the subject to the stream",
-							 n->stream, n->prefix);
+	{
+		an_store_fail(st, AN_E_CONFIG, "NATS stream %s exists but does not take the subjects %s.>",
+					  n->stream, n->prefix);
+		return an_store_hintf(st, "Use another stream= or prefix= in the store URL, or add the subject to the stream.");
+	}
 	if (nj_int(reply, "duplicate_window", &window_ns) < 0)
 		return an_store_fail(st, AN_E_STORE, "%s sent stream information for %s without a duplicate window",
 							 n->link.who, n->stream);

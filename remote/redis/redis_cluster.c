@@ -146,11 +146,14 @@ map_from(an_store *st, void *ctx, int i, const an_deadline *d)
 	snprintf(asked, sizeof(asked), "%s", cl->node[i].host);
 	if (r->type == REDIS_REPLY_ERROR)
 	{
+		int			plain = strstr(r->str, "cluster support disabled") != NULL;
+
 		rc = an_store_fail(st, AN_E_CONFIG,
-						   strstr(r->str, "cluster support disabled") ?
-						   "redis store %s: %s:%d is not a cluster node (%.120s): remove cluster=yes from the URL" :
+						   plain ? "redis store %s: %s:%d is not a cluster node (%.120s)" :
 						   "redis store %s: %s:%d answered CLUSTER SLOTS with an error: %.120s",
 						   rs->conn.where, asked, port, r->str);
+		if (plain)
+			an_store_hintf(st, "Remove cluster=yes from the store URL.");
 		freeReplyObject(r);
 		return rc;
 	}

@@ -341,9 +341,11 @@ hs_error(an_store *st, rds_conn *cn, const handshake_cmds *h, int i, const redis
 
 	reply_code(r, code, sizeof(code));
 	if (strcmp(cmd, "AUTH") == 0 && strstr(r->str, "without any password configured"))
-		return an_store_fail(st, AN_E_AUTH,
-							 "redis store %s has no password configured, but the store URL gives one: remove it from the URL or set one on the server",
-							 cn->where);
+	{
+		an_store_fail(st, AN_E_AUTH, "redis store %s has no password configured, but the store URL gives one",
+					  cn->where);
+		return an_store_hintf(st, "Remove the password from the URL, or set one on the server.");
+	}
 	if (strcmp(cmd, "AUTH") == 0 || strcmp(code, "WRONGPASS") == 0)
 		return an_store_fail(st, AN_E_AUTH,
 							 "redis store %s refused the user name or password given for it (%s)",
@@ -435,9 +437,13 @@ handshake(an_store *st, rds_conn *cn, const an_deadline *d)
 								cn->master_name);
 		}
 		else if (cn->sentinels)
-			rc = an_store_fail(st, AN_E_CONNECT,
-							   "redis store %s: the sentinels named %s:%d as the master of %s, but it is not a master now (ROLE answered %.20s; a failover is under way): send the call again",
-							   cn->where, cn->host, cn->port, cn->master_name, role_of(rep[role]));
+		{
+			an_store_fail(st, AN_E_CONNECT,
+						  "redis store %s: the sentinels named %s:%d as the master of %s, but it is not a master now (ROLE answered %.20s)",
+						  cn->where, cn->host, cn->port, cn->master_name, role_of(rep[role]));
+			an_store_detailf(st, "A failover is under way.");
+			rc = an_store_hintf(st, "Send the call again.");
+		}
 		else
 		{
 			an_store_fail(st, AN_E_CONFIG, "redis store %s is a replica, not the master: a claim must be decided by the master",

@@ -252,9 +252,9 @@ rds_idmp_unsupported(an_store *st, rds_store *rs)
 
 	if (rs->conn.version[0] > 0)
 		snprintf(which, sizeof(which), "is Redis %d.%d", rs->conn.version[0], rs->conn.version[1]);
-	return an_store_fail(st, AN_E_UNSUPPORTED,
-						 "strategy idmp needs Redis 8.6 or later (XADD ... IDMP), and redis store %s %s: use strategy=script, which decides the same way with a Lua script on any Redis",
-						 rs->conn.where, which);
+	an_store_fail(st, AN_E_UNSUPPORTED, "strategy idmp needs Redis 8.6 or later (XADD ... IDMP), and redis store %s %s",
+				  rs->conn.where, which);
+	return an_store_hintf(st, "Use strategy=script, which decides the same way with a Lua script on any Redis.");
 }
 
 /* Configure the job's stream (IDMP-DURATION) once per connection and job. */

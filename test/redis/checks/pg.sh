@@ -36,7 +36,7 @@ for strat in lease stream-id script; do
 done
 
 out=$(PGOPTIONS="-c anarchon.store=r_idmp" pq -c "SELECT anarchon_claim('sync', ${NOW}::bigint, 'a')")
-if printf '%s' "$out" | grep -q 'Redis 8.6.*strategy=script'; then ok "redis via postgresql: idmp on Redis 7 is a clear error"
+if grep -q 'ERROR:  .*Redis 8\.6' <<< "$out" && grep -q '^HINT:  Use strategy=script' <<< "$out"; then ok "redis via postgresql: idmp on Redis 7 is a clear error"
 else not_ok "redis via postgresql: idmp on Redis 7 is a clear error" "$out"; fi
 
 pq -c "ALTER SERVER r_script OPTIONS (SET url 'redis://127.0.0.1:$PORT?strategy=script&prefix=pg-script&window_ms=1000')" > /dev/null

@@ -176,8 +176,8 @@ if [ "$(cat "$tmp/script-forgets.out")" = "$(printf 'ok\nwon 1\nok\nwon 1')" ]; 
 else not_ok "redis script: remembers a claim for window_ms" "$(cat "$tmp/script-forgets.out")"; fi
 
 # idmp on Redis 7: a clear error naming 8.6 and suggesting script.
-echo "claim sync $NOW a" | drive idmp "$URL?strategy=idmp&duration_sec=120"
-if grep -q '^error UNSUPPORTED: .*Redis 8\.6.*strategy=script' "$tmp/idmp.out"; then ok "redis idmp: Redis 7 is refused, naming 8.6 and script"
+echo "claim sync $NOW a" | RDRIVE_HINTS=1 drive idmp "$URL?strategy=idmp&duration_sec=120"
+if grep -q '^error UNSUPPORTED: .*Redis 8\.6' "$tmp/idmp.out" && grep -q '^hint: Use strategy=script' "$tmp/idmp.out"; then ok "redis idmp: Redis 7 is refused, naming 8.6 and script"
 else not_ok "redis idmp: Redis 7 is refused, naming 8.6 and script" "$(cat "$tmp/idmp.out")"; fi
 
 # Keys: every key carries its job's hash tag.
