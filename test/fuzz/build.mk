@@ -23,7 +23,7 @@ FUZZ_SRCS_schedule = $(SCHEDULE_SRCS) core/validate.c
 FUZZ_SRCS_json = remote/nats/nats_json.c
 FUZZ_SRCS_nats = remote/nats/nats_link.c remote/nats/nats_codec.c remote/nats/nats_json.c remote/net/sock.c \
 	remote/net/wait.c remote/net/rotate.c $(CORE_SRCS)
-FUZZ_SRCS_resp = $(filter remote/redis/%,$(REMOTE_SRCS)) remote/net/url.c remote/net/wait.c remote/net/sock.c \
+FUZZ_SRCS_resp = $(filter remote/redis/%,$(REMOTE_SRCS)) remote/net/url.c remote/net/wait.c remote/net/sock.c remote/net/crc16.c \
 	remote/net/rotate.c $(CORE_SRCS)
 FUZZ_LIBS_schedule = $(SCHEDULE_LIBS)
 build/fuzz/bin/schedule: $(TZ_SYSTEM_OBJ)
