@@ -31,17 +31,19 @@ SELECT anarchon_claim('sync', $NOW, 'a') || '|' || anarchon_claim('sync', $NOW, 
        anarchon_check('sync', 4102444800000);
 SELECT claims_won + claims_running + claims_done + claims_late + claims_overlap + claims_lost,
        heartbeats, heartbeats_fenced, finishes, finishes_fenced, checks, calls,
-       abs(clock_offset_ms) <= 5, latency_p99_ms >= latency_p50_ms AND latency_p50_ms > 0
+       abs(clock_offset_ms) <= 50, latency_p99_ms >= latency_p50_ms AND latency_p50_ms > 0
   FROM anarchon_stats() WHERE kind = 'redis';
 X
 	if [ "$(tail -n 2 "$tmp/sqlite-$strat.out" | head -n 1)" = "$exp" ]; then ok "redis via sqlite: $strat outcome table"
 	else not_ok "redis via sqlite: $strat outcome table" "expected $exp" "$(cat "$tmp/sqlite-$strat.out")"; fi
 	# The same calls in anarchon_stats: 6 claims, 2 heartbeats and 2 finishes
-	# (one of each fenced), 3 checks; Redis's clock (TIME) within 5 ms.
+	# (one of each fenced), 3 checks; Redis's clock (TIME) within 50 ms: on
+	# loopback it is the same clock, and the bound is the reply's delay on a
+	# loaded machine (a unit or sign error would be off by hours).
 	if [ "$(tail -n 1 "$tmp/sqlite-$strat.out")" = "6|2|1|2|1|3|13|1|1" ]; then
-		ok "redis via sqlite: $strat calls counted in anarchon_stats, clock offset within 5 ms"
+		ok "redis via sqlite: $strat calls counted in anarchon_stats, clock offset within 50 ms"
 	else
-		not_ok "redis via sqlite: $strat calls counted in anarchon_stats, clock offset within 5 ms" \
+		not_ok "redis via sqlite: $strat calls counted in anarchon_stats, clock offset within 50 ms" \
 			"expected 6|2|1|2|1|3|13|1|1" "got $(tail -n 1 "$tmp/sqlite-$strat.out")"
 	fi
 done
