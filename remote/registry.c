@@ -20,18 +20,25 @@ typedef struct remote_entry
 static const remote_entry entries[] = {
 #ifdef AN_WITH_REDIS
 	{"redis", &an_redis_methods, "libhiredis-dev"},
+	{"rediss", &an_redis_methods, "libhiredis-dev"},
 	{"redis+sentinel", &an_redis_methods, "libhiredis-dev"},
+	{"rediss+sentinel", &an_redis_methods, "libhiredis-dev"},
 #else
 	{"redis", NULL, "libhiredis-dev"},
+	{"rediss", NULL, "libhiredis-dev"},
 	{"redis+sentinel", NULL, "libhiredis-dev"},
+	{"rediss+sentinel", NULL, "libhiredis-dev"},
 #endif
 #ifdef AN_WITH_AMQP
 	{"amqp", &an_amqp_methods, "librabbitmq-dev"},
+	{"amqps", &an_amqp_methods, "librabbitmq-dev"},
 #else
 	{"amqp", NULL, "librabbitmq-dev"},
+	{"amqps", NULL, "librabbitmq-dev"},
 #endif
-	/* The NATS store speaks the protocol itself: always built. */
+	/* The NATS store speaks the protocol itself: always built (tls:// too). */
 	{"nats", &an_nats_methods, NULL},
+	{"tls", &an_nats_methods, NULL},
 };
 
 const an_store_methods *
@@ -49,6 +56,6 @@ an_remote_find(const char *url, char *err, size_t errlen)
 					entries[i].scheme, entries[i].package);
 		return entries[i].methods;
 	}
-	an_errf(err, errlen, "unknown store: expected 'local' or a URL starting with redis://, amqp:// or nats://");
+	an_errf(err, errlen, "unknown store: expected 'local' or a URL starting with redis://, rediss://, amqp://, amqps://, nats:// or tls://");
 	return NULL;
 }

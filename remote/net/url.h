@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tls.h"
+
 #define AN_URL_MAX_PARAMS 16
 #define AN_URL_MAX_SERVERS 8
 
@@ -104,5 +106,16 @@ int			an_url_durability(an_url *u, int *accept_loss, char *err, size_t errlen);
  */
 #define AN_SKEW_DEFAULT_MS INT64_C(10000)
 int			an_url_skew(an_url *u, int64_t *skew_ms, char *err, size_t errlen);
+
+/*
+ * The TLS parameters, named alike on every store (url_tls.c): ca, cert, key,
+ * servername and insecure_skip_verify=true.  allowed: the URL may use TLS
+ * (its scheme asks for it, rediss://, amqps://, tls://, or the server may
+ * demand it, as NATS's can); otherwise any of them is refused, since it
+ * would silently do nothing.  cert and key go together.  cfg's strings are
+ * u's.  *any is set when one of them was given.
+ */
+#define AN_URL_TLS_PARAMS "ca, cert, key, servername, insecure_skip_verify"
+int			an_url_tls(an_url *u, int allowed, an_tls_config *cfg, int *any, char *err, size_t errlen);
 
 #endif							/* ANARCHON_URL_H */
