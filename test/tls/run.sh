@@ -164,4 +164,13 @@ for c2 in "changed.seed|checksum is wrong" "short.seed|not an nkey seed" "accoun
 	else not_ok "nkey: $f is refused: $want" "$out"; fi
 done
 
+# The stores over TLS, each against its own real server, with the
+# certificates of $c: one file per store family.
+for part in redis nats amqp; do
+	if [ -f "$here/$part.sh" ]; then
+		# shellcheck disable=SC1090
+		source "$here/$part.sh"
+	fi
+done
+
 suite_end
