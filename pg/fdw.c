@@ -3,7 +3,14 @@
  * in PostgreSQL's catalogs.
  *
  * A server of the wrapper holds one option, url (a store URL without
- * credentials); a user mapping holds user and password.  The validator runs
+ * credentials); a user mapping holds a role's credentials: user and
+ * password, and the TLS and NATS credentials that are files (cert, key,
+ * nkey, creds) or secrets (sentinel_user, sentinel_password).  Options that
+ * name a file the backend will read (ca, cert, key, nkey, creds, in a
+ * mapping or in a server's url) may be set only by a superuser, as
+ * postgres_fdw rules for sslcert and sslkey: otherwise any role that may
+ * make a server or a mapping could have the backend read a file of its
+ * choosing with the server's privileges.  The validator runs
  * at CREATE and ALTER of the wrapper, a server or a mapping, and refuses
  * there what would otherwise fail only at the first claim: an unknown
  * option, a missing url, a url with credentials, one that does not parse, a
@@ -22,6 +29,7 @@
 #include "commands/defrem.h"
 #include "foreign/foreign.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 
 #include "remote.h"
@@ -49,6 +57,59 @@ bad_url(const char *why, const char *why_detail, const char *hint)
 			 hint != NULL && hint[0] != '\0' ? errhint("%s", hint) : 0));
 }
 
+/* The options of the wrapper, by the catalog of the object that takes them. */
+static const struct
+{
+	const char *name;
+	Oid			catalog;
+}			wrapper_options[] = {
+	{"url", ForeignServerRelationId},
+	{"user", UserMappingRelationId},
+	{"password", UserMappingRelationId},
+	{"cert", UserMappingRelationId},
+	{"key", UserMappingRelationId},
+	{"nkey", UserMappingRelationId},
+	{"creds", UserMappingRelationId},
+	{"sentinel_user", UserMappingRelationId},
+	{"sentinel_password", UserMappingRelationId},
+};
+
+/*
+ * The mapping options that go into the store URL as query parameters (user
+ * and password go in its userinfo).
+ */
+static const char *const query_options[] = {
+	"cert", "key", "nkey", "creds", "sentinel_user", "sentinel_password",
+};
+
+/* URL parameters and mapping options that name a file the backend reads. */
+static const char *const file_options[] = {"ca", "cert", "key", "nkey", "creds"};
+
+/* URL parameters that are secrets: refused in a server's url. */
+static const char *const secret_params[] = {"sentinel_password", "password", "token"};
+
+static bool
+in_list(const char *name, const char *const *list, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(list[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* Only a superuser may name a file the backend is to read (see the header). */
+static void
+check_file_option(const char *name, const char *where)
+{
+	if (!superuser())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("only a superuser may set option \"%s\" %s", name, where),
+				 errdetail("The option names a file that the server's backends would read with the server's privileges."),
+				 errhint("Ask a superuser to create or alter the %s.",
+						 strcmp(where, "in a user mapping") == 0 ? "user mapping" : "server")));
+}
+
 /*
  * Check a server's url as the store would when it opens it, without
  * connecting: parseable, no credentials, a store of this build, and accepted
@@ -71,30 +132,26 @@ validate_url(const char *url)
 	if (an_url_parse(url, &u, err, sizeof(err)) != 0)
 		bad_url(err, NULL, URL_EXAMPLES);
 	credentials = u.user != NULL || u.password != NULL;
+	for (int i = 0; i < u.nparams; i++)
+	{
+		if (in_list(u.params[i].name, secret_params, lengthof(secret_params)))
+			credentials = true;
+		else if (in_list(u.params[i].name, file_options, lengthof(file_options)))
+			check_file_option(u.params[i].name, "in the url of a server");
+	}
 	an_url_free(&u);
 	if (credentials)
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
 				 errmsg("the url of a server must not contain a user or password"),
 				 errdetail("Every role can read the options of a server."),
-				 errhint("Put the credentials in a user mapping: CREATE USER MAPPING FOR PUBLIC SERVER ... OPTIONS (user '...', password '...').")));
+				 errhint("Put the credentials in a user mapping: CREATE USER MAPPING FOR PUBLIC SERVER ... OPTIONS (user '...', password '...'), or sentinel_password '...'.")));
 	if ((m = an_remote_find(url, err, sizeof(err))) == NULL)
 		bad_url(err, NULL, NULL);
 	an_store_init(&st, m, NULL);
 	if (an_store_check_url(&st, url) != AN_OK)
 		bad_url(st.errmsg, st.errdetail, st.errhint);
 }
-
-/* The options of the wrapper, by the catalog of the object that takes them. */
-static const struct
-{
-	const char *name;
-	Oid			catalog;
-}			wrapper_options[] = {
-	{"url", ForeignServerRelationId},
-	{"user", UserMappingRelationId},
-	{"password", UserMappingRelationId},
-};
 
 /* Is name an option of catalog's objects? */
 static bool
@@ -151,6 +208,8 @@ anarchon_fdw_validator(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
 					 errmsg("option \"%s\" must not be empty", def->defname)));
+		else if (in_list(def->defname, file_options, lengthof(file_options)))
+			check_file_option(def->defname, "in a user mapping");
 	}
 	if (catalog == ForeignServerRelationId && !has_url)
 		ereport(ERROR,
@@ -189,6 +248,42 @@ option(List *options, const char *name)
 	return NULL;
 }
 
+/*
+ * The mapping's query options, appended to the server's url as parameters.
+ * One set both there and in the url is refused rather than silently
+ * preferred: which one wins would otherwise be a guess.
+ */
+static void
+append_query_options(StringInfo buf, ForeignServer *server, UserMapping *mapping)
+{
+	if (mapping == NULL)
+		return;
+	for (int i = 0; i < (int) lengthof(query_options); i++)
+	{
+		const char *v = option(mapping->options, query_options[i]);
+		char	   *q;
+		size_t		n = strlen(query_options[i]);
+		bool		twice = false;
+
+		if (v == NULL)
+			continue;
+		/* The url's own query: is the parameter there too? */
+		for (q = strchr(buf->data, '?'); q != NULL; q = strchr(q + 1, '&'))
+			if (strncmp(q + 1, query_options[i], n) == 0 && q[1 + n] == '=')
+				twice = true;
+		if (twice)
+			ereport(ERROR,
+					(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+					 errmsg("option \"%s\" is set both in the url of server \"%s\" and in the user mapping",
+							query_options[i], server->servername),
+					 errhint("Keep it in one place: ALTER SERVER or ALTER USER MAPPING ... OPTIONS (DROP %s).",
+							 query_options[i])));
+		appendStringInfoChar(buf, strchr(buf->data, '?') ? '&' : '?');
+		appendStringInfo(buf, "%s=", query_options[i]);
+		append_encoded(buf, v);
+	}
+}
+
 char *
 an_pg_server_url(ForeignServer *server, UserMapping *mapping)
 {
@@ -209,7 +304,8 @@ an_pg_server_url(ForeignServer *server, UserMapping *mapping)
 	 * where the user goes (nats://token@host): a lone password there is the
 	 * token.
 	 */
-	if (user == NULL && password != NULL && pg_strncasecmp(url, "nats://", 7) == 0)
+	if (user == NULL && password != NULL &&
+		(pg_strncasecmp(url, "nats://", 7) == 0 || pg_strncasecmp(url, "tls://", 6) == 0))
 	{
 		user = password;
 		password = NULL;
@@ -224,5 +320,6 @@ an_pg_server_url(ForeignServer *server, UserMapping *mapping)
 	if (user || password)
 		appendStringInfoChar(&buf, '@');
 	appendStringInfoString(&buf, sep + 3);
+	append_query_options(&buf, server, mapping);
 	return buf.data;
 }
