@@ -63,12 +63,12 @@ pg_stats_check() {
 	[ -n "$redis" ] || return
 	out=$(st_q -F ' ' -c "SET anarchon.store = $redis" \
 		-c "SELECT anarchon_claim('stats-clock', $slot::bigint, anarchon_token())" \
-		-c "SELECT kind, calls, abs(clock_offset_ms) <= 5, clock_seen > now() - interval '1 min',
+		-c "SELECT kind, calls, abs(clock_offset_ms) <= 50, clock_seen > now() - interval '1 min',
 			latency_p50_ms > 0 FROM anarchon.stats WHERE store = '$redis'")
 	if [ "$(printf '%s\n' "$out" | tail -n 1)" = "redis 1 t t t" ]; then
-		ok "stats: Redis's clock offset, read with TIME, is within 5 ms on loopback"
+		ok "stats: Redis's clock offset, read with TIME, is within 50 ms on loopback (the same clock; the bound is a reply's delay on a loaded machine)"
 	else
-		not_ok "stats: Redis's clock offset, read with TIME, is within 5 ms on loopback" "$out" \
+		not_ok "stats: Redis's clock offset, read with TIME, is within 50 ms on loopback (the same clock; the bound is a reply's delay on a loaded machine)" "$out" \
 			"$(st_q -c "SELECT clock_offset_ms FROM anarchon.stats WHERE store = '$redis'")"
 	fi
 }
