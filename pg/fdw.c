@@ -301,8 +301,8 @@ an_pg_server_url(ForeignServer *server, UserMapping *mapping)
 	appendBinaryStringInfo(&buf, url, (int) (sep - url) + 3);
 	/*
 	 * user:password@, user@ or :password@ — except that NATS takes a token
-	 * where the user goes (nats://token@host): a lone password there is the
-	 * token.
+	 * where the user goes (nats://token@host, tls://token@host): a lone
+	 * password there is the token.
 	 */
 	if (user == NULL && password != NULL &&
 		(pg_strncasecmp(url, "nats://", 7) == 0 || pg_strncasecmp(url, "tls://", 6) == 0))

@@ -2,6 +2,11 @@
  * nats.c — the NATS JetStream store: a claim is a de-duplicated publish.
  *
  *   nats://[token@]host[:port][,host[:port]...]?stream=CRON&prefix=cron&duplicate_window_ms=120000&timeout_ms=2000&replicas=1
+ *   tls://[user:password@]host[:port]?ca=...&creds=/path/user.creds
+ *
+ * tls:// (or any TLS parameter on nats://) asks for TLS; nats:// takes it
+ * when the server requires it.  Credentials: user:password@, token@,
+ * nkey=<seed file> or creds=<creds file> (nats_auth.h).
  *
  * Every instance publishes its claim of (job, slot) to <prefix>.<job>.claims
  * with the header Nats-Msg-Id: <job>:<slot>.  The stream keeps the first
@@ -39,7 +44,7 @@
 #define NATS_DEFAULT_PORT 4222
 #define NATS_WINDOW_DEFAULT_MS 120000
 #define NATS_TIMEOUT_DEFAULT_MS 2000
-#define NATS_KNOWN "stream, prefix, duplicate_window_ms, timeout_ms, durability, max_skew_ms, replicas"
+#define NATS_KNOWN "stream, prefix, duplicate_window_ms, timeout_ms, durability, max_skew_ms, replicas, nkey, creds, tls_handshake_first, " AN_URL_TLS_PARAMS
 #define NATS_REPLICAS_MAX 5     /* JetStream's own limit */
 /* Stream history is kept this long, or the duplicate window if longer. */
 #define NATS_MAX_AGE_MS INT64_C(604800000)
@@ -64,7 +69,8 @@ typedef struct nats_store
 	int			ports[AN_URL_MAX_SERVERS];
 	int			nservers;
 	int64_t		replicas;        /* replicas=: of a stream created, at least of one found */
-	char	   *token;           /* the connection token, or NULL */
+	nats_auth	auth;            /* the credentials, read at open */
+	char	   *tls_strs[4];     /* copies of the TLS parameters: ca, cert, key, servername */
 	char		prefix[65];
 	char		stream[65];
 	int64_t		window_ms;       /* from the URL: used when creating the stream */
@@ -95,12 +101,53 @@ valid_stream(const char *s)
 	return 1;
 }
 
+/* A boolean URL parameter: true or false, def when absent. */
 static int
-parse_url(an_store *st, nats_store *n, const char *url)
+url_bool(an_url *u, const char *name, int def, int *out, char *err, size_t errlen)
+{
+	const char *v = an_url_param(u, name);
+
+	*out = def;
+	if (v == NULL)
+		return 0;
+	if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0)
+	{
+		an_errf(err, errlen, "store URL parameter %s must be true or false", name);
+		return -1;
+	}
+	*out = strcmp(v, "true") == 0;
+	return 0;
+}
+
+/* Keep the TLS settings of the URL (whose strings die with it) in the link. */
+static int
+keep_tls(an_store *st, nats_store *n, const an_tls_config *cfg)
+{
+	const char *from[4] = {cfg->ca, cfg->cert, cfg->key, cfg->servername};
+	const char **to[4] = {&n->link.tlscfg.ca, &n->link.tlscfg.cert, &n->link.tlscfg.key, &n->link.tlscfg.servername};
+
+	n->link.tlscfg.insecure = cfg->insecure;
+	for (int i = 0; i < 4; i++)
+	{
+		if (from[i] == NULL)
+			continue;
+		if ((n->tls_strs[i] = strdup(from[i])) == NULL)
+			return an_store_fail(st, AN_E_NOMEM, "out of memory");
+		*to[i] = n->tls_strs[i];
+	}
+	return AN_OK;
+}
+
+static int
+parse_url(an_store *st, nats_store *n, const char *url, int read_files)
 {
 	an_url		u;
 	const char *prefix;
 	const char *stream;
+	const char *nkey;
+	const char *creds;
+	an_tls_config tls;
+	int			tls_any;
 	char		redacted[128];
 	char		err[AN_ERRMAX];
 	int			rc = AN_OK;
@@ -109,12 +156,16 @@ parse_url(an_store *st, nats_store *n, const char *url)
 	if (an_url_parse(url, &u, err, sizeof(err)) < 0)
 		return an_store_fail(st, AN_E_CONFIG, "%s", err);
 	an_url_redacted(&u, redacted, sizeof(redacted));
+	snprintf(n->link.who, sizeof(n->link.who), "NATS at %s", redacted);
 	stream = an_url_param(&u, "stream");
+	nkey = an_url_param(&u, "nkey");
+	creds = an_url_param(&u, "creds");
+	n->link.tls_want = strcmp(u.scheme, "tls") == 0;
 	if (u.path && *u.path)
-		rc = an_store_fail(st, AN_E_CONFIG, "NATS store URL must not have a path: expected nats://[token@]host[:port]?stream=...");
-	else if (u.password)
-		rc = an_store_fail(st, AN_E_CONFIG, "NATS store URL takes a token (nats://token@host), not user:password");
-	else if (an_url_prefix(&u, &prefix, err, sizeof(err)) < 0 ||
+		rc = an_store_fail(st, AN_E_CONFIG, "NATS store URL must not have a path: expected %s://[token@]host[:port]?stream=...", u.scheme);
+	else if (an_url_tls(&u, 1, &tls, &tls_any, err, sizeof(err)) < 0 ||
+			 url_bool(&u, "tls_handshake_first", 0, &n->link.tls_first, err, sizeof(err)) < 0 ||
+			 an_url_prefix(&u, &prefix, err, sizeof(err)) < 0 ||
 			 an_url_int(&u, "duplicate_window_ms", NATS_WINDOW_DEFAULT_MS, 1000,
 						INT64_C(31536000000), &n->window_ms, err, sizeof(err)) < 0 ||
 			 an_url_int(&u, "timeout_ms", NATS_TIMEOUT_DEFAULT_MS, 1, 600000,
@@ -126,13 +177,20 @@ parse_url(an_store *st, nats_store *n, const char *url)
 		rc = an_store_fail(st, AN_E_CONFIG, "%s", err);
 	else if (stream && !valid_stream(stream))
 		rc = an_store_fail(st, AN_E_CONFIG, "NATS store URL parameter stream must be 1 to 64 bytes of letters, digits, '_' and '-'");
+	else if ((nkey && !*nkey) || (creds && !*creds))
+		rc = an_store_fail(st, AN_E_CONFIG, "NATS store URL parameter %s must not be empty", nkey && !*nkey ? "nkey" : "creds");
+	else if (u.password && !u.user)
+		rc = an_store_fail(st, AN_E_CONFIG, "NATS store URL has a password without a user: expected user:password@ or token@");
+	if (rc == AN_OK)
+	{
+		/* TLS parameters or handshake first mean TLS, as tls:// does. */
+		n->link.tls_want |= tls_any || n->link.tls_first;
+		rc = keep_tls(st, n, &tls);
+	}
 	if (rc == AN_OK)
 	{
 		snprintf(n->prefix, sizeof(n->prefix), "%s", prefix);
 		snprintf(n->stream, sizeof(n->stream), "%s", stream ? stream : "CRON");
-		n->token = u.user ? strdup(u.user) : NULL;
-		if (u.user && n->token == NULL)
-			rc = an_store_fail(st, AN_E_NOMEM, "out of memory");
 		for (int i = 0; i < u.nservers && rc == AN_OK; i++)
 		{
 			n->ports[i] = u.servers[i].port ? u.servers[i].port : NATS_DEFAULT_PORT;
@@ -143,9 +201,10 @@ parse_url(an_store *st, nats_store *n, const char *url)
 		n->link.hosts = (const char *const *) n->hosts;
 		n->link.ports = n->ports;
 		n->link.rot.n = n->nservers;
-		n->link.token = n->token;
-		snprintf(n->link.who, sizeof(n->link.who), "NATS at %s", redacted);
 	}
+	if (rc == AN_OK)
+		rc = nats_auth_load(st, &n->auth, n->link.who, u.user, u.password, nkey, creds, read_files);
+	n->link.auth = &n->auth;
 	an_url_free(&u);
 	return rc;
 }
@@ -408,16 +467,19 @@ ready(an_store *st, nats_store *n, const an_deadline *d, const an_settings *s)
 	return ensure_stream(st, n, d, s);
 }
 
-/* The part of open that needs no server: allocate the store and read its URL. */
+/*
+ * The part of open that needs no server: allocate the store and read its
+ * URL, and the credentials' files when read_files.
+ */
 static int
-prepare(an_store *st, const char *url)
+prepare(an_store *st, const char *url, int read_files)
 {
 	nats_store *n = calloc(1, sizeof(*n));
 
 	if (n == NULL)
 		return an_store_fail(st, AN_E_NOMEM, "out of memory");
 	st->impl = n;
-	return parse_url(st, n, url);
+	return parse_url(st, n, url, read_files);
 }
 
 static int
@@ -427,7 +489,7 @@ nats_open(an_store *st, const char *url, void *arg)
 	an_deadline d;
 
 	(void) arg;
-	if (prepare(st, url) != AN_OK)
+	if (prepare(st, url, 1) != AN_OK)
 		return st->err;
 	n = st->impl;
 	/* The stream is looked for at the first call, which knows max_late_ms. */
@@ -803,7 +865,7 @@ nats_check(an_store *st, const an_request *rq, an_check_result *res)
 	return an_wonlost_check(st, &run_ops, rq, res);
 }
 
-/* close: also after a failed open; the token is wiped before it is freed. */
+/* close: also after a failed open; the credentials are wiped before they are freed. */
 static void
 nats_close(an_store *st)
 {
@@ -811,14 +873,12 @@ nats_close(an_store *st)
 
 	if (n == NULL)
 		return;
-	nats_link_close(&n->link);
+	nats_link_free(&n->link);
 	for (int i = 0; i < n->nservers; i++)
 		free(n->hosts[i]);
-	if (n->token)
-	{
-		memset(n->token, 0, strlen(n->token));
-		free(n->token);
-	}
+	for (int i = 0; i < 4; i++)
+		free(n->tls_strs[i]);
+	nats_auth_free(&n->auth);
 	free(n);
 	st->impl = NULL;
 }
@@ -827,7 +887,7 @@ nats_close(an_store *st)
 static int
 nats_check_url(an_store *st, const char *url)
 {
-	int			rc = prepare(st, url);
+	int			rc = prepare(st, url, 0);
 
 	nats_close(st);
 	return rc;

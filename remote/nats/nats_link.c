@@ -3,6 +3,7 @@
  * the store needs (see nats_link.h).
  *
  *   server: INFO {...}                          on connect, and at any time
+ *   client: (TLS handshake, when INFO says tls_required or the URL asks)
  *   client: CONNECT {...}  SUB <inbox>.* 1  PING
  *   server: PONG                                (or -ERR 'Authorization Violation')
  *   client: PUB <subject> <reply> <n>\r\n<body>
@@ -11,7 +12,8 @@
  *           HMSG <subject> <sid> [reply] <h> <n>\r\n<headers><data>
  *           ("NATS/1.0 503" headers and no data: no responders)
  *   both:   PING, answered PONG
- * Every line ends in \r\n; so does every message's data.
+ * Every line ends in \r\n; so does every message's data.  With
+ * tls_handshake_first the TLS handshake comes first and INFO after it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +25,6 @@
 #include "fork.h"
 #include "nats_json.h"
 #include "nats_link.h"
-#include "sock.h"
 
 #define BUF_FIRST 4096
 #define BUF_MAX   NATS_IN_MAX    /* nats_codec.h */
@@ -32,24 +33,32 @@ void
 nats_link_init(nats_link *l)
 {
 	memset(l, 0, sizeof(*l));
-	l->fd = -1;
+	l->conn = AN_CONN_NONE;
 }
 
 void
 nats_link_close(nats_link *l)
 {
 	/*
-	 * NATS needs no goodbye: closing the socket is the end.  In a child
-	 * that inherited the parent's connection this closes the child's copy
-	 * of the descriptor only.
+	 * NATS needs no goodbye: closing the socket is the end (with TLS's
+	 * close alert).  In a child that inherited the parent's connection this
+	 * closes the child's copy of the descriptor only, and sends nothing on
+	 * the parent's TLS session.
 	 */
-	if (l->fd >= 0)
-		close(l->fd);
-	l->fd = -1;
+	an_conn_close(&l->conn, !an_fork_foreign(l->pid));
 	l->pid = 0;
 	free(l->buf);
 	l->buf = NULL;
 	l->len = l->cap = 0;
+}
+
+void
+nats_link_free(nats_link *l)
+{
+	nats_link_close(l);
+	if (l->tls)
+		an_conn_tls_free(l->tls);
+	l->tls = NULL;
 }
 
 /* Close the connection after a failure rc (already recorded on the store); returns rc. */
@@ -64,7 +73,7 @@ static int
 send_all(an_store *st, nats_link *l, const char *buf, size_t len, const an_deadline *d,
 		 const char *what)
 {
-	int			rc = an_sock_send(st, l->who, l->fd, buf, len, d, what);
+	int			rc = an_conn_send(st, l->who, &l->conn, buf, len, d, what);
 
 	return rc == AN_OK ? rc : closed(l, rc);
 }
@@ -89,7 +98,7 @@ fill(an_store *st, nats_link *l, const an_deadline *d, const char *what)
 		l->buf = grown;
 		l->cap = cap;
 	}
-	rc = an_sock_recv(st, l->who, l->fd, l->buf + l->len, l->cap - l->len, &got, d, what);
+	rc = an_conn_recv(st, l->who, &l->conn, l->buf + l->len, l->cap - l->len, &got, d, what);
 	if (rc != AN_OK)
 		return closed(l, rc);
 	l->len += got;
@@ -102,6 +111,28 @@ consume(nats_link *l, size_t n)
 {
 	memmove(l->buf, l->buf + n, l->len - n);
 	l->len -= n;
+}
+
+/*
+ * The server's -ERR to our CONNECT (text: after "-ERR "): a refused login,
+ * which names what was sent and never the secret itself.  The server's text
+ * is its own ("'Authorization Violation'", "'User Authentication Expired'").
+ */
+static int
+refused_login(an_store *st, nats_link *l, const char *text)
+{
+	size_t		n = strcspn(text, "\r\n");
+
+	if (n > 0 && text[0] == '\'' && text[n - 1] == '\'')
+	{
+		text++;
+		n -= n >= 2 ? 2 : 1;
+	}
+	an_store_fail(st, AN_E_AUTH, "%s refused the login: %.*s", l->who, (int) (n > 200 ? 200 : n), text);
+	if (l->auth == NULL || l->auth->kind == NULL)
+		return an_store_hintf(st, "No credentials were sent: the server asks for them.  Give user:password@ or token@ in the URL (in PostgreSQL, a user mapping), or nkey= or creds=.");
+	return an_store_hintf(st, "The server did not accept %s given in the store URL%s.",
+						  l->auth->kind, l->auth->user || l->auth->token ? " (in PostgreSQL, the user mapping)" : "");
 }
 
 /*
@@ -147,9 +178,8 @@ next_in(an_store *st, nats_link *l, const an_deadline *d, const char *what, int 
 
 			while (*text == ' ')
 				text++;
-			if (strstr(text, "uthoriz") || strstr(text, "uthentic"))
-				return closed(l, an_store_fail(st, AN_E_AUTH, "%s refused the connection: authorization failed (check the token in the store URL)",
-											   l->who));
+			if (strstr(text, "uthoriz") || strstr(text, "uthentic") || strstr(text, "xpired"))
+				return closed(l, refused_login(st, l, text));
 			return closed(l, an_store_fail(st, AN_E_CONNECT, "%s closed the connection: %.200s", l->who, text));
 		}
 		if (in->kind == NATS_IN_MSG)
@@ -163,29 +193,6 @@ next_in(an_store *st, nats_link *l, const an_deadline *d, const char *what, int 
 		else if (in->kind == NATS_IN_PONG && want_pong)
 			return AN_OK;
 	}
-}
-
-/* s as the body of a JSON string (no quotes), escaped into out (room: 6 x strlen(s) + 1). */
-static void
-json_escape(const char *s, char *out)
-{
-	size_t		w = 0;
-
-	for (; *s; s++)
-	{
-		unsigned char c = (unsigned char) *s;
-
-		if (c == '"' || c == '\\')
-		{
-			out[w++] = '\\';
-			out[w++] = (char) c;
-		}
-		else if (c < 0x20)
-			w += (size_t) sprintf(out + w, "\\u%04x", c);
-		else
-			out[w++] = (char) c;
-	}
-	out[w] = '\0';
 }
 
 /* A fresh inbox name from the kernel's random source: never a parent's. */
@@ -202,69 +209,122 @@ new_inbox(an_store *st, nats_link *l)
 	return AN_OK;
 }
 
-/* The server's INFO line, the first thing it sends: what it requires. */
-static int
-read_info(an_store *st, nats_link *l, const an_deadline *d)
+/* What the server's INFO line says it requires. */
+typedef struct nats_info
 {
-	char		info[8192];
+	int			tls_required;
+	int			tls_available;   /* TLS offered, not required (allow_non_tls) */
+	int			auth_required;
+	int			have_nonce;
+	char		nonce[128];      /* to sign with an nkey */
+} nats_info;
+
+/* The server's INFO line, the first thing it sends (after TLS with tls_first). */
+static int
+read_info(an_store *st, nats_link *l, const an_deadline *d, nats_info *info)
+{
+	char		text[8192];
 	char	   *eol;
 	size_t		n;
 	int			rc;
 
 	while ((eol = l->len ? memchr(l->buf, '\n', l->len) : NULL) == NULL)
 		if ((rc = fill(st, l, d, "the connection")) != AN_OK)
+		{
+			/* A server with handshake_first says nothing until the client starts TLS. */
+			if (rc == AN_E_TIMEOUT && !l->tls_first)
+				an_store_hintf(st, "A server set up with handshake_first sends nothing before the TLS handshake: add tls_handshake_first=true to the store URL.");
 			return rc;
+		}
 	n = (size_t) (eol - l->buf);
 	if (n < 5 || strncmp(l->buf, "INFO ", 5) != 0)
 		return closed(l, an_store_fail(st, AN_E_CONNECT, "%s does not speak the NATS protocol: it did not start with INFO",
 									   l->who));
-	snprintf(info, sizeof(info), "%.*s", (int) (n - 5), l->buf + 5);
+	snprintf(text, sizeof(text), "%.*s", (int) (n - 5), l->buf + 5);
 	consume(l, n + 1);
-	if (nj_bool(info, "tls_required") == 1)
-		return closed(l, an_store_fail(st, AN_E_UNSUPPORTED, "%s requires TLS, which anarchon's NATS store does not speak",
-									   l->who));
-	if (nj_bool(info, "headers") != 1)
+	if (nj_bool(text, "headers") != 1)
 		return closed(l, an_store_fail(st, AN_E_UNSUPPORTED,
 									   "%s does not support message headers: the NATS store needs nats-server 2.2 or later",
 									   l->who));
+	info->tls_required = nj_bool(text, "tls_required") == 1;
+	info->tls_available = nj_bool(text, "tls_available") == 1;
+	info->auth_required = nj_bool(text, "auth_required") == 1;
+	info->have_nonce = nj_str(text, "nonce", info->nonce, sizeof(info->nonce)) == 0;
 	return AN_OK;
 }
 
-/* INFO, then CONNECT, the answers' subscription and a PING, answered by PONG. */
+/* The link's TLS settings, made at the first TLS connection and kept. */
 static int
-handshake(an_store *st, nats_link *l, const an_deadline *d)
+tls_ctx(an_store *st, nats_link *l)
 {
-	size_t		tlen = l->token ? strlen(l->token) : 0;
-	char	   *token;
+	if (l->tls != NULL)
+		return AN_OK;
+	return an_conn_tls_new(st, &l->tlscfg, l->who, &l->tls);
+}
+
+/*
+ * After INFO in clear: upgrade to TLS when the server requires it or the
+ * URL wants it and the server offers it; refuse a server without TLS when
+ * the URL wants it (never fall back to plaintext).
+ */
+static int
+upgrade(an_store *st, nats_link *l, const char *host, const nats_info *info, const an_deadline *d)
+{
+	int			rc;
+
+	if (!info->tls_required && !(l->tls_want && info->tls_available))
+	{
+		if (!l->tls_want)
+			return AN_OK;
+		an_store_fail(st, AN_E_CONNECT, "%s does not offer TLS, and the store URL asks for it", l->who);
+		return an_store_hintf(st, "Give the server a tls block, or use nats:// without TLS parameters for a plaintext server.");
+	}
+	if ((rc = tls_ctx(st, l)) != AN_OK)
+		return rc;
+	if (l->len != 0)
+		return an_store_fail(st, AN_E_CONNECT, "%s sent more than INFO before the TLS handshake", l->who);
+	return an_conn_start_tls(st, l->who, &l->conn, l->tls, host, d);
+}
+
+/*
+ * INFO (TLS first or after it), then CONNECT with the credentials the
+ * server asks for, the answers' subscription and a PING, answered by PONG.
+ */
+static int
+handshake(an_store *st, nats_link *l, const char *host, const an_deadline *d)
+{
+	nats_info	info;
+	char	   *auth = NULL;
 	char	   *msg;
 	size_t		n;
 	nats_in		in;
 	int			rc;
 
-	if ((rc = read_info(st, l, d)) != AN_OK)
+	memset(&info, 0, sizeof(info));
+	if ((rc = read_info(st, l, d, &info)) != AN_OK)
 		return rc;
+	if (l->conn.tls == NULL && (rc = upgrade(st, l, host, &info, d)) != AN_OK)
+		return closed(l, rc);
 	if ((rc = new_inbox(st, l)) != AN_OK)
 		return closed(l, rc);
-	token = malloc(6 * tlen + 1);
-	msg = malloc(6 * tlen + 512);
-	if (token == NULL || msg == NULL)
+	/* Credentials go only to a server that asks for them. */
+	if (info.auth_required && l->auth != NULL &&
+		(rc = nats_auth_fields(st, l->auth, l->who, info.have_nonce ? info.nonce : NULL, &auth)) != AN_OK)
+		return closed(l, rc);
+	if ((msg = malloc((auth ? strlen(auth) : 0) + 512)) == NULL)
 	{
-		free(token);
-		free(msg);
+		nats_auth_wipe_free(auth);
 		return closed(l, an_store_fail(st, AN_E_NOMEM, "out of memory connecting to %s", l->who));
 	}
-	json_escape(l->token ? l->token : "", token);
 	n = (size_t) sprintf(msg,
-						 "CONNECT {\"verbose\":false,\"pedantic\":false,\"tls_required\":false,\"name\":\"anarchon\","
-						 "\"lang\":\"c\",\"version\":\"%s\",\"protocol\":1,\"headers\":true,\"no_responders\":true%s%s%s}\r\n"
+						 "CONNECT {\"verbose\":false,\"pedantic\":false,\"tls_required\":%s,\"name\":\"anarchon\","
+						 "\"lang\":\"c\",\"version\":\"%s\",\"protocol\":1,\"headers\":true,\"no_responders\":true%s}\r\n"
 						 "SUB %s.* 1\r\nPING\r\n",
-						 AN_VERSION, l->token ? ",\"auth_token\":\"" : "", token, l->token ? "\"" : "", l->inbox);
+						 l->conn.tls ? "true" : "false", AN_VERSION, auth ? auth : "", l->inbox);
 	rc = send_all(st, l, msg, n, d, "the connection");
-	/* The token is a secret: no copy of it is left behind in freed memory. */
-	memset(token, 0, 6 * tlen + 1);
-	memset(msg, 0, n);
-	free(token);
-	free(msg);
+	/* The credentials are secrets: no copy of them is left behind in freed memory. */
+	nats_auth_wipe_free(auth);
+	nats_auth_wipe_free(msg);
 	if (rc != AN_OK)
 		return rc;
 	/* PONG comes once the server has taken CONNECT and SUB; -ERR instead when it refuses. */
@@ -282,11 +342,13 @@ try_server(an_store *st, void *ctx, int s, const an_deadline *each)
 	nats_link  *l = ctx;
 	int			rc;
 
-	if ((rc = an_sock_connect(st, l->who, l->hosts[s], l->ports[s], each, &l->fd)) != AN_OK)
+	if (l->tls_first && (rc = tls_ctx(st, l)) != AN_OK)
+		return rc;
+	if ((rc = an_conn_open(st, l->who, l->hosts[s], l->ports[s], l->tls_first ? l->tls : NULL, each, &l->conn)) != AN_OK)
 		return rc;
 	an_fork_own(&l->pid);
 	l->len = 0;
-	if ((rc = handshake(st, l, each)) != AN_OK)
+	if ((rc = handshake(st, l, l->hosts[s], each)) != AN_OK)
 		nats_link_close(l);
 	return rc;
 }
@@ -296,9 +358,10 @@ nats_link_connect(an_store *st, nats_link *l, const an_deadline *d)
 {
 	if (an_fork_foreign(l->pid))
 		nats_link_close(l);		/* the parent's connection: ours is a new one */
-	if (l->fd >= 0)
+	if (l->conn.fd >= 0)
 		return AN_OK;
-	return an_rotate(st, &l->rot, d, 0, try_server, l, l->who, "server");
+	/* A refused login or an unusable TLS file is the same on every server: stop. */
+	return an_rotate(st, &l->rot, d, AN_ROTATE_STOP_CONFIG, try_server, l, l->who, "server");
 }
 
 /* Is this HMSG a "no responders" status (NATS/1.0 503)? */
@@ -395,7 +458,7 @@ nats_link_request(an_store *st, nats_link *l, const an_deadline *d,
 
 		if (an_fork_foreign(l->pid))
 			nats_link_close(l);
-		kept = l->fd >= 0;
+		kept = l->conn.fd >= 0;
 		if ((rc = nats_link_connect(st, l, d)) != AN_OK)
 			return rc;
 		rc = exchange(st, l, d, what, subject, msgid, body, reply);
@@ -412,7 +475,7 @@ nats_link_request(an_store *st, nats_link *l, const an_deadline *d,
 		if (!an_resend_once(st, rc, kept, &tries))
 		{
 			/* Closed after a failure (a timeout: maybe a frozen server): begin elsewhere next time. */
-			if (rc != AN_OK && l->fd < 0)
+			if (rc != AN_OK && l->conn.fd < 0)
 				an_rotation_failed(&l->rot);
 			return rc;
 		}

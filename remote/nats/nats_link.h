@@ -30,6 +30,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "conn.h"
+#include "nats_auth.h"
 #include "nats_codec.h"
 #include "rotate.h"
 
@@ -44,11 +46,24 @@ typedef struct nats_link
 	const char *const *hosts;
 	const int  *ports;
 	an_rotation rot;             /* the servers' count, and the one tried first */
-	const char *token;           /* the server's auth token, or NULL */
+	const nats_auth *auth;       /* the credentials, sent when the server asks */
 	char		who[160];        /* "NATS at nats://host:port", for messages */
 
-	int			fd;              /* -1 when not connected */
-	pid_t		pid;             /* the process that connected fd (fork.h) */
+	/*
+	 * TLS: tls_want (tls:// or a TLS parameter) refuses a server that does
+	 * not offer it; a server whose INFO says tls_required gets it anyway,
+	 * as every NATS client does.  tls_first: the handshake comes before
+	 * the server's INFO (the server's handshake_first).  tls is made from
+	 * tlscfg at the first TLS connection and kept until the store closes,
+	 * so the files are read once.
+	 */
+	int			tls_want;
+	int			tls_first;
+	an_tls_config tlscfg;
+	an_tls_ctx *tls;
+
+	an_conn		conn;            /* conn.fd is -1 when not connected */
+	pid_t		pid;             /* the process that connected it (fork.h) */
 	char		inbox[48];       /* _INBOX.<32 hex digits> */
 	uint64_t	nreq;            /* requests sent, for unique reply subjects */
 	char	   *buf;             /* bytes received and not yet parsed */
@@ -56,7 +71,7 @@ typedef struct nats_link
 	size_t		cap;
 } nats_link;
 
-/* A link that is not connected; hosts, ports, token and who are set after. */
+/* A link that is not connected; hosts, ports, auth, TLS and who are set after. */
 void		nats_link_init(nats_link *l);
 
 /*
@@ -66,8 +81,14 @@ void		nats_link_init(nats_link *l);
  */
 int			nats_link_connect(an_store *st, nats_link *l, const an_deadline *d);
 
-/* Close and free the connection; the link can connect again. */
+/*
+ * Close and free the connection; the link can connect again.  A parent's
+ * connection (fork.h) is closed without a word on it.
+ */
 void		nats_link_close(nats_link *l);
+
+/* Close, and free the TLS settings: the link is done. */
+void		nats_link_free(nats_link *l);
 
 /*
  * Send body to subject (with a Nats-Msg-Id header when msgid is not NULL)

@@ -9,7 +9,7 @@ stops(int rc, int flags)
 {
 	if (rc == AN_E_CANCELED)
 		return 1;
-	if ((flags & AN_ROTATE_STOP_CONFIG) && rc == AN_E_CONFIG)
+	if ((flags & AN_ROTATE_STOP_CONFIG) && (rc == AN_E_CONFIG || rc == AN_E_AUTH))
 		return 1;
 	return (flags & AN_ROTATE_ONLY_NET) && rc != AN_E_CONNECT && rc != AN_E_TIMEOUT;
 }

@@ -48,7 +48,7 @@ typedef struct an_rotation
 /* What a try may answer besides an an_error: this server is not to be tried now. */
 #define AN_ROTATE_SKIP (-1)
 
-#define AN_ROTATE_STOP_CONFIG 1  /* AN_E_CONFIG ends the rotation */
+#define AN_ROTATE_STOP_CONFIG 1  /* AN_E_CONFIG and AN_E_AUTH end the rotation */
 #define AN_ROTATE_ONLY_NET    2  /* only AN_E_CONNECT and AN_E_TIMEOUT go on */
 
 /* Try server i within share: AN_OK, an an_error (st failed), or AN_ROTATE_SKIP. */

@@ -9,7 +9,7 @@
  * reads (next_in: PING answered, answers to other requests dropped, the
  * deadline) is static in nats_link.c and only reached through a link with a
  * socket.  So the link is handed one end
- * of a socketpair, as if connected (fd, pid and inbox set, as
+ * of a socketpair, as if connected (conn.fd, pid and inbox set, as
  * nats_link_connect leaves them; no handshake, no TCP), and a thread plays
  * the server on the other end: it writes the input, closes its sending side
  * and keeps reading whatever the link sends.  Nothing in nats_link.c is
@@ -213,7 +213,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nats_link_init(&l);
 	snprintf(l.who, sizeof(l.who), "NATS at nats://fuzz");
 	/* Connected, as nats_link_connect leaves a link after the handshake. */
-	l.fd = fds[0];
+	l.conn.fd = fds[0];
 	l.pid = getpid();
 	snprintf(l.inbox, sizeof(l.inbox), "_INBOX.fuzz");
 	/*

@@ -202,7 +202,7 @@ nats_stop nojs
 
 nats_start auth --auth s3cr3t-tok
 AU="127.0.0.1:${NATS_PORT[auth]}"
-expect_match "nats: no token for a server that wants one is an auth error" '^error auth: NATS at nats://'"$AU"' refused the connection: authorization failed' drv "nats://$AU" validate
+expect_match "nats: no token for a server that wants one is an auth error" '^error auth: NATS at nats://'"$AU"' refused the login: Authorization Violation' drv "nats://$AU" validate
 expect_match "nats: a wrong token is an auth error" '^error auth: ' drv "nats://wrong-tok@$AU" validate
 out=$(drv "nats://wrong-tok@$AU" validate 2>&1; drv "nats://s3cr3t-tok@$AU?bogus=1" validate 2>&1)
 if printf '%s' "$out" | grep -q -e wrong-tok -e s3cr3t; then not_ok "nats: errors never show the token" "$out"; else ok "nats: errors never show the token"; fi
@@ -310,7 +310,7 @@ if [ -n "${PGPORT:-}" ]; then
 		env PGOPTIONS="-c anarchon.store=js_auth" psql -X -A -t -q -c "SELECT anarchon_claim('pgtok', ${S}::bigint, 'tokA')"
 	pq -c "ALTER USER MAPPING FOR PUBLIC SERVER js_auth OPTIONS (SET password 'wr0ng-tok')" > /dev/null
 	out=$(PGOPTIONS="-c anarchon.store=js_auth" psql -X -A -t -q -c "SELECT anarchon_claim('pgtok', ${S}::bigint, 'tokA')" 2>&1)
-	if printf '%s' "$out" | grep -q 'authorization failed' && ! printf '%s' "$out" | grep -q -e wr0ng -e s3cr3t; then
+	if printf '%s' "$out" | grep -q 'refused the login: Authorization Violation' && ! printf '%s' "$out" | grep -q -e wr0ng -e s3cr3t; then
 		ok "nats/pg: a wrong token in the user mapping is refused, without showing it"
 	else not_ok "nats/pg: a wrong token in the user mapping is refused, without showing it" "$out"; fi
 	pq -c "CREATE SERVER js_mem FOREIGN DATA WRAPPER anarchon OPTIONS (url '$U?stream=MEM&prefix=mem')" > /dev/null

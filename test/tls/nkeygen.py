@@ -50,13 +50,23 @@ def jwt(issuer_key, issuer_pub, subject_pub, name, nats):
     return signing_input + "." + b64u(issuer_key.sign(signing_input.encode()))
 
 
-def operator_setup(d):
+def operator_setup(d, system=False):
     """Operator, account and user: writes DIR/operator.jwt, DIR/account.pub,
-    DIR/account.jwt and DIR/user.creds (as NATS's tools write them)."""
+    DIR/account.jwt and DIR/user.creds (as NATS's tools write them).  With
+    system, a system account too (DIR/sys.pub, DIR/sys.jwt), which JetStream
+    in operator mode needs."""
     _, opub, okey = make("operator")
     _, apub, akey = make("account")
     useed, upub, _ = make("user")
-    ojwt = jwt(okey, opub, opub, "op", {"type": "operator"})
+    op = {"type": "operator"}
+    if system:
+        _, spub, _ = make("account")
+        op["system_account"] = spub
+        open(os.path.join(d, "sys.pub"), "w").write(spub)
+        open(os.path.join(d, "sys.jwt"), "w").write(jwt(okey, opub, spub, "SYS", {"type": "account", "limits": {
+            "subs": -1, "data": -1, "payload": -1, "imports": -1, "exports": -1, "wildcards": True,
+            "conn": -1, "leaf": -1}}))
+    ojwt = jwt(okey, opub, opub, "op", op)
     ajwt = jwt(okey, opub, apub, "acc", {"type": "account", "limits": {
         "subs": -1, "data": -1, "payload": -1, "imports": -1, "exports": -1, "wildcards": True,
         "conn": -1, "leaf": -1, "mem_storage": -1, "disk_storage": -1, "streams": -1, "consumer": -1}})
