@@ -197,7 +197,7 @@ refuse_url(const char *value)
 			/* A NATS token is a mapping's lone password (fdw.c). */
 			snprintf(mapping, sizeof(mapping),
 					 "CREATE USER MAPPING FOR PUBLIC SERVER %s OPTIONS (%s); ", server,
-					 strcmp(u.scheme, "nats") == 0 ? "password '...'" : "user '...', password '...'");
+					 (strcmp(u.scheme, "nats") == 0 || strcmp(u.scheme, "tls") == 0) ? "password '...'" : "user '...', password '...'");
 		}
 		an_url_free(&u);
 	}

@@ -230,6 +230,16 @@ rc=0" mq_vg "tls://127.0.0.1:$NT_PORT_op?$CA&cert=$c/client.crt&key=$c/client.ke
 	expect "nats/tls: valgrind: a refused nkey login (the session ends at its error, status 3)" "error auth: NATS at tls://127.0.0.1:$NT_PORT_auth refused the login: Authorization Violation
 rc=3" mq_vg "tls://127.0.0.1:$NT_PORT_auth?$CA&nkey=$tmp/user.seed" "$nt/vg2.in"
 	if [ -s "$MQ_TMP/vg.err" ]; then not_ok "nats/tls: valgrind reported nothing" "$(head -n 30 "$MQ_TMP/vg.err")"; else ok "nats/tls: valgrind reported nothing"; fi
+	# Through the SQLite extension: a login over TLS that works, and three that fail.
+	for vc in "creds|$O&creds=$opd/user.creds" "password|tls://alice:wrong-$PW@$A" "seed|tls://$A&nkey=$tmp/changed.seed" \
+		"ca|tls://127.0.0.1:$NT_PORT_tls?ca=$c/wrongca.crt"; do
+		log=$nt/vg-sqlite-${vc%%|*}.log
+		valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --log-file="$log" \
+			sqlite3 -batch :memory: ".load $REPO_ROOT/sqlite/anarchon" ".output /dev/null" \
+			"SELECT anarchon_config('store', '${vc#*|}');" "SELECT anarchon_claim('vgs', $S2, 'tok');" \
+			"SELECT anarchon_finish('vgs', $S2, 'tok');" > /dev/null 2>&1
+		vg_log_ok "nats/tls/sqlite: valgrind: ${vc%%|*}, no memory error or definite leak" "$log" "$?"
+	done
 fi
 
 # ---------------------------------------------------------------- PostgreSQL
