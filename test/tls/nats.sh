@@ -140,8 +140,11 @@ cp "$c/client.key" "$nt/unreadable.key"
 chmod 000 "$nt/unreadable.key"
 nt_refused "nats/tls: a missing key file names the file and the reason" "the key file \"$nt/none.key\" cannot be used: No such file" \
 	drv "tls://127.0.0.1:$NT_PORT_mtls?$CA&cert=$c/client.crt&key=$nt/none.key" claim m "$S" tB
+# nobody runs a copy of the driver: the tree may sit where only root can
+# enter (/root in the platform matrix's chroots).
+install -m 755 "$DRV" "$nt/mq-driver"
 nt_refused "nats/tls: an unreadable key file (run as nobody) names the file" "the key file \"$nt/unreadable.key\" cannot be used" \
-	runuser -u nobody -- "$DRV" "tls://127.0.0.1:$NT_PORT_mtls?$CA&cert=$c/client.crt&key=$nt/unreadable.key" claim m "$S" tB
+	runuser -u nobody -- "$nt/mq-driver" "tls://127.0.0.1:$NT_PORT_mtls?$CA&cert=$c/client.crt&key=$nt/unreadable.key" claim m "$S" tB
 
 # ---------------------------------------------------------------- logins
 A="127.0.0.1:$NT_PORT_auth?$CA"
