@@ -589,6 +589,9 @@ rds_conn_ensure(an_store *st, rds_conn *cn, const an_deadline *d)
 		cn->dropped = 0;
 		if (rc == AN_E_CONNECT && cn->tls == NULL && st->errhint[0] == '\0')
 			an_store_hintf(st, "If the server takes TLS connections only (a tls-port, a managed service with in-transit encryption), use rediss://.");
+		/* TLS 1.3: a server refuses a client certificate after the handshake, at the first read. */
+		else if (rc == AN_E_CONNECT && st->errhint[0] == '\0')
+			an_store_hintf(st, "The server ended the TLS connection before answering: if it requires a client certificate (tls-auth-clients yes), give cert= and key= in the store URL, signed by a CA it trusts.");
 		return rc;
 	}
 	cn->generation++;
