@@ -25,12 +25,30 @@
 #include "redis.h"
 
 /*
- * A sentinel's error reply: a refused login, a missing password, or anything
- * else it said.  The passwords are never in a message.
+ * A sentinel's error reply to AUTH: its code only, never its text, which
+ * may repeat the arguments (an unknown command's error does) and so the
+ * password.
  */
 static int
-sentinel_error(an_store *st, const rds_conn *cn, const rds_conn *q, const redisReply *r,
-			   int authed)
+sentinel_auth_error(an_store *st, const rds_conn *cn, const rds_conn *q, const redisReply *r)
+{
+	char		code[32];
+
+	rds_reply_code(r, code, sizeof(code));
+	if (strstr(r->str, "without any password configured"))
+	{
+		an_store_fail(st, AN_E_AUTH, "redis store %s: the sentinel at %s:%d has no password configured, but the store URL gives sentinel_password",
+					  cn->where, q->host, q->port);
+		return an_store_hintf(st, "Remove sentinel_password (and sentinel_user) from the URL, or set requirepass on the sentinels.");
+	}
+	an_store_fail(st, AN_E_AUTH, "redis store %s: the sentinel at %s:%d refused the sentinel_user or sentinel_password given for it (%s)",
+				  cn->where, q->host, q->port, code);
+	return an_store_hintf(st, "Check the sentinels' requirepass (or their ACL user) against sentinel_password and sentinel_user in the store URL.");
+}
+
+/* A sentinel's error reply to the question: a missing password, or what it said. */
+static int
+sentinel_error(an_store *st, const rds_conn *cn, const rds_conn *q, const redisReply *r)
 {
 	char		code[32];
 
@@ -40,13 +58,6 @@ sentinel_error(an_store *st, const rds_conn *cn, const rds_conn *q, const redisR
 		an_store_fail(st, AN_E_AUTH, "redis store %s: the sentinel at %s:%d requires a password, and none was given for the sentinels",
 					  cn->where, q->host, q->port);
 		return an_store_hintf(st, "Give it as the URL parameter sentinel_password (and sentinel_user for an ACL user); the URL's own password is the data servers'.");
-	}
-	if (authed && (strcmp(code, "WRONGPASS") == 0 || strstr(r->str, "invalid password") ||
-				   strstr(r->str, "without any password configured")))
-	{
-		an_store_fail(st, AN_E_AUTH, "redis store %s: the sentinel at %s:%d refused the sentinel_user or sentinel_password given for it (%s)",
-					  cn->where, q->host, q->port, code);
-		return an_store_hintf(st, "Check the sentinels' requirepass (or their ACL user) against sentinel_password and sentinel_user in the store URL.");
 	}
 	return an_store_fail(st, AN_E_STORE, "redis store %s: the sentinel at %s:%d answered %.160s",
 						 cn->where, q->host, q->port, r->str);
@@ -93,7 +104,7 @@ ask_one(an_store *st, void *ctx, int i, const an_deadline *d)
 		return rc;
 	r = rep[n - 1];
 	if (n == 2 && rep[0]->type == REDIS_REPLY_ERROR)
-		rc = sentinel_error(st, cn, &q, rep[0], 1);
+		rc = sentinel_auth_error(st, cn, &q, rep[0]);
 	else if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
 			 r->element[0]->type == REDIS_REPLY_STRING && r->element[1]->type == REDIS_REPLY_STRING &&
 			 (host = strdup(r->element[0]->str)) != NULL)
@@ -107,7 +118,7 @@ ask_one(an_store *st, void *ctx, int i, const an_deadline *d)
 						   "redis store %s: the sentinel at %s:%d does not monitor a master called \"%s\" (the URL's path)",
 						   cn->where, q.host, q.port, cn->master_name);
 	else if (r->type == REDIS_REPLY_ERROR)
-		rc = sentinel_error(st, cn, &q, r, 0);
+		rc = sentinel_error(st, cn, &q, r);
 	else
 		rc = an_store_fail(st, AN_E_STORE, "redis store %s: the sentinel at %s:%d answered something other than an address",
 						   cn->where, q.host, q.port);
