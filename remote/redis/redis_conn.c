@@ -32,13 +32,13 @@
 
 #include "redis.h"
 
-void
-rds_conn_close(rds_conn *cn)
+/* Close; notify: TLS's close alert may be sent (never on a parent's session, fork.h). */
+static void
+conn_end(rds_conn *cn, int notify)
 {
-	/* TLS's close alert only on our own session, never on a parent's (fork.h). */
 	if (cn->reader)
 	{
-		an_conn_close(&cn->io, !an_fork_foreign(cn->pid));
+		an_conn_close(&cn->io, notify && !an_fork_foreign(cn->pid));
 		redisReaderFree(cn->reader);
 	}
 	cn->reader = NULL;
@@ -46,12 +46,29 @@ rds_conn_close(rds_conn *cn)
 	cn->next_time_ms = 0;        /* a new connection reads the clock at once */
 }
 
+void
+rds_conn_close(rds_conn *cn)
+{
+	conn_end(cn, 1);
+}
+
+/*
+ * Close a connection that failed (broken, timed out, out of step): nothing
+ * more is written on it, not even TLS's close alert, which would go to a
+ * peer that may have reset it.
+ */
+static void
+abandon(rds_conn *cn)
+{
+	conn_end(cn, 0);
+}
+
 /* The connection broke under us: close it, marked dropped for the resend rule (rotate.h). */
 static int
 dropped(rds_conn *cn)
 {
 	cn->dropped = 1;
-	rds_conn_close(cn);
+	abandon(cn);
 	return AN_E_CONNECT;
 }
 
@@ -157,7 +174,7 @@ read_reply(an_store *st, rds_conn *cn, const char *who, const an_deadline *d, si
 #endif
 			if (refused)
 			{
-				rds_conn_close(cn);
+				abandon(cn);
 				return an_store_fail(st, AN_E_STORE,
 									 "redis store %s announced an array of more than %d elements, the most anarchon accepts",
 									 cn->where, RDS_ELEMENTS_MAX);
@@ -178,7 +195,7 @@ read_reply(an_store *st, rds_conn *cn, const char *who, const an_deadline *d, si
 			an_store_fail(st, AN_E_STORE,
 						  "redis store %s sent more than %d bytes in answer to one call, the most anarchon accepts",
 						  cn->where, RDS_REPLY_MAX);
-			rds_conn_close(cn);
+			abandon(cn);
 			return AN_E_STORE;
 		}
 		if (redisReaderFeed(cn->reader, buf, n) != REDIS_OK)
@@ -277,7 +294,7 @@ rds_conn_exchange(an_store *st, rds_conn *cn, const an_deadline *d, int ncmd, co
 			replies[got] = NULL;
 		}
 		/* A timeout or cancel leaves replies in flight: never reuse the socket. */
-		rds_conn_close(cn);
+		abandon(cn);
 	}
 	return rc;
 }
@@ -459,7 +476,7 @@ handshake(an_store *st, rds_conn *cn, const an_deadline *d)
 	for (i = 0; i < h.n; i++)
 		freeReplyObject(rep[i]);
 	if (rc != AN_OK)
-		rds_conn_close(cn);
+		abandon(cn);
 	return rc;
 }
 
@@ -561,7 +578,7 @@ rds_conn_open_raw(an_store *st, rds_conn *cn, const an_deadline *d)
 	{
 		if (rc == AN_E_CANCELED)
 			said(st, cn, rc);
-		rds_conn_close(cn);
+		abandon(cn);
 		return rc;
 	}
 	an_fork_own(&cn->pid);
@@ -576,7 +593,7 @@ rds_conn_ensure(an_store *st, rds_conn *cn, const an_deadline *d)
 
 	/* A connection the parent of a forked process made: this process makes its own. */
 	if (RDS_CONNECTED(cn) && an_fork_foreign(cn->pid))
-		rds_conn_close(cn);
+		abandon(cn);
 	if (RDS_CONNECTED(cn))
 		return AN_OK;
 	if (cn->sentinels && (rc = rds_sentinel_resolve(st, cn, d)) != AN_OK)
