@@ -3,7 +3,7 @@
  *
  *   redis_store.c    an_redis_methods: the URL, open/validate/close, and the
  *                    retry of a call whose connection dropped
- *   redis_conn.c     one connection: non-blocking connect, AUTH/SELECT, and
+ *   redis_conn.c     one connection (an_conn: plain or TLS), AUTH/SELECT, and
  *                    an I/O loop bounded by timeout_ms that polls for cancel
  *   redis_durable.c  refusing a server that would forget claims on a crash
  *   redis_cmd.c      building a command's arguments; EVALSHA with NOSCRIPT
@@ -33,6 +33,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include "conn.h"
 #include "fork.h"
 #include "store.h"
 #include "rotate.h"             /* an_deadline, an_rotation (wait.h) */
@@ -63,17 +64,21 @@
 #define RDS_REPLY_MAX     (4 * 1024 * 1024)
 #define RDS_ELEMENTS_MAX  65536
 
-/* The servers a URL names: a cluster's seed nodes, or the sentinels. */
+/* The servers a URL names: the sentinels. */
 typedef struct rds_servers
 {
 	an_rotation rot;             /* their count, and the one to ask first: the last that answered */
 	char	   *host[RDS_SERVERS_MAX];
 	int			port[RDS_SERVERS_MAX];
+	char	   *user;            /* sentinel_user: NULL, AUTH with the password only */
+	char	   *password;        /* sentinel_password: NULL, no AUTH to the sentinels */
 } rds_servers;
 
 typedef struct rds_conn
 {
-	redisContext *c;             /* NULL when not connected */
+	an_conn		io;              /* the socket, and its TLS when rediss (RDS_CONNECTED) */
+	redisReader *reader;         /* hiredis parses the replies; NULL when not connected */
+	an_tls_ctx *tls;             /* the store's TLS settings (rediss); NULL: plaintext */
 	char	   *host;
 	int			port;
 	char	   *user;            /* NULL: AUTH with the password only */
@@ -97,8 +102,12 @@ typedef struct rds_conn
 	int			any_role;        /* a cluster's node: a replica too (it redirects) */
 } rds_conn;
 
+/* A connection is open when it has its reader (a zeroed rds_conn is closed). */
+#define RDS_CONNECTED(cn) ((cn)->reader != NULL)
+
 /*
- * Connect (non-blocking, bounded by deadline and cancel), AUTH, SELECT, read
+ * Connect (non-blocking, bounded by deadline and cancel; with TLS when the
+ * store's URL is rediss), AUTH, SELECT, read
  * the server version and refuse a server that forgets claims when it crashes
  * (see redis_conn.c), unless already connected.  A connection made by the
  * parent of a forked process is forgotten first.
@@ -134,6 +143,17 @@ int			rds_conn_open_raw(an_store *st, rds_conn *cn, const an_deadline *d);
 /* One command on cn and its reply, as rds_conn_pipeline with ncmd = 1. */
 int			rds_conn_command(an_store *st, rds_conn *cn, const an_deadline *d, int argc,
 							 const char **argv, redisReply **reply);
+
+/*
+ * ncmd commands on an open connection and their replies, as
+ * rds_conn_pipeline without connecting (a question to a sentinel).
+ */
+int			rds_conn_exchange(an_store *st, rds_conn *cn, const an_deadline *d, int ncmd,
+							  const int *argc, const char **const *argv,
+							  const size_t *const *lens, redisReply **replies);
+
+/* The error code of an error reply ("WRONGPASS", "NOAUTH"), without its text. */
+void		rds_reply_code(const redisReply *r, char *out, size_t outlen);
 
 /*
  * Refuse a server that would forget acknowledged claims when it crashes
@@ -328,6 +348,7 @@ typedef struct rds_store
 	int64_t		duration_sec;    /* idmp */
 	int64_t		skew_ms;         /* max_skew_ms: how far apart the instances' clocks may be */
 	char		mark[64];        /* what decides the job here, as the marker holds it (redis_mark.c) */
+	an_tls_ctx *tls;             /* rediss: made once at open, shared by every connection */
 	an_deadline deadline;        /* of the call in progress */
 	char		sha[RDS_NSCRIPTS][41];  /* "" until loaded, per script */
 	int			sha_generation;  /* conn generation the idmp cache belongs to */

@@ -84,7 +84,8 @@ rds_cluster_node(an_store *st, rds_cluster *cl, const rds_conn *tmpl, const char
 	}
 	n = &cl->node[i];
 	*n = *tmpl;
-	n->c = NULL;
+	n->io = AN_CONN_NONE;
+	n->reader = NULL;           /* its own connection, made when first needed */
 	n->dropped = 0;
 	n->generation = 0;
 	n->next_time_ms = 0;

@@ -2,26 +2,28 @@
  * redis_conn.c — one connection to Redis, bounded in time and cancellable.
  *
  * hiredis 0.14.1's blocking calls cannot be interrupted, and a blocking
- * context that timed out is dead.  So this file uses hiredis only for what is
- * safe: a non-blocking connect, formatting commands and parsing replies.  The
- * waiting, sending and reading are the network layer's, shared with the
- * other stores: an_sock_send and an_sock_recv (sock.h) on an_wait_socket
- * (wait.h), the host's wait or poll() in short slices, asking the host
- * whether to give up, until the call's an_deadline.
+ * context that timed out is dead; its TLS (hiredis_ssl, 1.x only) would be
+ * a second TLS implementation whose waits are not the host's.  So the store
+ * owns its socket: an_conn (conn.h) connects, runs the TLS handshake of a
+ * rediss:// URL, sends and reads, every wait an_wait_socket (wait.h) on the
+ * host's wait, bounded by the call's an_deadline and ended by a cancel.
+ * hiredis only formats commands (redisFormatCommandArgv) and parses replies
+ * (a redisReader fed with the bytes read here, so they can be counted), the
+ * same on hiredis 0.14 and 1.x.
  *
- * Commands are sent with send(MSG_NOSIGNAL) (an_sock_send) rather than
- * hiredis's write(): a write to a connection the server closed would raise
- * SIGPIPE, which may kill a host process that did not ignore it, and a store
- * must not touch signals.
+ * Commands are sent with send(MSG_NOSIGNAL) (an_sock_send) or through
+ * OpenSSL on the same socket: a write to a connection the server closed
+ * never raises SIGPIPE in a host process, and a store must not touch signals.
  *
  * After any failure the connection is closed: a reply that arrives late
  * would otherwise be read as the answer to the next command.  The next call
- * connects again.  Closing is redisFree, which closes the socket and sends
- * nothing (no QUIT): a forked child that finds its parent's connection
- * (fork.h) closes its own copy of the descriptor that way and leaves the
- * parent's connection untouched.
+ * connects again.  Closing sends nothing of Redis's (no QUIT), and in a
+ * forked child that finds its parent's connection (fork.h) nothing at all,
+ * not even TLS's close alert: the child closes its own copy of the
+ * descriptor and leaves the parent's session untouched.
  */
-#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,15 +31,36 @@
 #include <sys/socket.h>
 
 #include "redis.h"
-#include "sock.h"
+
+/* Close; notify: TLS's close alert may be sent (never on a parent's session, fork.h). */
+static void
+conn_end(rds_conn *cn, int notify)
+{
+	if (cn->reader)
+	{
+		an_conn_close(&cn->io, notify && !an_fork_foreign(cn->pid));
+		redisReaderFree(cn->reader);
+	}
+	cn->reader = NULL;
+	cn->io = AN_CONN_NONE;
+	cn->next_time_ms = 0;        /* a new connection reads the clock at once */
+}
 
 void
 rds_conn_close(rds_conn *cn)
 {
-	if (cn->c)
-		redisFree(cn->c);
-	cn->c = NULL;
-	cn->next_time_ms = 0;        /* a new connection reads the clock at once */
+	conn_end(cn, 1);
+}
+
+/*
+ * Close a connection that failed (broken, timed out, out of step): nothing
+ * more is written on it, not even TLS's close alert, which would go to a
+ * peer that may have reset it.
+ */
+static void
+abandon(rds_conn *cn)
+{
+	conn_end(cn, 0);
 }
 
 /* The connection broke under us: close it, marked dropped for the resend rule (rotate.h). */
@@ -45,7 +68,7 @@ static int
 dropped(rds_conn *cn)
 {
 	cn->dropped = 1;
-	rds_conn_close(cn);
+	abandon(cn);
 	return AN_E_CONNECT;
 }
 
@@ -80,7 +103,7 @@ said(an_store *st, rds_conn *cn, int rc)
  * walks every one of them: a minute for that count.  It has no limit of its
  * own (1.x has maxelements), so its reader's functions are wrapped: an
  * array announcing more than RDS_ELEMENTS_MAX is refused (the reader then
- * fails the reply as out of memory; too_many says why).  Every context of
+ * fails the reply as out of memory; too_many says why).  Every reader of
  * 0.14 starts with the same function table, remembered in orig_fn.
  */
 static const redisReplyObjectFunctions *_Atomic orig_fn;
@@ -125,8 +148,8 @@ static redisReplyObjectFunctions capped_fn = {
  * Read one reply, waiting for more bytes as needed, until the call's own
  * deadline (never a timeout per read: a reply dripped a byte at a time still
  * ends at it).  *taken counts the bytes this call has read, against
- * RDS_REPLY_MAX.  The bytes are read here and fed to hiredis's reader, not
- * read by redisBufferRead, so that they can be counted.
+ * RDS_REPLY_MAX.  The bytes are read here (through TLS for rediss) and fed
+ * to hiredis's reader, so that they can be counted.
  */
 static int
 read_reply(an_store *st, rds_conn *cn, const char *who, const an_deadline *d, size_t *taken,
@@ -139,7 +162,7 @@ read_reply(an_store *st, rds_conn *cn, const char *who, const an_deadline *d, si
 		size_t		n;
 		int			rc;
 
-		if (redisGetReplyFromReader(cn->c, &r) != REDIS_OK)
+		if (redisReaderGetReply(cn->reader, &r) != REDIS_OK)
 		{
 #if HIREDIS_MAJOR < 1
 			int			refused = too_many;
@@ -147,16 +170,16 @@ read_reply(an_store *st, rds_conn *cn, const char *who, const an_deadline *d, si
 			too_many = 0;
 #else
 			/* hiredis 1.x refuses it itself, past reader->maxelements. */
-			int			refused = strstr(cn->c->errstr, "Multi-bulk length out of range") != NULL;
+			int			refused = strstr(cn->reader->errstr, "Multi-bulk length out of range") != NULL;
 #endif
 			if (refused)
 			{
-				rds_conn_close(cn);
+				abandon(cn);
 				return an_store_fail(st, AN_E_STORE,
 									 "redis store %s announced an array of more than %d elements, the most anarchon accepts",
 									 cn->where, RDS_ELEMENTS_MAX);
 			}
-			return lost(st, cn, cn->c->errstr[0] ? cn->c->errstr : "protocol error");
+			return lost(st, cn, cn->reader->errstr[0] ? cn->reader->errstr : "protocol error");
 		}
 		if (r)
 		{
@@ -164,7 +187,7 @@ read_reply(an_store *st, rds_conn *cn, const char *who, const an_deadline *d, si
 			return AN_OK;
 		}
 		/* Asks the deadline and the host's cancel every pass, bytes waiting or not. */
-		if ((rc = an_sock_recv(st, who, cn->c->fd, buf, sizeof(buf), &n, d, "a command")) != AN_OK)
+		if ((rc = an_conn_recv(st, who, &cn->io, buf, sizeof(buf), &n, d, "a command")) != AN_OK)
 			return said(st, cn, rc);
 		*taken += n;
 		if (*taken > RDS_REPLY_MAX)
@@ -172,10 +195,10 @@ read_reply(an_store *st, rds_conn *cn, const char *who, const an_deadline *d, si
 			an_store_fail(st, AN_E_STORE,
 						  "redis store %s sent more than %d bytes in answer to one call, the most anarchon accepts",
 						  cn->where, RDS_REPLY_MAX);
-			rds_conn_close(cn);
+			abandon(cn);
 			return AN_E_STORE;
 		}
-		if (redisReaderFeed(cn->c->reader, buf, n) != REDIS_OK)
+		if (redisReaderFeed(cn->reader, buf, n) != REDIS_OK)
 			return lost(st, cn, "out of memory reading a reply");
 	}
 }
@@ -199,8 +222,8 @@ time_ms(const redisReply *r)
 }
 
 /* Format the commands into one buffer, send it, read every reply. */
-static int
-exchange(an_store *st, rds_conn *cn, const an_deadline *d, int ncmd, const int *argc,
+int
+rds_conn_exchange(an_store *st, rds_conn *cn, const an_deadline *d, int ncmd, const int *argc,
 		 const char **const *argv, const size_t *const *lens, redisReply **replies)
 {
 	char	   *buf = NULL;
@@ -234,7 +257,7 @@ exchange(an_store *st, rds_conn *cn, const an_deadline *d, int ncmd, const int *
 		total += (size_t) n;
 		free(one);
 	}
-	if ((rc = an_sock_send(st, who, cn->c->fd, buf, total, d, "a command")) != AN_OK)
+	if ((rc = an_conn_send(st, who, &cn->io, buf, total, d, "a command")) != AN_OK)
 		rc = said(st, cn, rc);
 	free(buf);
 	while (rc == AN_OK && got < ncmd)
@@ -260,7 +283,7 @@ exchange(an_store *st, rds_conn *cn, const an_deadline *d, int ncmd, const int *
 	 * too, so the call fails rather than trust them or leave the rest to be
 	 * read as the next call's answer.
 	 */
-	if (rc == AN_OK && cn->c->reader->pos < cn->c->reader->len)
+	if (rc == AN_OK && cn->reader->pos < cn->reader->len)
 		rc = an_store_fail(st, AN_E_STORE, "redis store %s sent replies to commands that were not sent to it",
 						   cn->where);
 	if (rc != AN_OK)
@@ -271,7 +294,7 @@ exchange(an_store *st, rds_conn *cn, const an_deadline *d, int ncmd, const int *
 			replies[got] = NULL;
 		}
 		/* A timeout or cancel leaves replies in flight: never reuse the socket. */
-		rds_conn_close(cn);
+		abandon(cn);
 	}
 	return rc;
 }
@@ -288,9 +311,8 @@ parse_version(rds_conn *cn, const redisReply *r)
 	sscanf(v + strlen("redis_version:"), "%d.%d", &cn->version[0], &cn->version[1]);
 }
 
-/* The error code of a reply ("WRONGPASS", "NOAUTH", ...), without its text. */
-static void
-reply_code(const redisReply *r, char *out, size_t outlen)
+void
+rds_reply_code(const redisReply *r, char *out, size_t outlen)
 {
 	size_t		n = strcspn(r->str, " ");
 
@@ -339,7 +361,7 @@ hs_error(an_store *st, rds_conn *cn, const handshake_cmds *h, int i, const redis
 	const char *cmd = h->av[i][0];
 	char		code[32];
 
-	reply_code(r, code, sizeof(code));
+	rds_reply_code(r, code, sizeof(code));
 	if (strcmp(cmd, "AUTH") == 0 && strstr(r->str, "without any password configured"))
 	{
 		an_store_fail(st, AN_E_AUTH, "redis store %s has no password configured, but the store URL gives one",
@@ -414,7 +436,7 @@ handshake(an_store *st, rds_conn *cn, const an_deadline *d)
 	}
 	if (!cn->any_role)
 		role = hs_add(&h, "ROLE", NULL, NULL, NULL);
-	if ((rc = exchange(st, cn, d, h.n, h.argc, h.argv, h.lens, rep)) != AN_OK)
+	if ((rc = rds_conn_exchange(st, cn, d, h.n, h.argc, h.argv, h.lens, rep)) != AN_OK)
 		return rc;
 
 	for (i = 0; i < h.n && rc == AN_OK; i++)
@@ -454,63 +476,113 @@ handshake(an_store *st, rds_conn *cn, const an_deadline *d)
 	for (i = 0; i < h.n; i++)
 		freeReplyObject(rep[i]);
 	if (rc != AN_OK)
-		rds_conn_close(cn);
+		abandon(cn);
 	return rc;
+}
+
+/*
+ * TCP keepalive, as hiredis's redisEnableKeepAlive set it: a connection kept
+ * across claims whose peer vanished (a NAT that forgot it) is found dead by
+ * the kernel rather than by the next call's timeout.
+ */
+static void
+keepalive(int fd)
+{
+	int			on = 1;
+	int			idle = 15;
+	int			intvl = 5;
+	int			cnt = 3;
+
+	(void) setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+	(void) setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	(void) setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	(void) setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+}
+
+/* A reader for the connection's replies, under the element (and bulk) caps of redis.h. */
+static redisReader *
+capped_reader(void)
+{
+	redisReader *r = redisReaderCreate();
+
+	if (r == NULL)
+		return NULL;
+#if HIREDIS_MAJOR >= 1
+	/* Refused when announced, before any of it arrives (redis.h). */
+	r->maxelements = RDS_ELEMENTS_MAX;
+#if HIREDIS_MAJOR > 1 || HIREDIS_MINOR >= 3
+	/* hiredis 1.3 also refuses a long bulk as announced; before, the byte cap does. */
+	r->maxbulklen = RDS_REPLY_MAX;
+#endif
+#else
+	if (r->fn != &capped_fn)
+	{
+		atomic_store(&orig_fn, r->fn);
+		r->fn = &capped_fn;
+	}
+#endif
+	return r;
+}
+
+/*
+ * Who a connection's messages name: the store's URL, and the server itself
+ * when it is not the URL's (a sentinel's master, a cluster node met later).
+ */
+static void
+conn_who(const rds_conn *cn, char *who, size_t len)
+{
+	char		hp[300];
+
+	snprintf(hp, sizeof(hp), "%s:%d", cn->host, cn->port);
+	if (strstr(cn->where, hp))
+		snprintf(who, len, "redis store %s", cn->where);
+	else
+		snprintf(who, len, "redis store %s at %s", cn->where, hp);
 }
 
 int
 rds_conn_open_raw(an_store *st, rds_conn *cn, const an_deadline *d)
 {
-	redisContext *c;
-	int			soerr = 0;
-	socklen_t	sl = sizeof(soerr);
+	char		who[sizeof(cn->where) + 320];
 	int			rc;
 
-	c = redisConnectNonBlock(cn->host, cn->port);
-	if (c == NULL)
-		return an_store_fail(st, AN_E_NOMEM, "out of memory connecting to redis store %s", cn->where);
-	if (c->err)
+	conn_who(cn, who, sizeof(who));
+	cn->io = AN_CONN_NONE;
+	if ((cn->reader = capped_reader()) == NULL)
+		return an_store_fail(st, AN_E_NOMEM, "out of memory connecting to %s", who);
+	rc = an_sock_connect(st, who, cn->host, cn->port, d, &cn->io.fd);
+	/* In this store's words of old ("cannot connect to redis store URL: reason"). */
+	if (rc == AN_E_CONNECT && strncmp(st->errmsg, "could not connect to ", 21) == 0 &&
+		strncmp(st->errmsg + 21, who, strlen(who)) == 0 && st->errmsg[21 + strlen(who)] == ':')
 	{
-		an_store_fail(st, AN_E_CONNECT, "cannot connect to redis store %s: %s", cn->where, c->errstr);
-		redisFree(c);
-		return AN_E_CONNECT;
+		char		why[AN_ERRMAX];
+
+		snprintf(why, sizeof(why), "%s", st->errmsg + 21 + strlen(who) + 2);
+		an_store_fail(st, AN_E_CONNECT, "cannot connect to %s: %s", who, why);
 	}
-	cn->c = c;
-	an_fork_own(&cn->pid);
-	if ((rc = an_wait_socket(st, d, cn->where, "the connection", c->fd, 1)) != AN_OK)
+	else if (rc == AN_E_TIMEOUT)
+		an_store_fail(st, AN_E_TIMEOUT, "cannot connect to %s within %d ms (timeout_ms)", who, cn->timeout_ms);
+	/* The TLS handshake (rediss) is part of the connect: within d, cancellable. */
+	if (rc == AN_OK && cn->tls)
+	{
+		rc = an_conn_start_tls(st, who, &cn->io, cn->tls, cn->host, d);
+		if (rc == AN_E_TIMEOUT)
+		{
+			an_store_fail(st, AN_E_TIMEOUT, "%s did not answer the TLS handshake within %d ms (timeout_ms)",
+						  who, cn->timeout_ms);
+			/* A plaintext Redis reads a ClientHello as an inline command and waits for its end. */
+			an_store_hintf(st, "The server may be frozen, or it does not speak TLS: is the port a TLS port (tls-port)?");
+		}
+	}
+	if (rc != AN_OK)
 	{
 		if (rc == AN_E_CANCELED)
 			said(st, cn, rc);
-		if (rc == AN_E_TIMEOUT)
-			an_store_fail(st, AN_E_TIMEOUT,
-						  "cannot connect to redis store %s within %d ms (timeout_ms)",
-						  cn->where, cn->timeout_ms);
-		rds_conn_close(cn);
+		abandon(cn);
 		return rc;
 	}
-	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0)
-		soerr = errno;
-	if (soerr != 0)
-	{
-		an_store_fail(st, AN_E_CONNECT, "cannot connect to redis store %s: %s", cn->where, strerror(soerr));
-		rds_conn_close(cn);
-		return AN_E_CONNECT;
-	}
-	(void) redisEnableKeepAlive(c);
-#if HIREDIS_MAJOR >= 1
-	/* Refused when announced, before any of it arrives (redis.h). */
-	c->reader->maxelements = RDS_ELEMENTS_MAX;
-#if HIREDIS_MAJOR > 1 || HIREDIS_MINOR >= 3
-	/* hiredis 1.3 also refuses a long bulk as announced; before, the byte cap does. */
-	c->reader->maxbulklen = RDS_REPLY_MAX;
-#endif
-#else
-	if (c->reader->fn != &capped_fn)
-	{
-		atomic_store(&orig_fn, c->reader->fn);
-		c->reader->fn = &capped_fn;
-	}
-#endif
+	an_fork_own(&cn->pid);
+	keepalive(cn->io.fd);
 	return AN_OK;
 }
 
@@ -520,9 +592,9 @@ rds_conn_ensure(an_store *st, rds_conn *cn, const an_deadline *d)
 	int			rc;
 
 	/* A connection the parent of a forked process made: this process makes its own. */
-	if (cn->c && an_fork_foreign(cn->pid))
-		rds_conn_close(cn);
-	if (cn->c)
+	if (RDS_CONNECTED(cn) && an_fork_foreign(cn->pid))
+		abandon(cn);
+	if (RDS_CONNECTED(cn))
 		return AN_OK;
 	if (cn->sentinels && (rc = rds_sentinel_resolve(st, cn, d)) != AN_OK)
 		return rc;
@@ -532,6 +604,11 @@ rds_conn_ensure(an_store *st, rds_conn *cn, const an_deadline *d)
 	{
 		/* A server that drops us during the handshake refused us; retrying will not help. */
 		cn->dropped = 0;
+		if (rc == AN_E_CONNECT && cn->tls == NULL && st->errhint[0] == '\0')
+			an_store_hintf(st, "If the server takes TLS connections only (a tls-port, a managed service with in-transit encryption), use rediss://.");
+		/* TLS 1.3: a server refuses a client certificate after the handshake, at the first read. */
+		else if (rc == AN_E_CONNECT && st->errhint[0] == '\0')
+			an_store_hintf(st, "The server ended the TLS connection before answering: if it requires a client certificate (tls-auth-clients yes), give cert= and key= in the store URL, signed by a CA it trusts.");
 		return rc;
 	}
 	cn->generation++;
@@ -548,7 +625,7 @@ rds_conn_pipeline(an_store *st, rds_conn *cn, const an_deadline *d, int ncmd,
 	cn->dropped = 0;
 	if ((rc = rds_conn_ensure(st, cn, d)) != AN_OK)
 		return rc;
-	return exchange(st, cn, d, ncmd, argc, argv, lens, replies);
+	return rds_conn_exchange(st, cn, d, ncmd, argc, argv, lens, replies);
 }
 
 int
@@ -561,5 +638,5 @@ rds_conn_command(an_store *st, rds_conn *cn, const an_deadline *d, int argc, con
 	for (int i = 0; i < argc && i < RDS_MAXARGS; i++)
 		lens[i] = strlen(argv[i]);
 	*reply = NULL;
-	return exchange(st, cn, d, 1, &argc, (const char **const *) &argv, &lv, reply);
+	return rds_conn_exchange(st, cn, d, 1, &argc, (const char **const *) &argv, &lv, reply);
 }

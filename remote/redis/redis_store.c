@@ -3,6 +3,15 @@
  *
  *   redis://[user:password@]host[:port][/db]?strategy=lease|stream-id|idmp|script
  *       &prefix=cron&timeout_ms=2000&durability=crash-safe&window_ms=300000 (script)&duration_sec=300 (idmp)
+ *   rediss://...  and  rediss+sentinel://...  the same over TLS, with
+ *       ca=, cert=, key=, servername=, insecure_skip_verify=true (url.h)
+ *   redis+sentinel://, rediss+sentinel://  also sentinel_user=, sentinel_password=
+ *
+ * With rediss every connection of the store is TLS: the server, the
+ * sentinels, the master they name, every cluster node.  The TLS settings
+ * (the CA, the client certificate and key) are read once, when the store
+ * opens, and shared by its connections, which are kept across calls: a claim
+ * pays no handshake.
  *
  * open parses the URL and connects once; the connection is reused by every
  * call and reopened by the next call after it dropped.  A call whose open
@@ -28,7 +37,7 @@ static const rds_strategy *const strategies[] = {
 	&rds_strategy_lease, &rds_strategy_stream_id, &rds_strategy_idmp, &rds_strategy_script
 };
 
-#define KNOWN_PARAMS "strategy, prefix, timeout_ms, durability, max_skew_ms, replicas, cluster, window_ms (strategy=script) and duration_sec (strategy=idmp)"
+#define KNOWN_PARAMS "strategy, prefix, timeout_ms, durability, max_skew_ms, replicas, cluster, window_ms (strategy=script), duration_sec (strategy=idmp), sentinel_user and sentinel_password (redis+sentinel), and with rediss " AN_URL_TLS_PARAMS
 #define RDS_REPLICAS_MAX 5
 
 static const rds_strategy *
@@ -76,10 +85,14 @@ dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-/* The URL's servers: a cluster's seed nodes, or the sentinels. */
+/* The URL's sentinels, and what they are asked to log in with. */
 static int
-keep_servers(rds_servers *sv, const an_url *u)
+keep_servers(rds_servers *sv, const an_url *u, const char *user, const char *password)
 {
+	sv->user = dup_or_null(user);
+	sv->password = dup_or_null(password);
+	if ((user && !sv->user) || (password && !sv->password))
+		return -1;
 	sv->rot.n = u->nservers;
 	for (int i = 0; i < u->nservers; i++)
 	{
@@ -101,8 +114,21 @@ parse_topology(rds_store *rs, an_url *u, char *err, size_t errlen)
 {
 	const char *cluster = an_url_param(u, "cluster");
 	const char *path = u->path;
-	int			sentinel = strcmp(u->scheme, "redis+sentinel") == 0;
+	int			sentinel = strstr(u->scheme, "+sentinel") != NULL;
+	const char *sentinel_user = an_url_param(u, "sentinel_user");
+	const char *sentinel_password = an_url_param(u, "sentinel_password");
 
+	if (!sentinel && (sentinel_user || sentinel_password))
+	{
+		an_errf(err, errlen, "store URL parameters sentinel_user and sentinel_password are for the sentinels of a %s+sentinel:// URL",
+				u->scheme);
+		return -1;
+	}
+	if (sentinel_user && !sentinel_password)
+	{
+		an_errf(err, errlen, "store URL parameter sentinel_user needs sentinel_password");
+		return -1;
+	}
 	if (cluster && strcmp(cluster, "yes") != 0 && strcmp(cluster, "no") != 0)
 	{
 		an_errf(err, errlen, "store URL parameter cluster must be yes or no");
@@ -112,7 +138,8 @@ parse_topology(rds_store *rs, an_url *u, char *err, size_t errlen)
 	{
 		if (sentinel)
 		{
-			an_errf(err, errlen, "a redis+sentinel:// URL cannot also say cluster=yes: Redis Cluster fails over by itself, without sentinels");
+			an_errf(err, errlen, "a %s:// URL cannot also say cluster=yes: Redis Cluster fails over by itself, without sentinels",
+					u->scheme);
 			return -1;
 		}
 		if (path && *path && strcmp(path, "0") != 0)
@@ -142,11 +169,12 @@ parse_topology(rds_store *rs, an_url *u, char *err, size_t errlen)
 
 		if (path == NULL || *path == '\0' || slash == path)
 		{
-			an_errf(err, errlen, "a redis+sentinel:// URL names the master after the sentinels, as in redis+sentinel://h1:26379,h2:26379/mymaster[/db]");
+			an_errf(err, errlen, "a %s:// URL names the master after the sentinels, as in %s://h1:26379,h2:26379/mymaster[/db]",
+					u->scheme, u->scheme);
 			return -1;
 		}
 		rs->master_name = slash ? strndup(path, (size_t) (slash - path)) : strdup(path);
-		if (rs->master_name == NULL || keep_servers(&rs->sentinels, u) < 0)
+		if (rs->master_name == NULL || keep_servers(&rs->sentinels, u, sentinel_user, sentinel_password) < 0)
 			goto oom;
 		rs->conn.sentinels = &rs->sentinels;
 		rs->conn.master_name = rs->master_name;
@@ -167,24 +195,35 @@ oom:
 	return -1;
 }
 
-/* Everything the URL says, into rs; on error a message in err. */
+/*
+ * Everything the URL says, into rs; on error st failed (AN_E_CONFIG).  With
+ * tls (open, not check_url) a rediss URL's TLS settings are loaded here,
+ * once for every connection of the store: its files are read now.
+ */
 static int
-parse_url(rds_store *rs, const char *url, char *err, size_t errlen)
+parse_url(an_store *st, rds_store *rs, const char *url, int tls)
 {
 	an_url		u;
 	const char *name;
 	const char *prefix;
 	int64_t		timeout_ms;
 	int64_t		replicas;
-	int			rc = -1;
+	an_tls_config tcfg;
+	int			tls_any;
+	int			rediss;
+	char		err[AN_ERRMAX];
+	size_t		errlen = sizeof(err);
+	int			rc = AN_E_CONFIG;
 
 	if (an_url_parse(url, &u, err, errlen) < 0)
-		return -1;
-	if (strcmp(u.scheme, "redis") != 0 && strcmp(u.scheme, "redis+sentinel") != 0)
+		return an_store_fail(st, AN_E_CONFIG, "%s", err);
+	if (strcmp(u.scheme, "redis") != 0 && strcmp(u.scheme, "redis+sentinel") != 0 &&
+		strcmp(u.scheme, "rediss") != 0 && strcmp(u.scheme, "rediss+sentinel") != 0)
 	{
-		an_errf(err, errlen, "store URL for the redis store must start with redis:// or redis+sentinel://");
+		an_errf(err, errlen, "store URL for the redis store must start with redis://, rediss://, redis+sentinel:// or rediss+sentinel://");
 		goto done;
 	}
+	rediss = strncmp(u.scheme, "rediss", 6) == 0;
 	name = an_url_param(&u, "strategy");
 	if (name == NULL)
 		name = "lease";
@@ -216,14 +255,31 @@ parse_url(rds_store *rs, const char *url, char *err, size_t errlen)
 		goto done;
 	}
 	an_url_redacted(&u, rs->conn.where, sizeof(rs->conn.where));
+	if (an_url_tls(&u, rediss, &tcfg, &tls_any, err, errlen) < 0)
+		goto done;
+	if (tls && rediss)
+	{
+		char		who[sizeof(rs->conn.where) + 16];
+		int			trc;
+
+		snprintf(who, sizeof(who), "redis store %s", rs->conn.where);
+		if ((trc = an_conn_tls_new(st, &tcfg, who, &rs->tls)) != AN_OK)
+		{
+			an_url_free(&u);
+			return trc;
+		}
+		rs->conn.tls = rs->tls;
+	}
 	/* The nodes of a cluster copy the connection's settings: they come last. */
 	if (parse_topology(rs, &u, err, errlen) < 0 ||
 		an_url_no_unknown(&u, KNOWN_PARAMS, err, errlen) < 0)
 		goto done;
-	rc = 0;
+	rc = AN_OK;
 done:
 	an_url_free(&u);
-	return rc;
+	if (rc != AN_OK)
+		return an_store_fail(st, AN_E_CONFIG, "%s", err);
+	return AN_OK;
 }
 
 /* Start a call: clear the error, check the store is open, set the deadline. */
@@ -242,6 +298,15 @@ begin(an_store *st)
 	return rs;
 }
 
+/* Free a password, wiped first: the memory may be reused by anything. */
+static void
+forget(char *password)
+{
+	if (password)
+		memset(password, 0, strlen(password));
+	free(password);
+}
+
 static void
 redis_close(an_store *st)
 {
@@ -256,28 +321,29 @@ redis_close(an_store *st)
 		free(rs->sentinels.host[i]);
 	free(rs->master_name);
 	free(rs->conn.host);
-	if (rs->conn.password)
-		memset(rs->conn.password, 0, strlen(rs->conn.password));
-	free(rs->conn.password);
+	forget(rs->conn.password);
 	free(rs->conn.user);
+	forget(rs->sentinels.password);
+	free(rs->sentinels.user);
+	an_conn_tls_free(rs->tls);
 	free(rs);
 	st->impl = NULL;
 }
 
-/* The part of open that needs no server: allocate the store and read its URL. */
+/*
+ * The part of open that needs no server: allocate the store and read its
+ * URL; with tls, load a rediss URL's TLS settings.
+ */
 static int
-prepare(an_store *st, const char *url)
+prepare(an_store *st, const char *url, int tls)
 {
 	rds_store  *rs;
-	char		err[AN_ERRMAX];
 
 	an_store_clear(st);
 	if ((rs = calloc(1, sizeof(*rs))) == NULL)
 		return an_store_fail(st, AN_E_NOMEM, "out of memory");
 	st->impl = rs;
-	if (parse_url(rs, url, err, sizeof(err)) < 0)
-		return an_store_fail(st, AN_E_CONFIG, "%s", err);
-	return AN_OK;
+	return parse_url(st, rs, url, tls);
 }
 
 static int
@@ -287,7 +353,7 @@ redis_open(an_store *st, const char *url, void *arg)
 	int			rc;
 
 	(void) arg;
-	if ((rc = prepare(st, url)) != AN_OK)
+	if ((rc = prepare(st, url, 1)) != AN_OK)
 		return rc;
 	rs = st->impl;
 	an_deadline_start(&rs->deadline, rs->conn.timeout_ms);
@@ -313,7 +379,7 @@ redis_open(an_store *st, const char *url, void *arg)
 static int
 redis_check_url(an_store *st, const char *url)
 {
-	int			rc = prepare(st, url);
+	int			rc = prepare(st, url, 0);
 
 	redis_close(st);
 	return rc;

@@ -16,6 +16,8 @@
  *   set NAME VALUE              -> ok            (a setting: lease_ms, attempts, ...)
  *   cancel_after MS             -> ok            (the host cancels calls after MS)
  *   sleep MS                    -> ok
+ * RDRIVE_CANCEL_AFTER=MS has the host cancel from MS after the start, the
+ * store's open included (a cancel during a connect or a TLS handshake).
  * Timing of each call goes to stderr as "# MS ms" when RDRIVE_TIMES is set;
  * an error's hint follows it as "hint: ..." on a line of its own when
  * RDRIVE_HINTS is set (off by default: other checks count answer lines).
@@ -189,6 +191,8 @@ main(int argc, char **argv)
 	if ((m = an_remote_find(argv[i], err, sizeof(err))) == NULL)
 		return printf("error CONFIG: %s\n", err), 1;
 	an_store_init(&st, m, &host);
+	if (getenv("RDRIVE_CANCEL_AFTER"))
+		cancel_at = mono_ms() + atoll(getenv("RDRIVE_CANCEL_AFTER"));
 	if (m->open(&st, argv[i], NULL) != AN_OK)
 	{
 		report_error(&st);
