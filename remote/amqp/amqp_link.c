@@ -239,6 +239,23 @@ login_failed(an_store *st, amqp_link *l, const amqp_connection_close_t *c, const
 }
 
 /*
+ * The connection ended while the login waited for `expect`.  Once the
+ * credentials are sent, a broker that just closes the socket refused them.
+ * Before that, over TLS, it is most often the client certificate: TLS 1.3
+ * ends the handshake before the broker has judged the certificate, so its
+ * refusal (or its demand for one) comes as the first read failing.
+ */
+static int
+lost_in_login(an_store *st, amqp_link *l, const amqp_login_info *li, amqp_method_number_t expect)
+{
+	if (expect != AMQP_CONNECTION_START_METHOD)
+		return l->peer_closed ? login_failed(st, l, NULL, li) : (int) st->err;
+	if (st->err == AN_E_CONNECT && li->tls != NULL)
+		an_store_hintf(st, "A broker that refuses the client certificate, or wants one, ends the connection right after the TLS handshake: check cert and key, and that the broker trusts their CA.");
+	return st->err;
+}
+
+/*
  * The login's next method, on channel 0: `expect`, or the error that
  * connection.close, a closed socket or any other method makes.
  */
@@ -252,7 +269,7 @@ login_step(an_store *st, amqp_link *l, const amqp_login_info *li, const an_deadl
 	for (;;)
 	{
 		if (next_frame(st, l, d, "the login", &f) != AN_OK)
-			return l->peer_closed ? login_failed(st, l, NULL, li) : (int) st->err;
+			return lost_in_login(st, l, li, expect);
 		if (f.frame_type != AMQP_FRAME_METHOD || f.channel != 0)
 			return protocol_fault(st, l, "the login", "a frame of type %u on channel %u",
 								  (unsigned) f.frame_type, (unsigned) f.channel);

@@ -58,8 +58,8 @@ lost" sh -c "printf '%s\n' 'claim tj $S a' 'claim tj $S b' | '$DRV' '$UA' sessio
 		drv "amqps://127.0.0.1:$tp/?ca=$c/ca.crt&cert=$c/client.crt&key=$c/client.key&auth_mechanism=external&durability=accept-loss" \
 		claim tx "$S" a
 	expect_match "amqps: EXTERNAL with a certificate whose CN is no user (localhost) is refused, with a hint" \
-		'^error auth: RabbitMQ at amqps://127.0.0.1:[0-9]+/ refused the login with the client certificate .*user of that name' \
-		drv "amqps://127.0.0.1:$tp/?ca=$c/ca.crt&cert=$c/server.crt&key=$c/server.key&auth_mechanism=external" claim tx "$S" b
+		'RabbitMQ at amqps://127.0.0.1:[0-9]+/ refused the login with the client certificate .*user of that name' \
+		sq "amqps://127.0.0.1:$tp/?ca=$c/ca.crt&cert=$c/server.crt&key=$c/server.key&auth_mechanism=external" "SELECT anarchon_claim('tx', $S, 'b');"
 	expect_match "amqps: EXTERNAL without a client certificate is refused before connecting" \
 		'^error config: store URL parameter auth_mechanism=external logs in with a client certificate: it needs amqps:// with cert and key' \
 		drv "amqps://127.0.0.1:$tp/?ca=$c/ca.crt&auth_mechanism=external" validate
@@ -74,18 +74,18 @@ lost" sh -c "printf '%s\n' 'claim tj $S a' 'claim tj $S b' | '$DRV' '$UA' sessio
 	refused() {
 		local name=$1 re=$2 url=$3
 		out=$(sq "$url" "SELECT anarchon_claim('tr', $S, 'a');")
-		if grep -Eq -- "$re" <<< "$out" && ! grep -q "$secret" <<< "$out"; then ok "amqps: $name"
+		if grep -Eq -- "$re" <<< "$out" && ! grep -Eq "$secret|Wr0ng-pw" <<< "$out"; then ok "amqps: $name"
 		else not_ok "amqps: $name" "expected to match: $re" "got: $out"; fi
 	}
-	refused "a wrong CA is refused" 'certificate was refused: unable to get local issuer certificate' \
+	refused "a wrong CA is refused" 'certificate was refused: (unable to get local issuer certificate|self-signed certificate in certificate chain)' \
 		"amqps://app:$secret@127.0.0.1:$tp/?ca=$c/wrongca.crt"
-	refused "the system's CAs do not know the test CA" 'certificate was refused: unable to get local issuer certificate' \
+	refused "the system's CAs do not know the test CA" 'certificate was refused: (unable to get local issuer certificate|self-signed certificate in certificate chain)' \
 		"amqps://app:$secret@127.0.0.1:$tp/"
 	refused "a wrong host name is refused (servername=other.example)" 'certificate was refused: [Hh]ostname mismatch' \
 		"$U&servername=other.example"
 	refused "an expired client certificate is refused by the broker" 'certificate expired' \
 		"$U&cert=$c/expired.crt&key=$c/server.key"
-	refused "a client certificate of another CA is refused by the broker" 'unknown ca' \
+	refused "a client certificate of another CA is refused by the broker, and the hint says to check it" 'unknown ca|refuses the client certificate' \
 		"$U&cert=$c/wrongca.crt&key=$c/wrongca.key"
 	refused "amqps:// to the plaintext port: the handshake fails, and the hint asks for the TLS port" \
 		'wrong version number.*is the port a TLS port' "amqps://app:$secret@127.0.0.1:$RMQ_PORT/?ca=$c/ca.crt&timeout_ms=5000"
@@ -157,18 +157,19 @@ amqps_pg() {
 		-c "CREATE SERVER mqs FOREIGN DATA WRAPPER anarchon OPTIONS (url 'amqps://127.0.0.1:$tp/?ca=$pgc/ca.crt&durability=accept-loss')" \
 		-c "CREATE USER MAPPING FOR PUBLIC SERVER mqs OPTIONS (user 'app', password '$secret')" \
 		-c "CREATE SERVER mqx FOREIGN DATA WRAPPER anarchon OPTIONS (url 'amqps://127.0.0.1:$tp/?ca=$pgc/ca.crt&cert=$pgc/client.crt&key=$pgc/client.key&auth_mechanism=external&durability=accept-loss')" \
-		-c "CREATE SERVER mqbadkey FOREIGN DATA WRAPPER anarchon OPTIONS (url 'amqps://127.0.0.1:$tp/?ca=$pgc/ca.crt&cert=$pgc/client.crt&key=$c/client.key')" \
 		-c "CREATE SERVER mqfrozen FOREIGN DATA WRAPPER anarchon OPTIONS (url 'amqps://127.0.0.1:$PORT_frozen/?ca=$pgc/ca.crt&timeout_ms=60000')" \
 		-c "CREATE USER MAPPING FOR PUBLIC SERVER mqfrozen OPTIONS (user 'app', password '$secret')" > "$tmp/pg-setup.out"
+	if [ -s "$tmp/pg-setup.out" ]; then not_ok "amqps/pg: create the foreign servers" "$(cat "$tmp/pg-setup.out")"; fi
 	S=$(mq_slot_now)
 	expect "amqps/pg: a foreign server with an amqps:// URL and a user mapping: won, lost" "won
 lost" env PGOPTIONS="-c anarchon.store=mqs" psql -X -A -t -q -c "SELECT anarchon_claim('pgt', ${S}::bigint, 'tokA')" \
 		-c "SELECT anarchon_claim('pgt', ${S}::bigint, 'tokB')"
 	expect "amqps/pg: EXTERNAL with the client certificate, no user mapping" won \
 		env PGOPTIONS="-c anarchon.store=mqx" psql -X -A -t -q -c "SELECT anarchon_claim('pgx', ${S}::bigint, 'tokA')"
-	out=$(PGOPTIONS="-c anarchon.store=mqbadkey" pq -c "SELECT anarchon_claim('pgk', ${S}::bigint, 'tokA')")
-	if grep -q 'the key file ".*client.key" cannot be used: Permission denied' <<< "$out" && ! grep -q "$secret" <<< "$out"; then
-		ok "amqps/pg: a key file the server's OS user cannot read is refused, naming the file and the reason"
+	# The files are read when the server is created (the validator), as the server's OS user.
+	out=$(pq -c "CREATE SERVER mqbadkey FOREIGN DATA WRAPPER anarchon OPTIONS (url 'amqps://127.0.0.1:$tp/?ca=$pgc/ca.crt&cert=$pgc/client.crt&key=$c/client.key')")
+	if grep -q 'the key file ".*client.key" cannot be used: Permission denied' <<< "$out" ; then
+		ok "amqps/pg: CREATE SERVER with a key file the server's OS user cannot read is refused, naming the file and the reason"
 	else not_ok "amqps/pg: a key file the server's OS user cannot read is refused" "$out"; fi
 
 	d=$tmp/pg-amqps-contend
