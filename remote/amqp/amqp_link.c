@@ -368,8 +368,8 @@ login_sasl(an_store *st, amqp_link *l, const amqp_login_info *li, const an_deadl
 /*
  * The login, read by next_frame like every other answer: bounded by the
  * deadline and ended by a cancel, whatever the server sends meanwhile.
- * SASL PLAIN or EXTERNAL (login_sasl); frame_max is ours unless the server asks for less, so no
- * frame may take more than AMQP_LINK_FRAME_MAX.  Heartbeats are off:
+ * SASL PLAIN or EXTERNAL (login_sasl); frame_max is ours unless the
+ * server asks for less, so no frame may take more than AMQP_LINK_FRAME_MAX.  Heartbeats are off:
  * between calls nobody would answer them, and a dead connection is found by
  * the next call instead.  authentication_failure_close has RabbitMQ say
  * that a login was refused rather than just close the socket.
@@ -478,21 +478,33 @@ amqp_link_open(an_store *st, amqp_link *l, const amqp_login_info *li, const an_d
 	return login(st, l, li, d);
 }
 
+/*
+ * A courtesy reply (close-ok) whose failure changes nothing: st keeps the
+ * error being reported; a failed send drops the link.  Bounded by d and
+ * ended by the host's cancel like any other send.
+ */
+static void
+send_quietly(an_store *st, amqp_link *l, int status, const an_deadline *d, const char *what)
+{
+	an_store	scratch = {0};
+
+	scratch.host = st->host;
+	(void) sent(&scratch, l, status, d, what);
+}
+
 /* The broker closed the connection (connection.close): say why, then drop it. */
 static int
 connection_closed(an_store *st, amqp_link *l, const amqp_frame_t *f)
 {
 	amqp_connection_close_t *c = f->payload.method.decoded;
 	amqp_connection_close_ok_t ok = {0};
-	an_store	scratch = {0};
 	an_deadline d;
 	int			rc;
 
 	rc = an_store_fail(st, AN_E_CONNECT, "%s closed the connection: %u %.*s", l->who,
 					   c->reply_code, TEXT(c->reply_text));
-	/* close-ok, given a short while; its failure changes nothing */
 	an_deadline_start(&d, 200);
-	(void) sent(&scratch, l, amqp_send_method(l->conn, 0, AMQP_CONNECTION_CLOSE_OK_METHOD, &ok), &d, "close-ok");
+	send_quietly(st, l, amqp_send_method(l->conn, 0, AMQP_CONNECTION_CLOSE_OK_METHOD, &ok), &d, "close-ok");
 	drop(l);
 	return rc;
 }
@@ -509,12 +521,7 @@ channel_closed(an_store *st, amqp_link *l, const amqp_frame_t *f, const an_deadl
 	code = c->reply_code == 406 ? AN_E_CONFIG : c->reply_code == 403 ? AN_E_AUTH : AN_E_STORE;
 	an_store_fail(st, code, "%s refused %s: %u %.*s", l->who, what, c->reply_code, TEXT(c->reply_text));
 	l->chan_open = 0;
-	{
-		/* A failed close-ok drops the link; the channel's error is the one reported. */
-		an_store	scratch = {0};
-
-		(void) sent(&scratch, l, amqp_send_method(l->conn, f->channel, AMQP_CHANNEL_CLOSE_OK_METHOD, &ok), d, "close-ok");
-	}
+	send_quietly(st, l, amqp_send_method(l->conn, f->channel, AMQP_CHANNEL_CLOSE_OK_METHOD, &ok), d, "close-ok");
 	return code;
 }
 

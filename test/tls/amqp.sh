@@ -140,7 +140,38 @@ rc=0" mq_vg "$UA&cert=$c/client.crt&key=$c/client.key" "$tmp/vg.in"
 		else ok "amqps: valgrind: its report is empty"; fi
 	fi
 
+	amqps_kept "$UA" "$tp"
 	amqps_pg "$tp" "$secret"
+}
+
+# amqps_kept URL TLS_PORT: one session keeps one TLS connection from claim
+# to claim; after a broker restart under it, the next claim finds it
+# broken before publishing and connects again.  The session reads its commands from a fifo, so the
+# broker can be looked at and restarted between them.
+amqps_kept() {
+	local url=$1 tp=$2 S f=$tmp/kept.in out=$tmp/kept.out c1 c2 pid
+	S=$(mq_slot_now)
+	mkfifo "$f"
+	"$DRV" "$url" session < "$f" > "$out" 2>&1 &
+	pid=$!
+	exec 7> "$f"
+	echo "claim kept $S a" >&7
+	sleep 1
+	c1=$(rmq_ctl -q list_connections ssl peer_port user 2>/dev/null | grep -c 'true')
+	echo "claim kept $((S + 1000)) a" >&7
+	sleep 1
+	c2=$(rmq_ctl -q list_connections ssl peer_port user 2>/dev/null | grep 'true')
+	if [ "$c1" = 1 ] && [ "$(grep -c . <<< "$c2")" = 1 ]; then ok "amqps: a session keeps one TLS connection across claims"
+	else not_ok "amqps: a session keeps one TLS connection across claims" "TLS connections after the first claim: $c1, after the second: $c2"; fi
+	rmq_restart > /dev/null 2>&1 && wait_port "$tp" 30
+	echo "claim kept $((S + 2000)) a" >&7
+	echo "claim kept $((S + 3000)) a" >&7
+	exec 7>&-
+	wait "$pid"
+	expect "amqps: a broker restart under a kept TLS connection: the next claim connects again (once, before publishing) and wins" "won
+won
+won
+won" cat "$out"
 }
 
 # amqps_pg TLS_PORT PASSWORD: the store over TLS through PostgreSQL.
