@@ -152,7 +152,8 @@ amqps_kept() {
 	local url=$1 tp=$2 S f=$tmp/kept.in out=$tmp/kept.out c1 c2 pid
 	S=$(mq_slot_now)
 	mkfifo "$f"
-	"$DRV" "$url" session < "$f" > "$out" 2>&1 &
+	# (timeout: a session left waiting must not hold up the suite)
+	timeout 120 "$DRV" "$url" session < "$f" > "$out" 2>&1 &
 	pid=$!
 	exec 7> "$f"
 	echo "claim kept $S a" >&7
@@ -163,7 +164,8 @@ amqps_kept() {
 	c2=$(rmq_ctl -q list_connections ssl peer_port user 2>/dev/null | grep 'true')
 	if [ "$c1" = 1 ] && [ "$(grep -c . <<< "$c2")" = 1 ]; then ok "amqps: a session keeps one TLS connection across claims"
 	else not_ok "amqps: a session keeps one TLS connection across claims" "TLS connections after the first claim: $c1, after the second: $c2"; fi
-	rmq_restart > /dev/null 2>&1 && wait_port "$tp" 30
+	# 7>&-: the new broker must not hold the fifo open, or the session never sees its end.
+	rmq_restart 7>&- > /dev/null 2>&1 && wait_port "$tp" 30
 	echo "claim kept $((S + 2000)) a" >&7
 	echo "claim kept $((S + 3000)) a" >&7
 	exec 7>&-
