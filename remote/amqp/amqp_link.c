@@ -241,17 +241,26 @@ login_failed(an_store *st, amqp_link *l, const amqp_connection_close_t *c, const
 /*
  * The connection ended while the login waited for `expect`.  Once the
  * credentials are sent, a broker that just closes the socket refused them.
- * Before that, over TLS, it is most often the client certificate: TLS 1.3
- * ends the handshake before the broker has judged the certificate, so its
- * refusal (or its demand for one) comes as the first read failing.
  */
 static int
 lost_in_login(an_store *st, amqp_link *l, const amqp_login_info *li, amqp_method_number_t expect)
 {
-	if (expect != AMQP_CONNECTION_START_METHOD)
-		return l->peer_closed ? login_failed(st, l, NULL, li) : (int) st->err;
+	if (expect != AMQP_CONNECTION_START_METHOD && l->peer_closed)
+		return login_failed(st, l, NULL, li);
+	return st->err;
+}
+
+/*
+ * The connection ended before the broker's connection.start.  Over TLS it
+ * is most often the client certificate: TLS 1.3 ends the client's
+ * handshake before the broker has judged the certificate, so its refusal
+ * (or its demand for one) comes as the first write or read failing.
+ */
+static int
+lost_before_start(an_store *st, const amqp_login_info *li)
+{
 	if (st->err == AN_E_CONNECT && li->tls != NULL)
-		an_store_hintf(st, "A broker that refuses the client certificate, or wants one, ends the connection right after the TLS handshake: check cert and key, and that the broker trusts their CA.");
+		an_store_hintf(st, "If the broker checks client certificates, it may have refused this one or wanted one: check cert and key, and that the broker trusts their CA.");
 	return st->err;
 }
 
@@ -393,9 +402,10 @@ login(an_store *st, amqp_link *l, const amqp_login_info *li, const an_deadline *
 	start_ok.client_properties.num_entries = 2;
 	start_ok.client_properties.entries = props;
 	start_ok.locale = amqp_cstring_bytes("en_US");
-	if ((rc = sent(st, l, amqp_send_header(l->conn), d, "the login")) != AN_OK ||
-		(rc = login_step(st, l, li, d, AMQP_CONNECTION_START_METHOD, &reply)) != AN_OK ||
-		(rc = login_sasl(st, l, li, d, reply, &start_ok)) != AN_OK ||
+	if (sent(st, l, amqp_send_header(l->conn), d, "the login") != AN_OK ||
+		login_step(st, l, li, d, AMQP_CONNECTION_START_METHOD, &reply) != AN_OK)
+		return lost_before_start(st, li);
+	if ((rc = login_sasl(st, l, li, d, reply, &start_ok)) != AN_OK ||
 		(rc = login_step(st, l, li, d, AMQP_CONNECTION_TUNE_METHOD, &reply)) != AN_OK)
 		return rc;
 	tune = reply;
