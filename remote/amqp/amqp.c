@@ -3,6 +3,15 @@
  *
  *   amqp://user:password@host[:port]/vhost?prefix=cron&slot_ttl_ms=120000&timeout_ms=2000
  *       &settle_ms=2500&durability=crash-safe
+ *   amqps://user:password@host[:port]/vhost?ca=...&cert=...&key=...&auth_mechanism=external
+ *
+ * amqps:// is AMQP over TLS (port 5671 by default), with the TLS parameters
+ * every store reads alike (url.h: ca, cert, key, servername,
+ * insecure_skip_verify) and the broker's certificate verified unless told
+ * otherwise.  auth_mechanism is the parameter's name in RabbitMQ's URI
+ * spec: plain (the default: the URL's or user mapping's user and password)
+ * or external (SASL EXTERNAL: the broker takes the user from the client
+ * certificate, which its rabbitmq_auth_mechanism_ssl plugin must accept).
  *
  * The gate of (job, slot) is the queue <prefix>.<job>.slot.<slot>, declared
  * durable with x-max-length 1, x-overflow reject-publish and x-expires
@@ -35,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "amqp_link.h"
 #include "rotate.h"
@@ -44,9 +54,10 @@
 #include "url.h"
 
 #define AMQP_DEFAULT_PORT 5672
+#define AMQPS_DEFAULT_PORT 5671
 #define AMQP_TTL_DEFAULT_MS 120000
 #define AMQP_TIMEOUT_DEFAULT_MS 2000
-#define AMQP_KNOWN "prefix, slot_ttl_ms, timeout_ms, settle_ms, durability, max_skew_ms"
+#define AMQP_KNOWN "prefix, slot_ttl_ms, timeout_ms, settle_ms, durability, max_skew_ms, auth_mechanism, " AN_URL_TLS_PARAMS
 /*
  * How long after its declaration a gate is surely in the broker's files:
  * Mnesia's log (an Erlang disk_log) writes what it caches two seconds after
@@ -72,6 +83,8 @@ typedef struct amqp_store
 	int64_t		timeout_ms;
 	int64_t		settle_ms;
 	int			accept_loss;     /* durability=accept-loss */
+	an_tls_ctx *tls;             /* amqps://: the TLS settings; NULL: plaintext */
+	int			external;        /* auth_mechanism=external */
 	amqp_link	link;
 	an_claims	claims;
 } amqp_store;
@@ -82,18 +95,66 @@ dup_or(const char *s, const char *def)
 	return strdup(s ? s : def);
 }
 
+/*
+ * auth_mechanism: plain (the default) or external, as RabbitMQ's URI spec
+ * names them.  EXTERNAL logs in with the client certificate alone, so it
+ * needs amqps:// with cert and key, and a user or password beside it
+ * would be ignored: refused rather than silently unused.
+ */
+static int
+refuse_auth(char *err, size_t errlen, const char *why)
+{
+	an_errf(err, errlen, "store URL parameter auth_mechanism%s", why);
+	return -1;
+}
+
+static int
+read_auth(an_url *u, int tls, const an_tls_config *cfg, int *external, char *err, size_t errlen)
+{
+	const char *m = an_url_param(u, "auth_mechanism");
+
+	*external = m != NULL && strcasecmp(m, "external") == 0;
+	if (m != NULL && !*external && strcasecmp(m, "plain") != 0)
+		return refuse_auth(err, errlen, " must be plain (the default) or external");
+	if (*external && (!tls || cfg->cert == NULL))
+		return refuse_auth(err, errlen, "=external logs in with a client certificate: it needs amqps:// with cert and key");
+	if (*external && (u->user != NULL || u->password != NULL))
+		return refuse_auth(err, errlen, "=external takes the user from the client certificate: leave the user name and password out");
+	return 0;
+}
+
+/* amqps://: the TLS settings, made once (the files are read here). */
+static int
+read_tls(an_store *st, amqp_store *a, an_url *u, int *tls, an_tls_config *cfg, char *err, size_t errlen)
+{
+	int			any;
+
+	*tls = strcmp(u->scheme, "amqps") == 0;
+	if (an_url_tls(u, *tls, cfg, &any, err, errlen) < 0)
+		return an_store_fail(st, AN_E_CONFIG, "%s", err);
+	return *tls ? an_conn_tls_new(st, cfg, a->link.who, &a->tls) : AN_OK;
+}
+
 static int
 parse_url(an_store *st, amqp_store *a, const char *url)
 {
 	an_url		u;
+	an_tls_config cfg;
 	const char *prefix;
 	char		redacted[128];
 	char		err[AN_ERRMAX];
+	int			tls;
 	int			rc = AN_OK;
 
 	if (an_url_parse(url, &u, err, sizeof(err)) < 0)
 		return an_store_fail(st, AN_E_CONFIG, "%s", err);
-	if (		an_url_prefix(&u, &prefix, err, sizeof(err)) < 0 ||
+	/* Named first: the TLS files' messages say whose they are. */
+	an_url_redacted(&u, redacted, sizeof(redacted));
+	snprintf(a->link.who, sizeof(a->link.who), "RabbitMQ at %s", redacted);
+	if (read_tls(st, a, &u, &tls, &cfg, err, sizeof(err)) != AN_OK)
+		rc = st->err;
+	else if (read_auth(&u, tls, &cfg, &a->external, err, sizeof(err)) < 0 ||
+		an_url_prefix(&u, &prefix, err, sizeof(err)) < 0 ||
 		an_url_int(&u, "slot_ttl_ms", AMQP_TTL_DEFAULT_MS, 1000, AMQP_TTL_MAX_MS, &a->ttl_ms, err, sizeof(err)) < 0 ||
 		an_url_int(&u, "timeout_ms", AMQP_TIMEOUT_DEFAULT_MS, 1, 600000, &a->timeout_ms, err, sizeof(err)) < 0 ||
 		an_url_durability(&u, &a->accept_loss, err, sizeof(err)) < 0 ||
@@ -117,13 +178,11 @@ parse_url(an_store *st, amqp_store *a, const char *url)
 	else
 	{
 		/* No path, or an empty one, means the default virtual host "/" (write %2F to be explicit). */
-		an_url_redacted(&u, redacted, sizeof(redacted));
-		snprintf(a->link.who, sizeof(a->link.who), "RabbitMQ at %s", redacted);
 		snprintf(a->prefix, sizeof(a->prefix), "%s", prefix);
 		a->nodes.n = u.nservers;
 		for (int i = 0; i < u.nservers; i++)
 		{
-			a->port[i] = u.servers[i].port ? u.servers[i].port : AMQP_DEFAULT_PORT;
+			a->port[i] = u.servers[i].port ? u.servers[i].port : tls ? AMQPS_DEFAULT_PORT : AMQP_DEFAULT_PORT;
 			if ((a->host[i] = strdup(u.servers[i].host)) == NULL)
 				rc = an_store_fail(st, AN_E_NOMEM, "out of memory");
 		}
@@ -147,7 +206,7 @@ static int
 try_node(an_store *st, void *ctx, int i, const an_deadline *share)
 {
 	amqp_store *a = ctx;
-	amqp_login_info li = {a->host[i], a->port[i], a->vhost, a->user, a->password};
+	amqp_login_info li = {a->host[i], a->port[i], a->vhost, a->user, a->password, a->tls, a->external};
 
 	return amqp_link_open(st, &a->link, &li, share);
 }
@@ -495,6 +554,7 @@ amqp_close(an_store *st)
 	if (a == NULL)
 		return;
 	amqp_link_close(&a->link);
+	an_conn_tls_free(a->tls);
 	for (int i = 0; i < a->nodes.n; i++)
 		free(a->host[i]);
 	free(a->vhost);

@@ -1,29 +1,37 @@
 /*
- * amqp_link.c — a RabbitMQ connection whose waits for answers go through
- * the host's wait (an_wait_socket), bounded and cancellable (see
- * amqp_link.h).
+ * amqp_link.c — a RabbitMQ connection whose waits go through the host's
+ * wait (an_conn, an_wait_socket), bounded and cancellable, plain or TLS
+ * (see amqp_link.h).
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "amqp_link.h"
 #include "fork.h"
-#include "sock.h"
 
 /* Channels are used in turn up to this number (RabbitMQ's default channel_max is 2047). */
 #define AMQP_LINK_CHANNELS 2000
 
-/* Forget the connection without a handshake: its state is unknown. */
+/*
+ * Forget the connection without a handshake: its state is unknown, or it is
+ * a parent's (nothing is sent on it, no TLS close alert either).
+ */
 static void
 drop(amqp_link *l)
 {
 	if (l->conn)
-		amqp_destroy_connection(l->conn);
+	{
+		amqp_destroy_connection(l->conn);	/* closes rabbitmq-c's end of the pair */
+		if (l->feed >= 0)
+			close(l->feed);
+		an_conn_close(&l->net, 0);
+	}
+	l->feed = -1;
 	l->conn = NULL;
 	l->chan_open = 0;
 	free(l->in);
@@ -84,6 +92,14 @@ whole_frame(an_store *st, amqp_link *l, const char *what, size_t *len)
 	if (have < FRAME_HEAD)
 		return AN_OK;
 	size = (uint64_t) b[3] << 24 | (uint64_t) b[4] << 16 | (uint64_t) b[5] << 8 | b[6];
+	/* A TLS record (alert or handshake, version 3.x): amqp:// sent to a TLS port. */
+	if ((b[0] == 0x15 || b[0] == 0x16) && b[1] == 0x03 && l->net.tls == NULL)
+	{
+		drop(l);
+		an_store_fail(st, AN_E_CONNECT, "%s answered in TLS, not in plain AMQP", l->who);
+		an_store_hintf(st, "Use amqps:// for a TLS port (RabbitMQ's is 5671 by default).");
+		return AN_E_CONNECT;
+	}
 	if (b[0] != AMQP_FRAME_METHOD && b[0] != AMQP_FRAME_HEADER && b[0] != AMQP_FRAME_BODY &&
 		b[0] != AMQP_FRAME_HEARTBEAT)
 		return protocol_fault(st, l, what, "a frame of type %u; AMQP 0-9-1 has types 1, 2, 3 and 8 only",
@@ -113,13 +129,11 @@ whole_frame(an_store *st, amqp_link *l, const char *what, size_t *len)
 static int
 next_frame(an_store *st, amqp_link *l, const an_deadline *d, const char *what, amqp_frame_t *f)
 {
-	int			fd = amqp_get_sockfd(l->conn);
-
 	l->peer_closed = 0;
 	for (;;)
 	{
 		size_t		len;
-		ssize_t		n;
+		size_t		got;
 		int			rc;
 
 		if (whole_frame(st, l, what, &len) != AN_OK)
@@ -138,27 +152,66 @@ next_frame(an_store *st, amqp_link *l, const an_deadline *d, const char *what, a
 				continue;
 			return AN_OK;
 		}
-		if ((rc = an_wait_socket(st, d, l->who, what, fd, 0)) != AN_OK)
-		{
-			drop(l);
-			return rc;
-		}
 		/* The part of a frame left over goes first: a whole frame always fits. */
 		l->in_len -= l->in_pos;
 		memmove(l->in, l->in + l->in_pos, l->in_len);
 		l->in_pos = 0;
-		n = recv(fd, l->in + l->in_len, AMQP_LINK_FRAME_MAX - l->in_len, MSG_DONTWAIT);
-		if (n > 0)
-			l->in_len += (size_t) n;
-		else if (n == 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK))
+		rc = an_conn_recv(st, l->who, &l->net, (char *) l->in + l->in_len,
+						  AMQP_LINK_FRAME_MAX - l->in_len, &got, d, what);
+		if (rc != AN_OK)
 		{
-			l->peer_closed = n == 0;
-			rc = an_store_fail(st, AN_E_CONNECT, "lost the connection to %s while waiting for %s: %s",
-							   l->who, what, n == 0 ? "the server closed it" : strerror(errno));
+			/* an_conn says so in these words, in plain and in TLS alike */
+			l->peer_closed = rc == AN_E_CONNECT && strstr(st->errmsg, "the server closed it") != NULL;
 			drop(l);
 			return rc;
 		}
+		l->in_len += got;
 	}
+}
+
+/*
+ * Forward what rabbitmq-c just wrote into its end of the pair to the broker,
+ * within the deadline.  Called after every rabbitmq-c call that sends: what
+ * one call sends (a few small frames) fits in the pair's buffer, so
+ * rabbitmq-c's own write never waits.
+ */
+static int
+flush(an_store *st, amqp_link *l, const an_deadline *d, const char *what)
+{
+	char		buf[8192];
+
+	for (;;)
+	{
+		ssize_t		n = recv(l->feed, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n > 0)
+		{
+			if (an_conn_send(st, l->who, &l->net, buf, (size_t) n, d, what) != AN_OK)
+			{
+				drop(l);
+				return st->err;
+			}
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return AN_OK;
+		drop(l);
+		return an_store_fail(st, AN_E_CONNECT, "lost the connection to %s while sending %s: %s",
+							 l->who, what, n < 0 ? strerror(errno) : "the local pipe closed");
+	}
+}
+
+/* After rabbitmq-c encoded something to send (status: its answer): send it. */
+static int
+sent(an_store *st, amqp_link *l, int status, const an_deadline *d, const char *what)
+{
+	if (status == AMQP_STATUS_OK)
+		return flush(st, l, d, what);
+	drop(l);
+	return an_store_fail(st, AN_E_CONNECT, "lost the connection to %s while sending %s: %s",
+						 l->who, what, amqp_error_string2(status));
 }
 
 /* The server's connection.close during the login, or its closing the socket. */
@@ -166,7 +219,15 @@ static int
 login_failed(an_store *st, amqp_link *l, const amqp_connection_close_t *c, const amqp_login_info *li)
 {
 	if (c == NULL)
-		return an_store_fail(st, AN_E_AUTH, "%s closed the connection while logging in (wrong user name or password?)", l->who);
+		return an_store_fail(st, AN_E_AUTH, "%s closed the connection while logging in (%s?)", l->who,
+							 li->external ? "no user for the client certificate" : "wrong user name or password");
+	if (c->reply_code == 403 && li->external)
+	{
+		an_store_fail(st, AN_E_AUTH, "%s refused the login with the client certificate (%.*s)",
+					  l->who, TEXT(c->reply_text));
+		an_store_hintf(st, "With auth_mechanism=external the user is the certificate's subject (its CN, when the broker's ssl_cert_login_from is common_name): the broker needs a user of that name with access to the virtual host.");
+		return AN_E_AUTH;
+	}
 	if (c->reply_code == 403)
 		return an_store_fail(st, AN_E_AUTH, "%s refused the login: wrong user name or password (%.*s)",
 							 l->who, TEXT(c->reply_text));
@@ -175,6 +236,32 @@ login_failed(an_store *st, amqp_link *l, const amqp_connection_close_t *c, const
 							 l->who, li->vhost, TEXT(c->reply_text));
 	return an_store_fail(st, AN_E_STORE, "%s closed the connection while logging in: %u %.*s",
 						 l->who, c->reply_code, TEXT(c->reply_text));
+}
+
+/*
+ * The connection ended while the login waited for `expect`.  Once the
+ * credentials are sent, a broker that just closes the socket refused them.
+ */
+static int
+lost_in_login(an_store *st, amqp_link *l, const amqp_login_info *li, amqp_method_number_t expect)
+{
+	if (expect != AMQP_CONNECTION_START_METHOD && l->peer_closed)
+		return login_failed(st, l, NULL, li);
+	return st->err;
+}
+
+/*
+ * The connection ended before the broker's connection.start.  Over TLS it
+ * is most often the client certificate: TLS 1.3 ends the client's
+ * handshake before the broker has judged the certificate, so its refusal
+ * (or its demand for one) comes as the first write or read failing.
+ */
+static int
+lost_before_start(an_store *st, const amqp_login_info *li)
+{
+	if (st->err == AN_E_CONNECT && li->tls != NULL)
+		an_store_hintf(st, "If the broker checks client certificates, it may have refused this one or wanted one: check cert and key, and that the broker trusts their CA.");
+	return st->err;
 }
 
 /*
@@ -191,7 +278,7 @@ login_step(an_store *st, amqp_link *l, const amqp_login_info *li, const an_deadl
 	for (;;)
 	{
 		if (next_frame(st, l, d, "the login", &f) != AN_OK)
-			return l->peer_closed ? login_failed(st, l, NULL, li) : (int) st->err;
+			return lost_in_login(st, l, li, expect);
 		if (f.frame_type != AMQP_FRAME_METHOD || f.channel != 0)
 			return protocol_fault(st, l, "the login", "a frame of type %u on channel %u",
 								  (unsigned) f.frame_type, (unsigned) f.channel);
@@ -214,22 +301,84 @@ login_step(an_store *st, amqp_link *l, const amqp_login_info *li, const an_deadl
 }
 
 static int
-login_send(an_store *st, amqp_link *l, amqp_method_number_t method, void *args)
+login_send(an_store *st, amqp_link *l, const an_deadline *d, amqp_method_number_t method, void *args)
 {
-	int			rc = amqp_send_method(l->conn, 0, method, args);
+	return sent(st, l, amqp_send_method(l->conn, 0, method, args), d, "the login");
+}
 
-	if (rc == AMQP_STATUS_OK)
-		return AN_OK;
-	drop(l);
-	return an_store_fail(st, AN_E_CONNECT, "lost the connection to %s while logging in: %s",
-						 l->who, amqp_error_string2(rc));
+/* Does the broker's connection.start offer the SASL mechanism `name`? */
+static int
+offers(const amqp_connection_start_t *start, const char *name)
+{
+	size_t		n = strlen(name);
+	const char *p = start->mechanisms.bytes;
+	const char *end = p + start->mechanisms.len;
+
+	/* A list separated by spaces: "AMQPLAIN PLAIN EXTERNAL". */
+	while (p < end)
+	{
+		const char *sp = memchr(p, ' ', (size_t) (end - p));
+		size_t		len = (size_t) ((sp ? sp : end) - p);
+
+		if (len == n && memcmp(p, name, n) == 0)
+			return 1;
+		p += len + 1;
+	}
+	return 0;
+}
+
+/*
+ * The login's SASL step: PLAIN with the user and password, or EXTERNAL,
+ * where the broker takes the user from the client certificate the TLS
+ * handshake presented and the response is empty.  A broker that does not
+ * offer EXTERNAL is told apart from a refused login.
+ */
+static int
+login_sasl(an_store *st, amqp_link *l, const amqp_login_info *li, const an_deadline *d,
+		   amqp_connection_start_t *start, amqp_connection_start_ok_t *start_ok)
+{
+	size_t		ulen = strlen(li->user);
+	size_t		plen = strlen(li->password);
+	char	   *plain;
+	int			rc;
+
+	if (li->external)
+	{
+		if (!offers(start, "EXTERNAL"))
+		{
+			drop(l);
+			an_store_fail(st, AN_E_CONFIG, "%s does not offer the EXTERNAL login (auth_mechanism=external)", l->who);
+			an_store_hintf(st, "Enable the broker's rabbitmq_auth_mechanism_ssl plugin and add EXTERNAL to its auth_mechanisms, or log in with a user name and password.");
+			return AN_E_CONFIG;
+		}
+		start_ok->mechanism = amqp_cstring_bytes("EXTERNAL");
+		start_ok->response = amqp_empty_bytes;
+		return login_send(st, l, d, AMQP_CONNECTION_START_OK_METHOD, start_ok);
+	}
+	if ((plain = malloc(ulen + plen + 2)) == NULL)
+	{
+		drop(l);
+		return an_store_fail(st, AN_E_NOMEM, "out of memory");
+	}
+	/* "\0user\0password" (RFC 4616) */
+	plain[0] = '\0';
+	memcpy(plain + 1, li->user, ulen);
+	plain[ulen + 1] = '\0';
+	memcpy(plain + ulen + 2, li->password, plen);
+	start_ok->mechanism = amqp_cstring_bytes("PLAIN");
+	start_ok->response.bytes = plain;
+	start_ok->response.len = ulen + plen + 2;
+	rc = login_send(st, l, d, AMQP_CONNECTION_START_OK_METHOD, start_ok);
+	memset(plain, 0, ulen + plen + 2);
+	free(plain);
+	return rc;
 }
 
 /*
  * The login, read by next_frame like every other answer: bounded by the
  * deadline and ended by a cancel, whatever the server sends meanwhile.
- * SASL PLAIN; frame_max is ours unless the server asks for less, so no
- * frame may take more than AMQP_LINK_FRAME_MAX.  Heartbeats are off:
+ * SASL PLAIN or EXTERNAL (login_sasl); frame_max is ours unless the
+ * server asks for less, so no frame may take more than AMQP_LINK_FRAME_MAX.  Heartbeats are off:
  * between calls nobody would answer them, and a dead connection is found by
  * the next call instead.  authentication_failure_close has RabbitMQ say
  * that a login was refused rather than just close the socket.
@@ -242,9 +391,6 @@ login(an_store *st, amqp_link *l, const amqp_login_info *li, const an_deadline *
 		{amqp_cstring_bytes("product"), {AMQP_FIELD_KIND_UTF8, {.bytes = amqp_cstring_bytes("anarchon")}}},
 		{amqp_cstring_bytes("capabilities"), {AMQP_FIELD_KIND_TABLE, {.table = {1, &cap}}}},
 	};
-	size_t		ulen = strlen(li->user);
-	size_t		plen = strlen(li->password);
-	char	   *plain = malloc(ulen + plen + 2);
 	amqp_connection_start_ok_t start_ok;
 	amqp_connection_tune_t *tune;
 	amqp_connection_tune_ok_t tune_ok;
@@ -252,34 +398,15 @@ login(an_store *st, amqp_link *l, const amqp_login_info *li, const an_deadline *
 	void	   *reply;
 	int			rc;
 
-	if (plain == NULL)
-	{
-		drop(l);
-		return an_store_fail(st, AN_E_NOMEM, "out of memory");
-	}
-	/* "\0user\0password" (RFC 4616) */
-	plain[0] = '\0';
-	memcpy(plain + 1, li->user, ulen);
-	plain[ulen + 1] = '\0';
-	memcpy(plain + ulen + 2, li->password, plen);
 	memset(&start_ok, 0, sizeof(start_ok));
 	start_ok.client_properties.num_entries = 2;
 	start_ok.client_properties.entries = props;
-	start_ok.mechanism = amqp_cstring_bytes("PLAIN");
-	start_ok.response.bytes = plain;
-	start_ok.response.len = ulen + plen + 2;
 	start_ok.locale = amqp_cstring_bytes("en_US");
-	if ((rc = amqp_send_header(l->conn)) != AMQP_STATUS_OK)
-	{
-		drop(l);
-		rc = an_store_fail(st, AN_E_CONNECT, "lost the connection to %s while logging in: %s",
-						   l->who, amqp_error_string2(rc));
-	}
-	else if ((rc = login_step(st, l, li, d, AMQP_CONNECTION_START_METHOD, &reply)) == AN_OK)
-		rc = login_send(st, l, AMQP_CONNECTION_START_OK_METHOD, &start_ok);
-	memset(plain, 0, ulen + plen + 2);
-	free(plain);
-	if (rc != AN_OK || (rc = login_step(st, l, li, d, AMQP_CONNECTION_TUNE_METHOD, &reply)) != AN_OK)
+	if (sent(st, l, amqp_send_header(l->conn), d, "the login") != AN_OK ||
+		login_step(st, l, li, d, AMQP_CONNECTION_START_METHOD, &reply) != AN_OK)
+		return lost_before_start(st, li);
+	if ((rc = login_sasl(st, l, li, d, reply, &start_ok)) != AN_OK ||
+		(rc = login_step(st, l, li, d, AMQP_CONNECTION_TUNE_METHOD, &reply)) != AN_OK)
 		return rc;
 	tune = reply;
 	tune_ok.channel_max = tune->channel_max;
@@ -297,8 +424,8 @@ login(an_store *st, amqp_link *l, const amqp_login_info *li, const an_deadline *
 	memset(&open, 0, sizeof(open));
 	open.virtual_host = amqp_cstring_bytes(li->vhost);
 	open.capabilities = amqp_empty_bytes;
-	if ((rc = login_send(st, l, AMQP_CONNECTION_TUNE_OK_METHOD, &tune_ok)) != AN_OK ||
-		(rc = login_send(st, l, AMQP_CONNECTION_OPEN_METHOD, &open)) != AN_OK)
+	if ((rc = login_send(st, l, d, AMQP_CONNECTION_TUNE_OK_METHOD, &tune_ok)) != AN_OK ||
+		(rc = login_send(st, l, d, AMQP_CONNECTION_OPEN_METHOD, &open)) != AN_OK)
 		return rc;
 	return login_step(st, l, li, d, AMQP_CONNECTION_OPEN_OK_METHOD, &reply);
 }
@@ -311,15 +438,35 @@ amqp_link_connected(amqp_link *l)
 	return l->conn != NULL;
 }
 
+/*
+ * The local pair rabbitmq-c writes into: its end is handed to rabbitmq-c,
+ * which owns and closes it; ours is read by flush.  Room for several
+ * frames, so that rabbitmq-c's write of one call never waits.
+ */
+static int
+pair(an_store *st, amqp_link *l, amqp_socket_t *sock)
+{
+	int			sv[2];
+	int			room = 4 * AMQP_LINK_FRAME_MAX;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) < 0)
+		return an_store_fail(st, AN_E_CONNECT, "could not connect to %s: %s", l->who, strerror(errno));
+	(void) setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &room, sizeof(room));
+	(void) setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &room, sizeof(room));
+	amqp_tcp_socket_set_sockfd(sock, sv[0]);
+	l->feed = sv[1];
+	return AN_OK;
+}
+
 int
 amqp_link_open(an_store *st, amqp_link *l, const amqp_login_info *li, const an_deadline *d)
 {
 	amqp_socket_t *sock;
-	int			fd;
 	int			rc;
 
 	drop(l);
 	an_fork_own(&l->pid);
+	l->net = AN_CONN_NONE;
 	l->conn = amqp_new_connection();
 	l->in = malloc(AMQP_LINK_FRAME_MAX);
 	sock = l->conn && l->in ? amqp_tcp_socket_new(l->conn) : NULL;
@@ -329,17 +476,30 @@ amqp_link_open(an_store *st, amqp_link *l, const amqp_login_info *li, const an_d
 		return an_store_fail(st, AN_E_NOMEM, "out of memory");
 	}
 	/*
-	 * The TCP connect is ours, through the host's wait (a cancel ends it);
-	 * rabbitmq-c is then handed the connected socket, which it owns and
-	 * closes from here on.
+	 * The connect and the TLS handshake are ours, through the host's wait (a
+	 * cancel ends them); so is every byte sent or read after them.
 	 */
-	if ((rc = an_sock_connect(st, l->who, li->host, li->port, d, &fd)) != AN_OK)
+	if ((rc = pair(st, l, sock)) != AN_OK ||
+		(rc = an_conn_open(st, l->who, li->host, li->port, li->tls, d, &l->net)) != AN_OK)
 	{
 		drop(l);
 		return rc;
 	}
-	amqp_tcp_socket_set_sockfd(sock, fd);
 	return login(st, l, li, d);
+}
+
+/*
+ * A courtesy reply (close-ok) whose failure changes nothing: st keeps the
+ * error being reported; a failed send drops the link.  Bounded by d and
+ * ended by the host's cancel like any other send.
+ */
+static void
+send_quietly(an_store *st, amqp_link *l, int status, const an_deadline *d, const char *what)
+{
+	an_store	scratch = {0};
+
+	scratch.host = st->host;
+	(void) sent(&scratch, l, status, d, what);
 }
 
 /* The broker closed the connection (connection.close): say why, then drop it. */
@@ -348,18 +508,20 @@ connection_closed(an_store *st, amqp_link *l, const amqp_frame_t *f)
 {
 	amqp_connection_close_t *c = f->payload.method.decoded;
 	amqp_connection_close_ok_t ok = {0};
+	an_deadline d;
 	int			rc;
 
 	rc = an_store_fail(st, AN_E_CONNECT, "%s closed the connection: %u %.*s", l->who,
 					   c->reply_code, TEXT(c->reply_text));
-	amqp_send_method(l->conn, 0, AMQP_CONNECTION_CLOSE_OK_METHOD, &ok);
+	an_deadline_start(&d, 200);
+	send_quietly(st, l, amqp_send_method(l->conn, 0, AMQP_CONNECTION_CLOSE_OK_METHOD, &ok), &d, "close-ok");
 	drop(l);
 	return rc;
 }
 
 /* The broker closed our channel: acknowledge, keep the connection, report. */
 static int
-channel_closed(an_store *st, amqp_link *l, const amqp_frame_t *f, const char *what)
+channel_closed(an_store *st, amqp_link *l, const amqp_frame_t *f, const an_deadline *d, const char *what)
 {
 	amqp_channel_close_t *c = f->payload.method.decoded;
 	amqp_channel_close_ok_t ok = {0};
@@ -369,8 +531,7 @@ channel_closed(an_store *st, amqp_link *l, const amqp_frame_t *f, const char *wh
 	code = c->reply_code == 406 ? AN_E_CONFIG : c->reply_code == 403 ? AN_E_AUTH : AN_E_STORE;
 	an_store_fail(st, code, "%s refused %s: %u %.*s", l->who, what, c->reply_code, TEXT(c->reply_text));
 	l->chan_open = 0;
-	if (amqp_send_method(l->conn, f->channel, AMQP_CHANNEL_CLOSE_OK_METHOD, &ok) != AMQP_STATUS_OK)
-		drop(l);
+	send_quietly(st, l, amqp_send_method(l->conn, f->channel, AMQP_CHANNEL_CLOSE_OK_METHOD, &ok), d, "close-ok");
 	return code;
 }
 
@@ -393,22 +554,9 @@ next_method(an_store *st, amqp_link *l, const an_deadline *d, const char *what, 
 		if (f->channel != l->ch)
 			continue;
 		if (f->payload.method.id == AMQP_CHANNEL_CLOSE_METHOD)
-			return channel_closed(st, l, f, what);
+			return channel_closed(st, l, f, d, what);
 		return AN_OK;
 	}
-}
-
-static int
-send_method(an_store *st, amqp_link *l, amqp_channel_t ch, amqp_method_number_t method,
-			void *args, const char *what)
-{
-	int			rc = amqp_send_method(l->conn, ch, method, args);
-
-	if (rc == AMQP_STATUS_OK)
-		return AN_OK;
-	drop(l);
-	return an_store_fail(st, AN_E_CONNECT, "lost the connection to %s while sending %s: %s",
-						 l->who, what, amqp_error_string2(rc));
 }
 
 /*
@@ -430,7 +578,7 @@ amqp_link_rpc(an_store *st, amqp_link *l, const an_deadline *d, const char *what
 
 	l->last_code = 0;
 	amqp_maybe_release_buffers(l->conn);
-	if (send_method(st, l, l->ch, method, args, what) != AN_OK)
+	if (sent(st, l, amqp_send_method(l->conn, l->ch, method, args), d, what) != AN_OK)
 		return st->err;
 	for (;;)
 	{
@@ -498,12 +646,8 @@ amqp_link_publish(an_store *st, amqp_link *l, const an_deadline *d, const char *
 	/* mandatory: a message no queue takes comes back instead of being acked silently. */
 	rc = amqp_basic_publish(l->conn, l->ch, amqp_empty_bytes, amqp_cstring_bytes(queue), 1, 0,
 							&props, amqp_cstring_bytes(body));
-	if (rc != AMQP_STATUS_OK)
-	{
-		drop(l);
-		return an_store_fail(st, AN_E_CONNECT, "lost the connection to %s while publishing the claim: %s",
-							 l->who, amqp_error_string2(rc));
-	}
+	if (sent(st, l, rc, d, "the claim's publish") != AN_OK)
+		return st->err;
 	for (;;)
 	{
 		if (next_method(st, l, d, "the claim's publish", &f) != AN_OK)
@@ -548,7 +692,9 @@ void
 amqp_link_close(amqp_link *l)
 {
 	amqp_connection_close_t c = {0};
-	int64_t		end = an_mono_ms() + 200;
+	an_store	scratch = {0};	/* no host: a close is not the caller's call to cancel */
+	an_deadline d;
+	size_t		got;
 
 	if (!amqp_link_connected(l))
 		return;
@@ -557,15 +703,11 @@ amqp_link_close(amqp_link *l)
 	 * closes the socket, and then logs no error.  What it sends meanwhile is
 	 * only read away, in reads that each ask the time left.
 	 */
+	an_deadline_start(&d, 200);
 	c.reply_code = 200;
 	c.reply_text = amqp_cstring_bytes("bye");
-	if (amqp_send_method(l->conn, 0, AMQP_CONNECTION_CLOSE_METHOD, &c) == AMQP_STATUS_OK)
-	{
-		struct pollfd p = {.fd = amqp_get_sockfd(l->conn),.events = POLLIN};
-
-		while (an_mono_ms() < end && poll(&p, 1, (int) (end - an_mono_ms())) > 0 &&
-			   recv(p.fd, l->in, AMQP_LINK_FRAME_MAX, MSG_DONTWAIT) > 0)
+	if (sent(&scratch, l, amqp_send_method(l->conn, 0, AMQP_CONNECTION_CLOSE_METHOD, &c), &d, "the close") == AN_OK)
+		while (an_conn_recv(&scratch, l->who, &l->net, (char *) l->in, AMQP_LINK_FRAME_MAX, &got, &d, "the close") == AN_OK)
 			;
-	}
 	drop(l);
 }

@@ -18,6 +18,14 @@
  * reconnects.  A forked child never uses its parent's connection (fork.h):
  * amqp_link_open and amqp_link_close forget one without sending anything on
  * it, so the parent's connection goes on.
+ *
+ * The connection to the broker is anarchon's an_conn (conn.h), plain or TLS
+ * (amqps://), never rabbitmq-c's socket: rabbitmq-c encodes what is sent
+ * into one end of a local socket pair, and the link forwards those bytes to
+ * the broker through an_conn within the deadline.  So rabbitmq-c never waits
+ * on the network, its TLS socket (whose waits a cancel cannot end) is not
+ * used, and every rabbitmq-c version works alike, since none of its private
+ * socket interface is needed.
  */
 #ifndef ANARCHON_AMQP_LINK_H
 #define ANARCHON_AMQP_LINK_H
@@ -35,7 +43,7 @@
 
 #include <sys/types.h>
 
-#include "wait.h"
+#include "conn.h"
 
 /*
  * The frame_max asked for at login, and so the most one frame may take:
@@ -46,6 +54,8 @@
 typedef struct amqp_link
 {
 	amqp_connection_state_t conn;	/* NULL when not connected */
+	an_conn		net;             /* the broker's connection, plain or TLS (when conn) */
+	int			feed;            /* our end of the pair rabbitmq-c writes into (when conn) */
 	amqp_channel_t ch;           /* the channel in use, when chan_open */
 	int			chan_open;       /* open and in confirm mode */
 	uint64_t	next_tag;        /* delivery tag of the next publish on ch */
@@ -64,7 +74,9 @@ typedef struct amqp_login_info
 	int			port;
 	const char *vhost;
 	const char *user;
-	const char *password;
+	const char *password;        /* unused with EXTERNAL */
+	an_tls_ctx *tls;             /* NULL: plaintext */
+	int			external;        /* SASL EXTERNAL: the client certificate names the user */
 } amqp_login_info;
 
 /*
@@ -74,7 +86,10 @@ typedef struct amqp_login_info
  */
 int			amqp_link_connected(amqp_link *l);
 
-/* Connect and log in within the deadline; AN_E_AUTH, AN_E_CONFIG (vhost), ... */
+/*
+ * Connect (with TLS when li->tls is set) and log in within the deadline;
+ * AN_E_AUTH, AN_E_CONFIG (vhost), ...  A link all zeros is not connected.
+ */
 int			amqp_link_open(an_store *st, amqp_link *l, const amqp_login_info *li,
 						   const an_deadline *d);
 

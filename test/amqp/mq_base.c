@@ -189,7 +189,7 @@ returned(const char *url)
 	snprintf(queue, sizeof(queue), "anarchon.nobody.%lld", (long long) mono_us());
 	an_deadline_start(&d, 5000);
 	{
-		amqp_login_info li = {u.host, u.port ? u.port : 5672, "/", "guest", "guest"};
+		amqp_login_info li = {u.host, u.port ? u.port : 5672, "/", "guest", "guest", NULL, 0};
 
 		if (amqp_link_open(&st, &l, &li, &d) != AN_OK || amqp_link_channel(&st, &l, &d) != AN_OK ||
 			amqp_link_publish(&st, &l, &d, queue, "{}", &acked) != AN_OK)

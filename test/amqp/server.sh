@@ -1,8 +1,12 @@
 # server.sh — start and stop a private RabbitMQ node for a suite (sourced).
 #
-#   rmq_start DIR   node in DIR on free loopback ports; sets RMQ_PORT, RMQ_NODE,
+#   rmq_start DIR [CONF_LINE...]
+#                   node in DIR on free loopback ports; sets RMQ_PORT, RMQ_NODE,
 #                   RMQ_VM (pid of the Erlang VM: SIGSTOP it to freeze the
-#                   broker) and registers rmq_stop with at_exit
+#                   broker) and registers rmq_stop with at_exit.  Each
+#                   CONF_LINE is appended to its rabbitmq.conf (a TLS
+#                   listener, say); RMQ_PLUGINS, when set, lists the plugins
+#                   to enable, separated by commas
 #   rmq_ctl ARGS    rabbitmqctl pointed at that node
 #   rmq_stop        stop the node and its epmd, by pid
 #
@@ -47,9 +51,11 @@ rmq_start() {
 	RMQ_PORT=$(free_port) && RMQ_DIST_PORT=$(free_port) && RMQ_EPMD_PORT=$(free_port) || return 1
 	RMQ_NODE="anarchon$RMQ_PORT@localhost"
 	mkdir -p "$RMQ_DIR/home" "$RMQ_DIR/mnesia" "$RMQ_DIR/log"
-	: > "$RMQ_DIR/enabled_plugins"
+	if [ -n "${RMQ_PLUGINS:-}" ]; then echo "[$RMQ_PLUGINS]." > "$RMQ_DIR/enabled_plugins"; else : > "$RMQ_DIR/enabled_plugins"; fi
 	echo '[].' > "$RMQ_DIR/advanced.config"
 	printf 'listeners.tcp.default = 127.0.0.1:%s\nloopback_users = none\n' "$RMQ_PORT" > "$RMQ_DIR/rabbitmq.conf"
+	shift
+	[ $# -eq 0 ] || printf '%s\n' "$@" >> "$RMQ_DIR/rabbitmq.conf"
 	at_exit rmq_stop
 	rmq_launch
 }
