@@ -23,7 +23,7 @@ HAVE_OPENSSL := $(AN_HAVE_OPENSSL)
 
 # TLS (OpenSSL): the one TLS layer of the stores that own their sockets.
 ifeq ($(HAVE_OPENSSL),yes)
-REMOTE_SRCS += remote/net/tls.c
+REMOTE_SRCS += remote/net/tls.c remote/net/tls_bio.c
 endif
 
 # Redis: sources listed in remote/redis/redis.mk (owned by the Redis store).

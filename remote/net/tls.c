@@ -19,6 +19,7 @@
 #include <openssl/x509v3.h>
 
 #include "tls.h"
+#include "tls_bio.h"
 
 struct an_tls_ctx
 {
@@ -196,6 +197,7 @@ an_tls_connect(an_store *st, an_tls_ctx *ctx, int fd, const char *host,
 {
 	an_tls	   *t = calloc(1, sizeof(*t));
 	const char *name = ctx->servername ? ctx->servername : host;
+	BIO		   *bio;
 	int			rc = AN_OK;
 
 	*out = NULL;
@@ -207,7 +209,14 @@ an_tls_connect(an_store *st, an_tls_ctx *ctx, int fd, const char *host,
 	}
 	t->fd = fd;
 	t->verifying = !ctx->insecure;
-	if (SSL_set_fd(t->ssl, fd) != 1 || !set_names(t->ssl, name, !ctx->insecure))
+	if ((bio = an_tls_bio_new(fd)) == NULL)
+	{
+		an_tls_free(t, 0);
+		return an_store_fail(st, AN_E_NOMEM, "out of memory");
+	}
+	/* The SSL owns the BIO from here, also when what follows fails. */
+	SSL_set_bio(t->ssl, bio, bio);
+	if (!set_names(t->ssl, name, !ctx->insecure))
 	{
 		an_tls_free(t, 0);
 		return an_store_fail(st, AN_E_CONFIG, "%s: \"%s\" cannot be used as the TLS server name: %s",

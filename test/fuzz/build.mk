@@ -22,13 +22,15 @@ FUZZ_SRCS_url = remote/net/url.c $(CORE_SRCS)
 FUZZ_SRCS_schedule = $(SCHEDULE_SRCS) core/validate.c
 FUZZ_SRCS_json = remote/nats/nats_json.c
 # The link speaks through an_conn, whose TLS and the logins' nkeys come with it when built with OpenSSL.
-FUZZ_SRCS_nats = $(filter-out remote/nats/nats.c,$(NATS_SRCS)) remote/net/sock.c remote/net/conn.c \
-	$(filter remote/net/tls.c,$(REMOTE_SRCS)) remote/net/crc16.c remote/net/wait.c remote/net/rotate.c $(CORE_SRCS)
-FUZZ_SRCS_resp = $(filter remote/redis/%,$(REMOTE_SRCS)) remote/net/url.c remote/net/wait.c remote/net/sock.c remote/net/crc16.c \
-	remote/net/rotate.c $(CORE_SRCS)
+FUZZ_TLS_SRCS = remote/net/conn.c $(filter remote/net/tls.c remote/net/tls_bio.c,$(REMOTE_SRCS))
+FUZZ_SRCS_nats = $(filter-out remote/nats/nats.c,$(NATS_SRCS)) remote/net/sock.c $(FUZZ_TLS_SRCS) \
+	remote/net/crc16.c remote/net/wait.c remote/net/rotate.c $(CORE_SRCS)
+# The Redis store owns its socket too (an_conn) and reads its TLS parameters with url_tls.c.
+FUZZ_SRCS_resp = $(filter remote/redis/%,$(REMOTE_SRCS)) remote/net/url.c remote/net/url_tls.c remote/net/wait.c \
+	remote/net/sock.c $(FUZZ_TLS_SRCS) remote/net/crc16.c remote/net/rotate.c $(CORE_SRCS)
 FUZZ_LIBS_schedule = $(SCHEDULE_LIBS)
 build/fuzz/bin/schedule: $(TZ_SYSTEM_OBJ)
-FUZZ_LIBS_resp = $(REMOTE_LIBS)
+FUZZ_LIBS_resp = -pthread $(REMOTE_LIBS)
 FUZZ_LIBS_nats = -pthread $(REMOTE_LIBS)
 
 FUZZ_HEADERS = $(wildcard core/*.h) $(REMOTE_HEADERS) build/config.h test/fuzz/fuzz.h
