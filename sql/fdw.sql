@@ -33,7 +33,7 @@ ALTER SERVER st_down OPTIONS (SET url 'redis://127.0.0.1:1/0?strategy=stream-id'
 -- A refused ALTER leaves the server as it was.
 ALTER SERVER st_down OPTIONS (SET url 'redis://127.0.0.1:1/0?strategy=streamid');
 SELECT srvoptions FROM pg_foreign_server WHERE srvname = 'st_down';
--- User mappings take user and password only.
+-- User mappings take credentials only: user, password, the TLS and NATS files, Sentinel's.
 CREATE USER MAPPING FOR PUBLIC SERVER st_down OPTIONS (url 'x');
 CREATE USER MAPPING FOR PUBLIC SERVER st_down OPTIONS (user '');
 CREATE USER MAPPING FOR PUBLIC SERVER st_down OPTIONS (user 'app', password 's3cret:@/');
@@ -95,10 +95,34 @@ SELECT srvname, umoptions FROM pg_user_mappings WHERE srvname = 'st_down';
 CREATE USER MAPPING FOR regress_anarchon_remote SERVER st_down OPTIONS (user 'me');
 SELECT srvname, usename, umoptions FROM pg_user_mappings WHERE srvname = 'st_down' ORDER BY usename;
 DROP USER MAPPING FOR regress_anarchon_remote SERVER st_down;
+-- Options that name a file the backend would read are a superuser's to set
+-- (as postgres_fdw's sslcert and sslkey), in a mapping or in a server's url.
+CREATE USER MAPPING FOR regress_anarchon_remote SERVER st_down OPTIONS (key '/etc/ssl/private/ssl-cert-snakeoil.key');
+CREATE USER MAPPING FOR regress_anarchon_remote SERVER st_down OPTIONS (creds '/etc/passwd');
+RESET ROLE;
+GRANT USAGE ON FOREIGN DATA WRAPPER anarchon TO regress_anarchon_remote;
+SET ROLE regress_anarchon_remote;
+CREATE SERVER st_files FOREIGN DATA WRAPPER anarchon OPTIONS (url 'rediss://127.0.0.1:1/0?ca=/etc/passwd');
+CREATE SERVER st_files FOREIGN DATA WRAPPER anarchon OPTIONS (url 'tls://127.0.0.1:1?nkey=/etc/passwd');
+RESET ROLE;
+REVOKE USAGE ON FOREIGN DATA WRAPPER anarchon FROM regress_anarchon_remote;
+SET ROLE regress_anarchon_remote;
 RESET anarchon.store;
 -- The local store is unaffected.
 SELECT anarchon_check('r', 4102444800000);
 RESET ROLE;
+-- A secret never goes in a server's url, which every role can read.
+CREATE SERVER st_bad FOREIGN DATA WRAPPER anarchon OPTIONS (url 'rediss+sentinel://127.0.0.1:1/mymaster?sentinel_password=S3CRET');
+-- A superuser may name files; the mapping's go into the store's url, and a
+-- parameter set both there and in the server's url is refused at use.
+CREATE SERVER st_tls FOREIGN DATA WRAPPER anarchon OPTIONS (url 'rediss://127.0.0.1:1/0?strategy=lease&ca=/nonexistent/ca.crt');
+CREATE USER MAPPING FOR PUBLIC SERVER st_tls OPTIONS (user 'app', password 'S3CRET', cert '/nonexistent/client.crt', key '/nonexistent/client.key');
+SET anarchon.store = 'st_tls';
+SELECT pg_temp.err($$SELECT anarchon_claim('r', 4102444800000, 'tok')$$) LIKE '%S3CRET%' AS error_shows_secret;
+ALTER SERVER st_tls OPTIONS (SET url 'rediss://127.0.0.1:1/0?strategy=lease&cert=/nonexistent/other.crt&key=/nonexistent/other.key');
+SELECT anarchon_claim('r', 4102444800000, 'tok');
+RESET anarchon.store;
+DROP SERVER st_tls CASCADE;
 REVOKE USAGE ON FOREIGN SERVER st_down FROM regress_anarchon_remote;
 DROP ROLE regress_anarchon_remote;
 DROP SERVER st_down CASCADE;

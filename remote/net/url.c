@@ -220,7 +220,7 @@ an_url_parse(const char *url, an_url *u, char *err, size_t errlen)
 	sep = strstr(p, "://");
 	if (sep == NULL || sep == p)
 	{
-		an_errf(err, errlen, "store URL has no scheme: expected 'local' or scheme://host[:port] with scheme redis, amqp or nats");
+		an_errf(err, errlen, "store URL has no scheme: expected 'local' or scheme://host[:port] with scheme redis, rediss, amqp, amqps, nats or tls");
 		goto fail;
 	}
 	*sep = '\0';
