@@ -4,7 +4,8 @@
 # second finish, heartbeat and check after finish, claims after finish, calls
 # on a slot nobody claimed, a late claim — against every store, through both
 # hosts: local SQLite, local PostgreSQL, and Redis (lease, stream-id,
-# script), RabbitMQ and NATS through SQLite and through PostgreSQL.
+# script), RabbitMQ and NATS through SQLite and through PostgreSQL, each in
+# plaintext and over TLS.
 #
 # Stores of one kind must answer alike: the lease stores (local SQLite,
 # local PostgreSQL, Redis lease) and the won/lost stores (Redis stream-id and
@@ -16,6 +17,7 @@ cd "$REPO_ROOT" || exit 1
 source test/redis/server.sh
 source test/nats/server.sh
 source test/amqp/server.sh
+source test/tls/servers.sh
 tmp=$(t_tmpdir)
 
 built_or_end conformance sqlite || exit
@@ -100,19 +102,32 @@ via_pg() {
 	compare "conformance $name via PostgreSQL" "$col" "$tmp/pg-$1.out"
 }
 
-RPORT=$(free_port)
-redis_start main "$RPORT" || not_ok "conformance: start redis-server"
+# Every network store also over TLS (the -tls rows), on a TLS port of the
+# same Redis and RabbitMQ servers and a second NATS server that speaks only
+# TLS, verified against the test CA.
+tls_certs || not_ok "conformance: make the test certificates"
+RPORT=$(free_port) RTPORT=$(free_port)
+# shellcheck disable=SC2046
+redis_start main "$RPORT" $(redis_tls_args "$RTPORT") || not_ok "conformance: start redis-server"
 nats_start main || not_ok "conformance: start nats-server -js"
-rmq_start "$tmp/rmq" || not_ok "conformance: start RabbitMQ"
+nats_start tls -c "$(nats_tls_conf tls)" || not_ok "conformance: start nats-server -js with TLS"
+rmq_tls_conf && rmq_start "$tmp/rmq" "${RMQ_TLS_CONF[@]}" || not_ok "conformance: start RabbitMQ"
+CA=$(tls_query)
 declare -A URL=(
 	[redis-lease]="redis://127.0.0.1:$RPORT?strategy=lease&prefix=conf-lease"
 	[redis-stream-id]="redis://127.0.0.1:$RPORT?strategy=stream-id&prefix=conf-sid"
 	[redis-script]="redis://127.0.0.1:$RPORT?strategy=script&prefix=conf-script"
 	[nats]="nats://127.0.0.1:${NATS_PORT[main]}?stream=CONF&prefix=conf"
 	[rabbitmq]="amqp://127.0.0.1:$RMQ_PORT?prefix=conf"
+	[redis-lease-tls]="rediss://127.0.0.1:$RTPORT?strategy=lease&prefix=conf-lease-tls&$CA"
+	[redis-stream-id-tls]="rediss://127.0.0.1:$RTPORT?strategy=stream-id&prefix=conf-sid-tls&$CA"
+	[redis-script-tls]="rediss://127.0.0.1:$RTPORT?strategy=script&prefix=conf-script-tls&$CA"
+	[nats-tls]="tls://127.0.0.1:${NATS_PORT[tls]}?stream=CONF&prefix=conf&$CA"
+	[rabbitmq-tls]="amqps://127.0.0.1:$RMQ_TLS_PORT?prefix=conf-tls&$CA"
 )
-declare -A COLUMN=([local]=3 [redis-lease]=3 [redis-stream-id]=4 [redis-script]=4 [nats]=4 [rabbitmq]=5)
-KINDS="redis-lease redis-stream-id redis-script nats rabbitmq"
+declare -A COLUMN=([local]=3 [redis-lease]=3 [redis-stream-id]=4 [redis-script]=4 [nats]=4 [rabbitmq]=5
+	[redis-lease-tls]=3 [redis-stream-id-tls]=4 [redis-script-tls]=4 [nats-tls]=4 [rabbitmq-tls]=5)
+KINDS="redis-lease redis-stream-id redis-script nats rabbitmq redis-lease-tls redis-stream-id-tls redis-script-tls nats-tls rabbitmq-tls"
 
 via_sqlite local "${COLUMN[local]}" local
 for k in $KINDS; do via_sqlite "$k" "${COLUMN[$k]}" "${URL[$k]}"; done
@@ -121,8 +136,8 @@ source "$TEST_ROOT/pg/host.sh"
 if pg_host_start "conformance via PostgreSQL" "$tmp"; then
 	psql -X -q -c "CREATE EXTENSION anarchon" > /dev/null
 	for k in $KINDS; do
-		url=${URL[$k]//conf/pgconf}
-		psql -X -q -c "CREATE SERVER \"$k\" FOREIGN DATA WRAPPER anarchon OPTIONS (url '${url//CONF/PGCONF}')" > /dev/null
+		url=${URL[$k]//prefix=conf/prefix=pgconf}
+		psql -X -q -c "CREATE SERVER \"$k\" FOREIGN DATA WRAPPER anarchon OPTIONS (url '${url//stream=CONF/stream=PGCONF}')" > /dev/null
 	done
 	via_pg local "${COLUMN[local]}" local
 	for k in $KINDS; do via_pg "$k" "${COLUMN[$k]}" "$k"; done

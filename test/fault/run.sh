@@ -78,6 +78,7 @@ source test/nats/server.sh
 source test/amqp/server.sh
 source test/amqp/mq.sh
 source test/pg/server.sh
+source test/tls/servers.sh
 source test/fault/pg_cluster.sh
 source test/fault/nats_cluster.sh
 source test/fault/redis_cluster.sh
@@ -118,12 +119,21 @@ main() {
 	fi
 
 	# ---------------------------------------------------------------- servers
-	RPORT=$(free_port)
-	redis_start main "$RPORT" || not_ok "fault: start redis-server" "$(tail -n 5 "$R_DIR/main/log" 2> /dev/null)"
+	# The -tls stores: a TLS port of the same Redis, a NATS server that speaks
+	# only TLS, verified against the test CA.
+	tls_certs || not_ok "fault: make the test certificates"
+	RPORT=$(free_port) RTPORT=$(free_port)
+	REDIS_ARGS=$(redis_tls_args "$RTPORT")
+	# shellcheck disable=SC2086
+	redis_start main "$RPORT" $REDIS_ARGS || not_ok "fault: start redis-server" "$(tail -n 5 "$R_DIR/main/log" 2> /dev/null)"
 	nats_start main || not_ok "fault: start nats-server -js"
-	rmq_start "$tmp/rmq" || not_ok "fault: start RabbitMQ"
+	nats_start tls -c "$(nats_tls_conf tls)" || not_ok "fault: start nats-server -js with TLS"
+	rmq_tls_conf && rmq_start "$tmp/rmq" "${RMQ_TLS_CONF[@]}" || not_ok "fault: start RabbitMQ"
 
-	STORES=${ANARCHON_FAULT_C_STORES-redis-lease redis-stream-id redis-script nats rabbitmq}
+	STORES=${ANARCHON_FAULT_C_STORES-redis-lease redis-stream-id redis-script nats rabbitmq redis-lease-tls nats-tls rabbitmq-tls}
+	# The faults of the -tls stores: the server killed, a reply cut half way
+	# (a TLS record cut short).
+	TLS_FAULTS=${ANARCHON_FAULT_TLS_FAULTS-sigkill lost-reply}
 	SQLITE_STORES=${ANARCHON_FAULT_SQLITE_STORES-local redis-stream-id redis-script nats rabbitmq}
 	SQLITE_FAULTS=${ANARCHON_FAULT_SQLITE_FAULTS:-none sigkill freeze}
 	PG_STORES=${ANARCHON_FAULT_PG_STORES-local redis-lease redis-stream-id redis-script nats rabbitmq}
@@ -144,7 +154,12 @@ main() {
 		not_ok "fault: CREATE EXTENSION anarchon" "$(cat "$tmp/pg-setup.log")"
 
 	# scheme STORE: which server a store's claims go to.
-	scheme() { case $1 in redis-sentinel*) echo redis+sentinel ;; redis-*) echo redis ;; nats*) echo nats ;; rabbitmq*) echo amqp ;; esac; }
+	scheme() {
+		case $1 in
+			redis-sentinel*) echo redis+sentinel ;; redis-*-tls) echo rediss ;; redis-*) echo redis ;;
+			nats-tls) echo tls ;; nats*) echo nats ;; rabbitmq-tls) echo amqps ;; rabbitmq*) echo amqp ;;
+		esac
+	}
 	# clustered STORE: a store of several servers, whose cells run one per host.
 	clustered() { case $1 in nats-cluster | redis-sentinel* | redis-cluster | rabbitmq-cluster) return 0 ;; esac; return 1; }
 
@@ -159,29 +174,35 @@ main() {
 		esac
 		case $(scheme "$1") in
 			redis) echo "$RPORT" ;;
+			rediss) echo "$RTPORT" ;;
 			nats) echo "${NATS_PORT[main]}" ;;
+			tls) echo "${NATS_PORT[tls]}" ;;
 			amqp) echo "$RMQ_PORT" ;;
+			amqps) echo "$RMQ_TLS_PORT" ;;
 		esac
 	}
 	server_pid() {
 		case $(scheme "$1") in
-			redis) redis_pid main ;;
+			redis | rediss) redis_pid main ;;
 			nats) echo "${NATS_PID[main]}" ;;
-			amqp) echo "$RMQ_VM" ;;
+			tls) echo "${NATS_PID[tls]}" ;;
+			amqp | amqps) echo "$RMQ_VM" ;;
 		esac
 	}
 
 	# server_kill STORE: SIGKILL the server, then start it again, same port and files.
 	server_kill() {
 		case $(scheme "$1") in
-			redis)
+			redis | rediss)
 				kill -KILL "$(redis_pid main)"
 				wait "$(redis_pid main)" 2> /dev/null
 				rm -f "$R_DIR/main/pid"
-				redis_start main "$RPORT" > /dev/null
+				# shellcheck disable=SC2086
+				redis_start main "$RPORT" $REDIS_ARGS > /dev/null
 				;;
 			nats) nats_restart main KILL ;;
-			amqp) rmq_restart KILL ;;
+			tls) nats_restart tls KILL ;;
+			amqp | amqps) rmq_restart KILL ;;
 			*) pg_kill ;;
 		esac
 	}
@@ -234,6 +255,9 @@ main() {
 		local q
 		case $1 in
 			redis-lease) q="strategy=lease&prefix=fault-lease" ;;
+			redis-lease-tls) q="strategy=lease&prefix=fault-lease-tls&$(tls_query)" ;;
+			nats-tls) q="stream=FAULT&prefix=fault&$(tls_query)" ;;
+			rabbitmq-tls) q="prefix=fault-tls&$(tls_query)" ;;
 			redis-stream-id) q="strategy=stream-id&prefix=fault-sid" ;;
 			redis-script) q="strategy=script&prefix=fault-script" ;;
 			nats) q="stream=FAULT&prefix=fault" ;;
@@ -406,14 +430,9 @@ main() {
 		[ "$fault" = none ] || [ "$n" -gt 0 ] || not_ok "fault: $label under $fault: no fault was injected"
 	}
 
-	mkdir -p "$tmp/log" "$(dirname "$TABLE")"
-	for store in $STORES; do
-		for fault in $FAULTS; do
-			cell c "$store" "$fault"
-		done
-	done
 	# fits HOST STORE FAULT: whether that cell is one of the table's.
 	fits() {
+		case $2 in *-tls) [[ " $TLS_FAULTS " == *" $3 "* ]] || return 1 ;; esac
 		case $3 in
 			freeze) [[ " $LEASE_STORES " == *" $2 "* ]] && { [ "$1" = pg ] || [ "$2" = local ]; } ;;
 			sigkill) [ "$1" = pg ] || [ "$2" != local ] ;;
@@ -422,6 +441,12 @@ main() {
 			*) true ;;
 		esac
 	}
+	mkdir -p "$tmp/log" "$(dirname "$TABLE")"
+	for store in $STORES; do
+		for fault in $FAULTS; do
+			fits c "$store" "$fault" && cell c "$store" "$fault"
+		done
+	done
 	for store in $SQLITE_STORES; do
 		for fault in $SQLITE_FAULTS; do
 			fits sqlite "$store" "$fault" && cell sqlite "$store" "$fault"
