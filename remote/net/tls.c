@@ -124,6 +124,13 @@ an_tls_ctx_new(an_store *st, const an_tls_config *cfg, const char *who, an_tls_c
 	}
 	SSL_CTX_set_min_proto_version(t->ctx, TLS1_2_VERSION);
 	SSL_CTX_set_mode(t->ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+	/*
+	 * Read what the socket has in one call, not a record's header and then
+	 * its body: a reply costs one read, as in plaintext.  Bytes OpenSSL has
+	 * buffered are always asked for first (an_tls_recv reads before it
+	 * waits), so a buffered reply is never left waiting on the socket.
+	 */
+	SSL_CTX_set_read_ahead(t->ctx, 1);
 	SSL_CTX_set_default_passwd_cb(t->ctx, no_passphrase);
 	SSL_CTX_set_verify(t->ctx, t->insecure ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, NULL);
 	if (load_files(st, t->ctx, cfg, who) != AN_OK)

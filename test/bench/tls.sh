@@ -30,28 +30,32 @@ measure() {
 }
 
 # pair STORE PLAIN_URL TLS_URL: the rows of one store.  A URL's "{N}" is
-# replaced by a number new to each measurement (a NATS stream of its own).
-# The plaintext rate is measured before and after, and the better is used.
+# replaced by a number new to each measurement (a prefix, a NATS stream of
+# its own).  Plaintext and TLS are measured twice each, in turn, and the
+# better of each pair is compared: a disturbance of the machine during one
+# measurement flatters neither side.
 pair() {
-	local store=$1 plain=$2 tls=$3 c p1 p2 base
+	local store=$1 plain=$2 tls=$3 c i best_p best_t p50 p99
 	for c in 1 8; do
-		measure "${plain//\{N\}/$RANDOM}" "$c"; p1=$OPS
-		measure "${tls//\{N\}/$RANDOM}" "$c"
-		local ops=$OPS p50=$P50 p99=$P99
-		measure "${plain//\{N\}/$RANDOM}" "$c"; p2=$OPS
-		base=$(awk -v a="$p1" -v b="$p2" 'BEGIN { print (a > b ? a : b) }')
-		echo "$store x$c: TLS $ops/s, plaintext $p1/s, $p2/s" >&2
-		emit_row "$store" "claim over TLS vs the same in plaintext, from C" "$c" "$ops" "$base" "$p50" "$p99"
+		best_p=0 best_t=0
+		for i in 1 2; do
+			measure "${plain//\{N\}/$RANDOM}" "$c"
+			best_p=$(awk -v a="$best_p" -v b="$OPS" 'BEGIN { print (a > b ? a : b) }')
+			measure "${tls//\{N\}/$RANDOM}" "$c"
+			if awk -v a="$OPS" -v b="$best_t" 'BEGIN { exit !(a > b) }'; then best_t=$OPS p50=$P50 p99=$P99; fi
+		done
+		echo "$store x$c: TLS $best_t/s, plaintext $best_p/s" >&2
+		emit_row "$store" "claim over TLS vs the same in plaintext, from C" "$c" "$best_t" "$best_p" "${p50:-0}" "${p99:-0}"
 	done
 }
 
 RPORT=$(free_port) RTPORT=$(free_port)
 # shellcheck disable=SC2046
 if redis_start bench "$RPORT" $(redis_tls_args "$RTPORT"); then
-	pair redis-lease "redis://127.0.0.1:$RPORT?strategy=lease&prefix=bp" \
-		"rediss://127.0.0.1:$RTPORT?strategy=lease&prefix=bt&$CA"
-	pair redis-script "redis://127.0.0.1:$RPORT?strategy=script&prefix=bp" \
-		"rediss://127.0.0.1:$RTPORT?strategy=script&prefix=bt&$CA"
+	pair redis-lease "redis://127.0.0.1:$RPORT?strategy=lease&prefix=lp{N}" \
+		"rediss://127.0.0.1:$RTPORT?strategy=lease&prefix=lt{N}&$CA"
+	pair redis-script "redis://127.0.0.1:$RPORT?strategy=script&prefix=sp{N}" \
+		"rediss://127.0.0.1:$RTPORT?strategy=script&prefix=st{N}&$CA"
 	redis_stop bench
 else
 	echo "redis-server did not start" >&2
@@ -59,8 +63,8 @@ else
 fi
 
 if nats_start plain && nats_start tls -c "$(nats_tls_conf tls)"; then
-	pair nats "nats://127.0.0.1:${NATS_PORT[plain]}?stream=P{N}" \
-		"tls://127.0.0.1:${NATS_PORT[tls]}?stream=T{N}&$CA"
+	pair nats "nats://127.0.0.1:${NATS_PORT[plain]}?stream=P{N}&prefix=p{N}" \
+		"tls://127.0.0.1:${NATS_PORT[tls]}?stream=T{N}&prefix=t{N}&$CA"
 else
 	echo "nats-server did not start" >&2
 	emit_row nats "claim over TLS vs the same in plaintext, from C" 1 0 0 0 0
