@@ -132,7 +132,8 @@ enter_root() {
 # in_root ROOT CMD...: run CMD in the chroot with a clean environment (but
 # ANARCHON_SUITES, test/run's choice of suites, when it is set,
 # ANARCHON_HOST_ONLY_SUITES, the suites the matrix leaves to the host, and the
-# fault cells it runs, ANARCHON_MATRIX_FAULTS and ANARCHON_MATRIX_PG_FAULTS).
+# fault cells it runs, ANARCHON_MATRIX_FAULTS, ANARCHON_MATRIX_PG_FAULTS and
+# ANARCHON_MATRIX_SQLITE_FAULTS).
 in_root() {
 	local r=$1 pass=()
 	shift
@@ -140,10 +141,12 @@ in_root() {
 	# Suites whose findings do not depend on the release (doc/building.md).
 	pass+=("ANARCHON_HOST_ONLY_SUITES=${ANARCHON_HOST_ONLY_SUITES-fuzz}")
 	# The fault suite's cells that depend on the release's servers and
-	# libraries; the cells that attack anarchon's own resends (the proxy's
-	# cuts, prefork, terminated backends) run on the host only.
+	# libraries; the cells that attack anarchon's own resends and takeovers
+	# (the proxy's cuts, prefork, terminated backends, frozen job runners)
+	# run on the host only.
 	pass+=("ANARCHON_FAULTS=${ANARCHON_MATRIX_FAULTS-sigkill sigstop}")
-	pass+=("ANARCHON_FAULT_PG_FAULTS=${ANARCHON_MATRIX_PG_FAULTS-none sigkill freeze}")
+	pass+=("ANARCHON_FAULT_PG_FAULTS=${ANARCHON_MATRIX_PG_FAULTS-none sigkill}")
+	pass+=("ANARCHON_FAULT_SQLITE_FAULTS=${ANARCHON_MATRIX_SQLITE_FAULTS-none sigkill}")
 	chroot "$r" /usr/bin/env -i PATH="$INNER_PATH" HOME=/root LANG=C.UTF-8 "$RUN_TAG" "${pass[@]}" "$@"
 }
 
