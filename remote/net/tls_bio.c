@@ -1,10 +1,18 @@
 /*
- * tls_bio.c — OpenSSL's socket BIO with a write that never raises SIGPIPE
+ * tls_bio.c — a socket BIO for OpenSSL whose write never raises SIGPIPE
  * (see tls_bio.h).
+ *
+ * A BIO of its own, not OpenSSL's socket BIO with its write replaced: the
+ * accessors that would copy the socket BIO's other methods are deprecated
+ * since OpenSSL 3.5.  It does what a non-blocking socket BIO must: read and
+ * write with the retry flags set on EAGAIN, hold the descriptor (BIO_set_fd,
+ * BIO_get_fd), and answer flush.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "tls_bio.h"
 
@@ -12,40 +20,112 @@ static BIO_METHOD *method;
 static pthread_once_t method_once = PTHREAD_ONCE_INIT;
 
 static int
-nosignal_write(BIO *b, const char *buf, int len)
+fd_of(BIO *b)
 {
-	int			fd = -1;
-	ssize_t		n;
-
-	BIO_get_fd(b, &fd);
-	BIO_clear_retry_flags(b);
-	errno = 0;
-	n = send(fd, buf, (size_t) len, MSG_NOSIGNAL);
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-		BIO_set_retry_write(b);
-	return (int) n;
+	return (int) (intptr_t) BIO_get_data(b);
 }
 
-/*
- * Made once per process and kept: OpenSSL holds a pointer to it in every
- * BIO made from it.  Everything but the write is the socket BIO's own, so
- * reads, the descriptor and the retry rules stay OpenSSL's.
- */
+/* A call that would block: tell OpenSSL to retry it (the caller waits). */
+static int
+retry(int rc, BIO *b, int writing)
+{
+	if (rc < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+	{
+		if (writing)
+			BIO_set_retry_write(b);
+		else
+			BIO_set_retry_read(b);
+	}
+	return rc;
+}
+
+static int
+bio_write(BIO *b, const char *buf, int len)
+{
+	BIO_clear_retry_flags(b);
+	errno = 0;
+	return retry((int) send(fd_of(b), buf, (size_t) len, MSG_NOSIGNAL), b, 1);
+}
+
+static int
+bio_read(BIO *b, char *buf, int len)
+{
+	BIO_clear_retry_flags(b);
+	errno = 0;
+	return retry((int) recv(fd_of(b), buf, (size_t) len, 0), b, 0);
+}
+
+static int
+bio_puts(BIO *b, const char *s)
+{
+	size_t		n = 0;
+
+	while (s[n])
+		n++;
+	return bio_write(b, s, (int) n);
+}
+
+static long
+bio_ctrl(BIO *b, int cmd, long num, void *ptr)
+{
+	switch (cmd)
+	{
+		case BIO_C_SET_FD:
+			BIO_set_data(b, (void *) (intptr_t) *(int *) ptr);
+			BIO_set_shutdown(b, (int) num);
+			BIO_set_init(b, 1);
+			return 1;
+		case BIO_C_GET_FD:
+			if (!BIO_get_init(b))
+				return -1;
+			if (ptr != NULL)
+				*(int *) ptr = fd_of(b);
+			return fd_of(b);
+		case BIO_CTRL_GET_CLOSE:
+			return BIO_get_shutdown(b);
+		case BIO_CTRL_SET_CLOSE:
+			BIO_set_shutdown(b, (int) num);
+			return 1;
+		case BIO_CTRL_DUP:
+		case BIO_CTRL_FLUSH:
+			return 1;
+		default:
+			return 0;
+	}
+}
+
+static int
+bio_create(BIO *b)
+{
+	BIO_set_data(b, (void *) (intptr_t) -1);
+	BIO_set_init(b, 0);
+	return 1;
+}
+
+static int
+bio_destroy(BIO *b)
+{
+	if (b == NULL)
+		return 0;
+	if (BIO_get_shutdown(b) && BIO_get_init(b) && fd_of(b) >= 0)
+		close(fd_of(b));
+	BIO_set_init(b, 0);
+	return 1;
+}
+
+/* Made once per process and kept: every BIO made from it points to it. */
 static void
 make_method(void)
 {
-	const BIO_METHOD *sock = BIO_s_socket();
-	BIO_METHOD *m = BIO_meth_new(BIO_TYPE_SOCKET, "anarchon socket");
+	int			type = BIO_get_new_index();
+	BIO_METHOD *m;
 
-	if (m == NULL)
+	if (type == -1 ||
+		(m = BIO_meth_new(type | BIO_TYPE_SOURCE_SINK | BIO_TYPE_DESCRIPTOR, "anarchon socket")) == NULL)
 		return;
-	if (!BIO_meth_set_write(m, nosignal_write) ||
-		!BIO_meth_set_read(m, BIO_meth_get_read(sock)) ||
-		!BIO_meth_set_puts(m, BIO_meth_get_puts(sock)) ||
-		!BIO_meth_set_ctrl(m, BIO_meth_get_ctrl(sock)) ||
-		!BIO_meth_set_create(m, BIO_meth_get_create(sock)) ||
-		!BIO_meth_set_destroy(m, BIO_meth_get_destroy(sock)) ||
-		!BIO_meth_set_callback_ctrl(m, BIO_meth_get_callback_ctrl(sock)))
+	if (!BIO_meth_set_write(m, bio_write) || !BIO_meth_set_read(m, bio_read) ||
+		!BIO_meth_set_puts(m, bio_puts) || !BIO_meth_set_ctrl(m, bio_ctrl) ||
+		!BIO_meth_set_create(m, bio_create) || !BIO_meth_set_destroy(m, bio_destroy))
 	{
 		BIO_meth_free(m);
 		return;

@@ -3,10 +3,9 @@
  *
  * OpenSSL's own socket BIO writes with write(), and a write to a connection
  * the peer has reset raises SIGPIPE, which ends a host process that has not
- * ignored it (the sqlite3 shell, many C programs).  This BIO is OpenSSL's
- * socket BIO with only its write replaced by send(MSG_NOSIGNAL), as the
- * plain sockets of sock.c write, so a reset connection is an error, never a
- * signal.
+ * ignored it (the sqlite3 shell, many C programs).  This BIO writes with
+ * send(MSG_NOSIGNAL), as the plain sockets of sock.c do, so a reset
+ * connection is an error, never a signal.
  */
 #ifndef ANARCHON_TLS_BIO_H
 #define ANARCHON_TLS_BIO_H
