@@ -47,12 +47,24 @@ bio_write(BIO *b, const char *buf, int len)
 	return retry((int) send(fd_of(b), buf, (size_t) len, MSG_NOSIGNAL), b, 1);
 }
 
+/*
+ * The end of the stream is remembered as OpenSSL's socket BIO does: OpenSSL
+ * 3 asks BIO_eof to tell a peer that closed the connection ("unexpected eof
+ * while reading") from other failures.
+ */
 static int
 bio_read(BIO *b, char *buf, int len)
 {
+	int			n;
+
 	BIO_clear_retry_flags(b);
 	errno = 0;
-	return retry((int) recv(fd_of(b), buf, (size_t) len, 0), b, 0);
+	n = retry((int) recv(fd_of(b), buf, (size_t) len, 0), b, 0);
+#ifdef BIO_FLAGS_IN_EOF
+	if (n == 0 && len > 0)
+		BIO_set_flags(b, BIO_FLAGS_IN_EOF);
+#endif
+	return n;
 }
 
 static int
@@ -89,6 +101,10 @@ bio_ctrl(BIO *b, int cmd, long num, void *ptr)
 		case BIO_CTRL_DUP:
 		case BIO_CTRL_FLUSH:
 			return 1;
+#ifdef BIO_FLAGS_IN_EOF
+		case BIO_CTRL_EOF:
+			return BIO_test_flags(b, BIO_FLAGS_IN_EOF) != 0;
+#endif
 		default:
 			return 0;
 	}

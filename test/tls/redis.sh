@@ -120,7 +120,7 @@ expect "no password for a server that wants one" "rediss://127.0.0.1:$P?$CA&pref
 expect "mutual TLS: the client certificate is accepted" "rediss://127.0.0.1:$PM?$CA&cert=$c/client.crt&key=$c/client.key&prefix=t-m" \
 	"^won 1 $" <<< "claim a $S t1"
 expect "mutual TLS: refused without a client certificate" "rediss://127.0.0.1:$PM?$CA&prefix=t-m" \
-	"^error CONNECT: .*rediss://127.0.0.1:$PM.*(certificate required|alert|closed|reset).* hint: .*requires a client certificate \(tls-auth-clients yes\), give cert= and key=" <<< "claim a $S t2"
+	"^error CONNECT: .*rediss://127.0.0.1:$PM.*(certificate required|alert|closed|reset|eof).* hint: .*requires a client certificate \(tls-auth-clients yes\), give cert= and key=" <<< "claim a $S t2"
 
 # ---------------------------------------------------------------- a cancel during a handshake
 t0=$(now_ms)

@@ -27,7 +27,7 @@ redis_tls_args() {
 
 nats_tls_conf() {
 	local f=$TLS_CERTS/nats-$1.conf
-	printf 'tls {\n  cert_file: "%s/server.crt"\n  key_file: "%s/server.key"\n  ca_file: "%s/ca.crt"\n}\n' \
+	printf 'tls {\n  cert_file: "%s/server.crt"\n  key_file: "%s/server.key"\n  ca_file: "%s/ca.crt"\n  timeout: 10\n}\n' \
 		"$TLS_CERTS" "$TLS_CERTS" "$TLS_CERTS" > "$f"
 	echo "$f"
 }
