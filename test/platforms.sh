@@ -132,8 +132,8 @@ enter_root() {
 # in_root ROOT CMD...: run CMD in the chroot with a clean environment (but
 # ANARCHON_SUITES, test/run's choice of suites, when it is set,
 # ANARCHON_HOST_ONLY_SUITES, the suites the matrix leaves to the host, and the
-# fault cells it runs, ANARCHON_MATRIX_FAULTS, ANARCHON_MATRIX_PG_FAULTS and
-# ANARCHON_MATRIX_SQLITE_FAULTS).
+# fault cells it runs, ANARCHON_MATRIX_FAULTS, ANARCHON_MATRIX_PG_FAULTS,
+# ANARCHON_MATRIX_SQLITE_FAULTS and ANARCHON_MATRIX_CLUSTER_HOSTS).
 in_root() {
 	local r=$1 pass=()
 	shift
@@ -146,7 +146,10 @@ in_root() {
 	# run on the host only.
 	pass+=("ANARCHON_FAULTS=${ANARCHON_MATRIX_FAULTS-sigkill sigstop}")
 	pass+=("ANARCHON_FAULT_PG_FAULTS=${ANARCHON_MATRIX_PG_FAULTS-none sigkill}")
-	pass+=("ANARCHON_FAULT_SQLITE_FAULTS=${ANARCHON_MATRIX_SQLITE_FAULTS-none sigkill}")
+	pass+=("ANARCHON_FAULT_SQLITE_FAULTS=${ANARCHON_MATRIX_SQLITE_FAULTS-sigkill}")
+	# A cluster's failover is the servers' own: through one host per release.
+	local h=${ANARCHON_MATRIX_CLUSTER_HOSTS-pg}
+	pass+=("ANARCHON_FAULT_NATS_CLUSTER=$h" "ANARCHON_FAULT_REDIS_CLUSTER=$h" "ANARCHON_FAULT_RMQ_CLUSTER=$h")
 	chroot "$r" /usr/bin/env -i PATH="$INNER_PATH" HOME=/root LANG=C.UTF-8 "$RUN_TAG" "${pass[@]}" "$@"
 }
 

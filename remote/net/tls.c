@@ -51,9 +51,32 @@ static const char *
 openssl_reason(const char *otherwise)
 {
 	unsigned long e = ERR_peek_last_error();
-	const char *r = e ? ERR_reason_error_string(e) : NULL;
+	const char *r;
 
+	if (e == 0)
+		return otherwise;
+	/* OpenSSL 3 queues a failed socket call as a system error, with no reason string. */
+	if (ERR_SYSTEM_ERROR(e))
+		return strerror(ERR_GET_REASON(e));
+	r = ERR_reason_error_string(e);
 	return r ? r : otherwise;
+}
+
+/*
+ * The errno of a connection that failed under OpenSSL (0: the peer closed
+ * it), or -1 when the failure was TLS's own.  OpenSSL 3 queues the socket's
+ * errno as a system error; older versions leave it in errno.
+ */
+static int
+socket_errno(int e)
+{
+	unsigned long q = ERR_peek_last_error();
+
+	if (e != SSL_ERROR_SYSCALL)
+		return -1;
+	if (q == 0)
+		return errno;
+	return ERR_SYSTEM_ERROR(q) ? ERR_GET_REASON(q) : -1;
 }
 
 /* A file of the settings that cannot be used: which, and why. */
@@ -182,6 +205,7 @@ static int
 after(an_store *st, an_tls *t, int ret, const an_deadline *d, const char *who, const char *doing)
 {
 	int			e = SSL_get_error(t->ssl, ret);
+	int			sys;
 	long		v;
 
 	if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
@@ -191,9 +215,9 @@ after(an_store *st, an_tls *t, int ret, const an_deadline *d, const char *who, c
 	if (t->verifying && (v = SSL_get_verify_result(t->ssl)) != X509_V_OK)
 		return an_store_fail(st, AN_E_CONNECT, "%s: the server's certificate was refused: %s",
 							 who, X509_verify_cert_error_string(v));
-	if (e == SSL_ERROR_SYSCALL && ERR_peek_last_error() == 0)
+	if ((sys = socket_errno(e)) >= 0)
 		return an_store_fail(st, AN_E_CONNECT, "lost the connection to %s during %s: %s", who, doing,
-							 errno ? strerror(errno) : "the server closed it");
+							 sys ? strerror(sys) : "the server closed it");
 	return an_store_fail(st, AN_E_CONNECT, "TLS with %s failed during %s: %s", who, doing,
 						 openssl_reason("an error without a reason"));
 }
