@@ -5,6 +5,8 @@
 #   make install    install it into the PostgreSQL found by pg_config
 #   make sqlite     sqlite/anarchon.so, the SQLite loadable extension
 #   make install-sqlite  install it in $(PREFIX)/lib/sqlite3 (PREFIX=/usr/local)
+#   make cli       cli/anarchon, the command for crontabs and systemd timers
+#   make install-cli  install it and its man page under $(PREFIX)
 #   make deb        Debian packages in build/deb/ (postgresql-NN-anarchon, libsqlite3-mod-anarchon)
 #   make demo       several SQLite instances contend for one schedule
 #   make test       install what is missing, start the servers, run every suite
@@ -82,6 +84,10 @@ build/sqlite/%.o: %.c $(SQLITE_HEADERS) core/core.mk remote/remote.mk $(wildcard
 	@mkdir -p $(dir $@)
 	$(CC) $(SQLITE_CFLAGS) -c -o $@ $<
 
+# ---------------------------------------------------------------- the command
+
+include cli/cli.mk
+
 # ---------------------------------------------------------------- tools and suites
 
 include test/test.mk
@@ -116,7 +122,7 @@ ifneq ($(wildcard pg/pg.mk),)
 include pg/pg.mk
 endif
 
-EXTRA_CLEAN += build sqlite/anarchon.so test/bin bench.json
+EXTRA_CLEAN += build sqlite/anarchon.so cli/anarchon test/bin bench.json
 
 ifneq ($(PGXS),)
 .DEFAULT_GOAL := all

@@ -1,0 +1,27 @@
+# cli.mk — the third host: the `anarchon` command (cli/), for crontabs and
+# systemd timers.  It links the same core/ and remote/ as the extensions, the
+# SQLite local store compiled against the SQLite library itself (SQLITE_CORE:
+# the same source as the extension's, calling libsqlite3 directly), and libpq
+# for postgresql:// stores.
+CLI_SRCS = $(wildcard cli/*.c)
+CLI_SQLITE_SRCS = sqlite/local_store.c sqlite/claim_conn.c sqlite/store_select.c sqlite/stats.c sqlite/args.c
+CLI_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g -Ibuild -Icore -Icli -Isqlite -DSQLITE_CORE \
+	$(REMOTE_INCLUDES) $(REMOTE_CFLAGS) $(SCHEDULE_CFLAGS) $(AN_SQLITE_CFLAGS) $(AN_LIBPQ_CFLAGS)
+CLI_OBJS = $(patsubst %.c,build/cli/%.o,$(CLI_SRCS) $(CLI_SQLITE_SRCS) $(CORE_SRCS) $(SCHEDULE_SRCS) $(REMOTE_SRCS))
+CLI_HEADERS = $(wildcard cli/*.h core/*.h sqlite/*.h) $(REMOTE_HEADERS) build/config.h
+
+.PHONY: cli install-cli
+
+cli: cli/anarchon
+
+cli/anarchon: $(CLI_OBJS) $(TZ_SYSTEM_OBJ)
+	$(CC) -o $@ $(CLI_OBJS) $(REMOTE_LIBS) $(SCHEDULE_LIBS) $(AN_SQLITE_LIBS) $(AN_LIBPQ_LIBS) -lm
+
+build/cli/%.o: %.c $(CLI_HEADERS) cli/cli.mk core/core.mk remote/remote.mk $(wildcard remote/*/*.mk)
+	@mkdir -p $(dir $@)
+	$(CC) $(CLI_CFLAGS) -c -o $@ $<
+
+install-cli: cli/anarchon
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 cli/anarchon $(DESTDIR)$(PREFIX)/bin/anarchon
+	install -m 644 cli/anarchon.1 $(DESTDIR)$(PREFIX)/share/man/man1/anarchon.1
