@@ -16,4 +16,11 @@ int			an_cli_pg_url(const char *url);
 
 extern const an_store_methods an_cli_pg_methods;
 
+/*
+ * `anarchon stats` with PostgreSQL: the server's anarchon_stats(), written
+ * to out as tab-separated values under a header line (stats_pg.c).
+ */
+#include <stdio.h>
+int			an_cli_pg_stats(an_store *st, FILE *out);
+
 #endif							/* ANARCHON_CLI_STORE_PG_H */

@@ -13,42 +13,6 @@
 
 SQLITE_EXTENSION_INIT3
 
-/* Julian day 0 in ms, as SQLite's VFS counts it, minus the Unix epoch. */
-#define UNIX_EPOCH_JD_MS INT64_C(210866760000000)
-
-int64_t
-an_sqlite_vfs_now(sqlite3_vfs *vfs)
-{
-	sqlite3_int64 jd_ms = 0;
-
-	if (vfs->iVersion >= 2 && vfs->xCurrentTimeInt64)
-		vfs->xCurrentTimeInt64(vfs, &jd_ms);
-	else
-	{
-		double		jd = 0;
-
-		vfs->xCurrentTime(vfs, &jd);
-		jd_ms = (sqlite3_int64) (jd * 86400000.0);
-	}
-	return jd_ms - UNIX_EPOCH_JD_MS;
-}
-
-sqlite3_vfs *
-an_sqlite_vfs(sqlite3 *db)
-{
-	sqlite3_vfs *vfs = NULL;
-
-	if (sqlite3_file_control(db, "main", SQLITE_FCNTL_VFS_POINTER, &vfs) != SQLITE_OK || vfs == NULL)
-		vfs = sqlite3_vfs_find(NULL);
-	return vfs;
-}
-
-int64_t
-an_sqlite_now(sqlite3 *db)
-{
-	return an_sqlite_vfs_now(an_sqlite_vfs(db));
-}
-
 static int64_t
 host_now(void *ctx)
 {
@@ -68,29 +32,6 @@ host_interrupted(void *ctx)
 	return sqlite3_is_interrupted(((an_sqlite_conn *) ctx)->db);
 }
 #endif
-
-/*
- * The credentials end where the URL parser says they do (an_url_credentials_end),
- * so a password holding '/', '?', '#' or '@' can never be shown.
- */
-char *
-an_sqlite_redacted_url(const char *url)
-{
-	const char *auth = strstr(url, "://");
-	const char *at;
-	const char *colon;
-
-	if (auth == NULL)
-		return sqlite3_mprintf("%s", url);
-	auth += 3;
-	if ((at = an_url_credentials_end(auth)) == NULL)
-		return sqlite3_mprintf("%s", url);
-	colon = memchr(auth, ':', (size_t) (at - auth));
-	/* nats://TOKEN@host: the whole user part is the secret. */
-	if (colon == NULL)
-		return sqlite3_mprintf("%.*s***%s", (int) (auth - url), url, at);
-	return sqlite3_mprintf("%.*s***%s", (int) (colon + 1 - url), url, at);
-}
 
 /*
  * Open the store url names; NULL with a message in err and the error's code

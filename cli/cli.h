@@ -1,0 +1,135 @@
+/*
+ * cli.h — the `anarchon` command: what its verbs share.
+ *
+ * The command is the third host, next to PostgreSQL and SQLite: one process
+ * per invocation, one store, one job.  Its verbs parse their options into an
+ * an_cli (options.c), open the store (open.c) and talk to it only through
+ * core/store.h, like the extensions do.  Exit statuses are sysexits.h's where
+ * one fits, so that cron's mail and systemd's journal say what happened.
+ */
+#ifndef ANARCHON_CLI_H
+#define ANARCHON_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "store.h"
+#include "schedule.h"
+#include "stats.h"
+
+/* Exit statuses (sysexits.h). */
+#define AN_EXIT_OK        0
+#define AN_EXIT_NOT_MINE  1      /* claim, heartbeat, finish: the default when not ours */
+#define AN_EXIT_USAGE     64     /* EX_USAGE */
+#define AN_EXIT_SOFTWARE  70     /* EX_SOFTWARE */
+#define AN_EXIT_TEMPFAIL  75     /* EX_TEMPFAIL: the store cannot be reached */
+#define AN_EXIT_CONFIG    78     /* EX_CONFIG */
+#define AN_EXIT_NOEXEC    126
+#define AN_EXIT_NOTFOUND  127
+
+/* Which options a verb takes (an_cli_verb.takes). */
+enum
+{
+	AN_OPT_STORE = 1 << 0,
+	AN_OPT_JOB = 1 << 1,
+	AN_OPT_SLOT = 1 << 2,        /* --slot or --schedule */
+	AN_OPT_TOKEN = 1 << 3,
+	AN_OPT_SETTINGS = 1 << 4,
+	AN_OPT_RANGE = 1 << 5,       /* --from, --to */
+	AN_OPT_STATUS = 1 << 6,
+	AN_OPT_RUN = 1 << 7,         /* --jitter, --kill-after, --shell, --verbose */
+	AN_OPT_NOT_MINE = 1 << 8,
+	AN_OPT_COMMAND = 1 << 9      /* words after -- */
+};
+
+/* Everything one invocation was given, validated. */
+typedef struct an_cli
+{
+	const char *verb;
+	const char *store_url;       /* --store or ANARCHON_STORE */
+	const char *job;
+	int64_t		slot;            /* 0: none given yet */
+	const char *schedule_text;
+	an_schedule schedule;
+	int			has_schedule;
+	const char *token;
+	an_settings settings;
+	int64_t		from,
+				to;
+	int			has_from,
+				has_to;
+	an_run_state status;         /* finish */
+	int64_t		jitter_ms;
+	int64_t		kill_after_ms;
+	int			shell;
+	int			verbose;
+	int			not_mine_exit;
+	char	  **command;         /* NULL-terminated, after -- */
+	an_tz_cache *zones;
+	/* The open store, and this process's counters of it (stats). */
+	an_store   *store;
+	an_stats_table stats;
+	an_host		host;
+	void	   *sqlite_db;       /* sqlite:// stores: the connection the local store opened beside */
+} an_cli;
+
+typedef struct an_cli_verb
+{
+	const char *name;
+	int			takes;           /* AN_OPT_* */
+	int			needs;           /* AN_OPT_* that must be given */
+	int			(*main) (an_cli *cli);
+	const char *usage;           /* the synopsis after "anarchon " */
+	const char *help;            /* what it does, a few lines */
+} an_cli_verb;
+
+extern const an_cli_verb an_cli_verbs[];
+
+/* options.c: parse argv (after the verb) into cli; AN_EXIT_OK or an exit status. */
+int			an_cli_parse(an_cli *cli, const an_cli_verb *verb, int argc, char **argv);
+void		an_cli_usage(FILE *out, const an_cli_verb *verb);
+
+/* times.c: a TIME argument (ms, RFC 3339, or `now`), and RFC 3339 output. */
+int			an_cli_parse_time(const char *text, int64_t *ms, char *err, size_t errlen);
+void		an_cli_format_time(int64_t ms, char *out, size_t outlen);
+int64_t		an_cli_now_ms(void);
+
+/* open.c: open cli->store_url; AN_EXIT_OK or an exit status after a message. */
+int			an_cli_open(an_cli *cli);
+void		an_cli_close(an_cli *cli);
+/* The exit status for a store error, after its one-line message on stderr. */
+int			an_cli_store_failed(an_cli *cli, const char *what);
+/* The request for cli's job and slot. */
+void		an_cli_request(const an_cli *cli, an_request *rq, int64_t slot, const char *token);
+/* The slot to act on: --slot, or the schedule's slot that has begun. */
+int			an_cli_slot(an_cli *cli, int64_t *slot);
+/* Set by SIGTERM, SIGINT, SIGHUP or SIGQUIT while no command runs. */
+extern volatile int an_cli_signal;
+
+/* "anarchon: message" on stderr. */
+void		an_cli_error(const char *fmt,...) __attribute__((format(printf, 1, 2)));
+
+/* The verbs. */
+int			an_cli_run(an_cli *cli);
+int			an_cli_claim(an_cli *cli);
+int			an_cli_heartbeat(an_cli *cli);
+int			an_cli_finish(an_cli *cli);
+int			an_cli_check(an_cli *cli);
+int			an_cli_slots(an_cli *cli);
+int			an_cli_missed(an_cli *cli);
+int			an_cli_stats(an_cli *cli);
+int			an_cli_token(an_cli *cli);
+
+/* A fresh token (getrandom). */
+int			an_cli_new_token(char out[AN_TOKEN_HEX + 1]);
+
+/*
+ * supervise.c: run the command of a won claim under keep-alive; returns its
+ * exit status.  attempt is what the claim answered.
+ */
+int			an_cli_supervise(an_cli *cli, int64_t slot, const char *token, int32_t attempt);
+
+/* The command's program found on PATH: 0, or AN_EXIT_NOTFOUND / AN_EXIT_NOEXEC after a message. */
+int			an_cli_command_check(const an_cli *cli);
+
+#endif							/* ANARCHON_CLI_H */

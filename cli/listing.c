@@ -1,0 +1,126 @@
+/*
+ * listing.c — slots and missed: a schedule's slots in a range, and those of
+ * them no instance claimed, one per line as "ms<TAB>RFC 3339".
+ *
+ * missed follows anarchon_missed: only slots that can no longer be claimed
+ * (older than max_late_ms on this host's clock) are candidates, and the store
+ * says which of them hold a run.  The SQLite file answers with one lookup by
+ * primary key per slot (its check), since it never forgets a run; a network
+ * store answers with its recall, or says that it cannot tell.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "missed.h"
+
+typedef struct slot_list
+{
+	int64_t    *slots;
+	size_t		n,
+				cap;
+	int64_t		cutoff;          /* keep slots before this; INT64_MAX: all */
+} slot_list;
+
+static int
+push(void *arg, int64_t slot)
+{
+	slot_list  *l = arg;
+
+	if (slot >= l->cutoff)
+		return 1;
+	if (l->n == l->cap)
+	{
+		size_t		cap = l->cap ? 2 * l->cap : 256;
+		int64_t    *grown = realloc(l->slots, cap * sizeof(int64_t));
+
+		if (grown == NULL)
+			return -1;
+		l->slots = grown;
+		l->cap = cap;
+	}
+	l->slots[l->n++] = slot;
+	return 0;
+}
+
+static int
+list_range(an_cli *cli, slot_list *l)
+{
+	char		err[AN_ERRMAX];
+	an_error	rc;
+
+	if ((rc = an_schedule_range(&cli->schedule, cli->from, cli->to, push, l, err, sizeof(err))) != AN_OK)
+	{
+		an_cli_error("%s", err);
+		return rc == AN_E_NOMEM ? AN_EXIT_SOFTWARE : AN_EXIT_USAGE;
+	}
+	return AN_EXIT_OK;
+}
+
+static void
+print_slots(const slot_list *l)
+{
+	char		when[40];
+
+	for (size_t i = 0; i < l->n; i++)
+	{
+		an_cli_format_time(l->slots[i], when, sizeof(when));
+		printf("%lld\t%s\n", (long long) l->slots[i], when);
+	}
+}
+
+int
+an_cli_slots(an_cli *cli)
+{
+	slot_list	l = {NULL, 0, 0, INT64_MAX};
+	int			rc;
+
+	if ((rc = list_range(cli, &l)) == AN_EXIT_OK)
+		print_slots(&l);
+	free(l.slots);
+	return rc;
+}
+
+/* The SQLite file: keep the slots whose check answers none. */
+static int
+drop_checked(an_cli *cli, const an_request *rq, slot_list *l)
+{
+	size_t		keep = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+	{
+		an_request	one = *rq;
+		an_check_result res;
+
+		one.slot = l->slots[i];
+		an_store_clear(cli->store);
+		if (an_store_check(cli->store, &one, &res) != AN_OK)
+			return an_cli_store_failed(cli, NULL);
+		if (res.state == AN_CHECK_NONE)
+			l->slots[keep++] = l->slots[i];
+	}
+	l->n = keep;
+	return AN_EXIT_OK;
+}
+
+int
+an_cli_missed(an_cli *cli)
+{
+	slot_list	l = {NULL, 0, 0, INT64_MAX};
+	an_request	rq;
+	int			rc;
+
+	l.cutoff = an_cli_now_ms() - cli->settings.max_late_ms;
+	if ((rc = list_range(cli, &l)) != AN_EXIT_OK || (rc = an_cli_open(cli)) != AN_EXIT_OK)
+		goto done;
+	an_cli_request(cli, &rq, 0, NULL);
+	if (cli->sqlite_db)
+		rc = drop_checked(cli, &rq, &l);
+	else if (an_store_clear(cli->store), an_missed_recall(cli->store, &rq, l.slots, &l.n) != AN_OK)
+		rc = an_cli_store_failed(cli, NULL);
+	if (rc == AN_EXIT_OK)
+		print_slots(&l);
+done:
+	free(l.slots);
+	return rc;
+}

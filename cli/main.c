@@ -1,0 +1,119 @@
+/*
+ * main.c — `anarchon VERB [OPTIONS]`: the table of verbs, and dispatch.
+ *
+ * Each verb names the options it takes and the ones it needs, so that one
+ * parser (options.c) refuses what a verb does not understand, with exit
+ * status 64, before any store is opened.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tz.h"
+
+#define SETTINGS_USAGE "[--lease_ms N] [--max_late_ms N] [--attempts N] [--overlap skip|allow] [--busy_timeout_ms N]"
+
+const an_cli_verb an_cli_verbs[] = {
+	{"run", AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_SETTINGS | AN_OPT_RUN | AN_OPT_NOT_MINE | AN_OPT_COMMAND,
+		AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_COMMAND, an_cli_run,
+		"run --store URL --job JOB (--schedule EXPR | --slot TIME) [--jitter MS] [--not-mine-exit N]\n"
+		"             [--kill-after MS] [--shell] [--verbose] " SETTINGS_USAGE " -- COMMAND [ARG...]",
+		"Claim the slot of the schedule that has begun (or --slot); when this host wins it,\n"
+		"run COMMAND with ANARCHON_JOB, ANARCHON_SLOT, ANARCHON_TOKEN and ANARCHON_ATTEMPT set,\n"
+		"keep its lease alive while it runs, and finish the run from its exit status.\n"
+		"Exits with the command's status; 0 (or --not-mine-exit) when another host has the slot;\n"
+		"64 for bad usage; 75 when the store cannot be reached."},
+	{"claim", AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_TOKEN | AN_OPT_SETTINGS | AN_OPT_NOT_MINE,
+		AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT, an_cli_claim,
+		"claim --store URL --job JOB (--schedule EXPR | --slot TIME) [--token TOKEN] [--not-mine-exit N] " SETTINGS_USAGE,
+		"Claim a slot.  Prints outcome, slot, token and attempt, separated by tabs.\n"
+		"Exits 0 when won, 1 (or --not-mine-exit) otherwise."},
+	{"heartbeat", AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_TOKEN | AN_OPT_SETTINGS,
+		AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_TOKEN, an_cli_heartbeat,
+		"heartbeat --store URL --job JOB --slot TIME --token TOKEN [--lease_ms N]",
+		"Extend the lease of a run this token owns.  Prints owned (exit 0) or fenced (exit 1)."},
+	{"finish", AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_TOKEN | AN_OPT_STATUS | AN_OPT_SETTINGS,
+		AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_TOKEN, an_cli_finish,
+		"finish --store URL --job JOB --slot TIME --token TOKEN [--status succeeded|failed]",
+		"Mark a run this token owns succeeded or failed.  Prints finished (exit 0) or fenced (exit 1)."},
+	{"check", AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_SETTINGS,
+		AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT, an_cli_check,
+		"check --store URL --job JOB (--schedule EXPR | --slot TIME)",
+		"Print the state of a slot's run: none, running, expired, succeeded, failed or interrupted."},
+	{"slots", AN_OPT_SLOT | AN_OPT_RANGE, AN_OPT_SLOT | AN_OPT_RANGE, an_cli_slots,
+		"slots --schedule EXPR --from TIME --to TIME",
+		"Print the schedule's slots from <= slot < to, one per line: ms, tab, RFC 3339 UTC."},
+	{"missed", AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_RANGE | AN_OPT_SETTINGS,
+		AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_RANGE, an_cli_missed,
+		"missed --store URL --job JOB --schedule EXPR --from TIME --to TIME [--max_late_ms N]",
+		"Print the slots in the range that no instance claimed, as slots does.  Slots that can\n"
+		"still be claimed (younger than max_late_ms) are not missed yet."},
+	{"stats", AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SETTINGS, AN_OPT_STORE, an_cli_stats,
+		"stats --store URL [--job JOB]",
+		"Print the store's counters as tab-separated values with a header line: for PostgreSQL,\n"
+		"the server's anarchon_stats(); for other stores, one round trip of this process\n"
+		"(a check of --job, default 'anarchon-stats'), with its latency and the clock offset."},
+	{"token", 0, 0, an_cli_token, "token", "Print a fresh token: 32 hexadecimal digits."},
+	{NULL, 0, 0, NULL, NULL, NULL}
+};
+
+static void
+usage_all(FILE *out)
+{
+	fprintf(out, "usage: anarchon VERB [OPTIONS] [-- COMMAND [ARG...]]\n\nverbs:\n");
+	for (const an_cli_verb *v = an_cli_verbs; v->name; v++)
+		fprintf(out, "  %s\n", v->usage);
+	fprintf(out, "\n--store may be given as ANARCHON_STORE in the environment.\n"
+			"TIME is ms since 1970 (1764842400000), RFC 3339 (2025-12-04T10:00:00Z) or now.\n"
+			"anarchon VERB --help says more; the manual is anarchon(1).\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	const an_cli_verb *verb = NULL;
+	an_cli		cli;
+	int			rc;
+
+	if (argc < 2)
+	{
+		usage_all(stderr);
+		return AN_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)
+	{
+		usage_all(stdout);
+		return AN_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0)
+	{
+		printf("anarchon %s\n", AN_VERSION);
+		return AN_EXIT_OK;
+	}
+	for (const an_cli_verb *v = an_cli_verbs; v->name; v++)
+		if (strcmp(argv[1], v->name) == 0)
+			verb = v;
+	if (verb == NULL)
+	{
+		an_cli_error("unknown verb \"%s\". The verbs are run, claim, heartbeat, finish, check, slots,"
+					 " missed, stats and token; anarchon --help lists them", argv[1]);
+		return AN_EXIT_USAGE;
+	}
+
+	memset(&cli, 0, sizeof(cli));
+	cli.verb = verb->name;
+	if ((cli.zones = an_tz_cache_new()) == NULL)
+	{
+		an_cli_error("out of memory");
+		return AN_EXIT_SOFTWARE;
+	}
+	rc = an_cli_parse(&cli, verb, argc - 1, argv + 1);
+	if (rc == AN_EXIT_OK)
+		rc = verb->main(&cli);
+	else if (rc < 0)			/* --help */
+		rc = AN_EXIT_OK;
+	an_cli_close(&cli);
+	an_tz_cache_free(cli.zones);
+	return rc;
+}

@@ -1,0 +1,291 @@
+/*
+ * options.c — one parser for every verb's options.
+ *
+ * Every value is checked here with the rules the databases use (core/): a
+ * bad job, slot, schedule or setting is refused with the same words as
+ * anarchon_claim would use, and exit status 64, before a store is opened.
+ * The settings are spelled as in the databases (--lease_ms); the dashed
+ * spelling (--lease-ms) is accepted too, because that is what people type.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum
+{
+	O_STORE = 256, O_JOB, O_SLOT, O_SCHEDULE, O_TOKEN, O_FROM, O_TO, O_STATUS,
+	O_JITTER, O_KILL_AFTER, O_SHELL, O_VERBOSE, O_NOT_MINE, O_HELP,
+	O_SETTING                    /* O_SETTING + i: setting i of setting_names */
+};
+
+/* The settings, as anarchon_config and the GUCs name them. */
+static const char *const setting_names[] = {
+	"lease_ms", "max_late_ms", "attempts", "overlap", "busy_timeout_ms", NULL
+};
+static const char *const setting_dashed[] = {
+	"lease-ms", "max-late-ms", "attempts", "overlap", "busy-timeout-ms", NULL
+};
+
+static const struct
+{
+	const char *name;
+	int			has_arg;
+	int			id;
+	int			group;
+}			plain_options[] = {
+	{"store", required_argument, O_STORE, AN_OPT_STORE},
+	{"job", required_argument, O_JOB, AN_OPT_JOB},
+	{"slot", required_argument, O_SLOT, AN_OPT_SLOT},
+	{"schedule", required_argument, O_SCHEDULE, AN_OPT_SLOT},
+	{"token", required_argument, O_TOKEN, AN_OPT_TOKEN},
+	{"from", required_argument, O_FROM, AN_OPT_RANGE},
+	{"to", required_argument, O_TO, AN_OPT_RANGE},
+	{"status", required_argument, O_STATUS, AN_OPT_STATUS},
+	{"jitter", required_argument, O_JITTER, AN_OPT_RUN},
+	{"kill-after", required_argument, O_KILL_AFTER, AN_OPT_RUN},
+	{"shell", no_argument, O_SHELL, AN_OPT_RUN},
+	{"verbose", no_argument, O_VERBOSE, AN_OPT_RUN},
+	{"not-mine-exit", required_argument, O_NOT_MINE, AN_OPT_NOT_MINE},
+	{"help", no_argument, O_HELP, 0},
+	{NULL, 0, 0, 0}
+};
+
+#define KILL_AFTER_DEFAULT_MS 10000
+#define KILL_AFTER_MAX_MS     INT64_C(86400000)
+
+void
+an_cli_usage(FILE *out, const an_cli_verb *verb)
+{
+	fprintf(out, "usage: anarchon %s\n\n%s\n", verb->usage, verb->help);
+}
+
+/* The group an option id belongs to, for "does this verb take it". */
+static int
+group_of(int id)
+{
+	if (id >= O_SETTING)
+		return AN_OPT_SETTINGS;
+	for (int i = 0; plain_options[i].name; i++)
+		if (plain_options[i].id == id)
+			return plain_options[i].group;
+	return 0;
+}
+
+/* A whole number from lo to hi, or a message naming the option. */
+static int
+number(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t *out)
+{
+	char	   *end;
+	long long	v;
+
+	errno = 0;
+	v = strtoll(text, &end, 10);
+	if (errno || end == text || *end != '\0' || v < lo || v > hi)
+	{
+		an_cli_error("--%s must be a whole number from %lld to %lld, not \"%s\"",
+					 opt, (long long) lo, (long long) hi, text);
+		return AN_EXIT_USAGE;
+	}
+	*out = v;
+	return AN_EXIT_OK;
+}
+
+/* Check a value with a core rule: AN_EXIT_OK, or 64 after its message. */
+static int
+rule(an_error rc, const char *err)
+{
+	if (rc == AN_OK)
+		return AN_EXIT_OK;
+	an_cli_error("%s", err);
+	return rc == AN_E_NOMEM ? AN_EXIT_SOFTWARE : AN_EXIT_USAGE;
+}
+
+static int
+take(an_cli *cli, int id, const char *arg)
+{
+	char		err[AN_ERRMAX];
+	int64_t		v;
+	int			rc;
+
+	switch (id)
+	{
+		case O_STORE:
+			cli->store_url = arg;
+			return AN_EXIT_OK;
+		case O_JOB:
+			cli->job = arg;
+			return rule(an_validate_job(arg, strlen(arg), err, sizeof(err)), err);
+		case O_SLOT:
+			if (an_cli_parse_time(arg, &v, err, sizeof(err)) != AN_OK)
+				return rule(AN_E_INPUT, err);
+			cli->slot = v;
+			return rule(an_validate_slot(v, err, sizeof(err)), err);
+		case O_SCHEDULE:
+			cli->schedule_text = arg;
+			cli->has_schedule = 1;
+			return rule(an_schedule_parse(arg, strlen(arg), cli->zones, &cli->schedule,
+										  err, sizeof(err)), err);
+		case O_TOKEN:
+			cli->token = arg;
+			return rule(an_validate_token(arg, strlen(arg), err, sizeof(err)), err);
+		case O_FROM:
+		case O_TO:
+			if (an_cli_parse_time(arg, &v, err, sizeof(err)) != AN_OK ||
+				an_validate_instant(v, err, sizeof(err)) != AN_OK)
+				return rule(AN_E_INPUT, err);
+			*(id == O_FROM ? &cli->from : &cli->to) = v;
+			*(id == O_FROM ? &cli->has_from : &cli->has_to) = 1;
+			return AN_EXIT_OK;
+		case O_STATUS:
+			cli->status = an_run_state_parse(arg);
+			if (cli->status != AN_RUN_SUCCEEDED && cli->status != AN_RUN_FAILED)
+			{
+				an_cli_error("--status must be succeeded or failed, not \"%s\"", arg);
+				return AN_EXIT_USAGE;
+			}
+			return AN_EXIT_OK;
+		case O_JITTER:
+			return number("jitter", arg, 0, AN_MAX_LATE_MS_MAX, &cli->jitter_ms);
+		case O_KILL_AFTER:
+			return number("kill-after", arg, 0, KILL_AFTER_MAX_MS, &cli->kill_after_ms);
+		case O_SHELL:
+			cli->shell = 1;
+			return AN_EXIT_OK;
+		case O_VERBOSE:
+			cli->verbose = 1;
+			return AN_EXIT_OK;
+		case O_NOT_MINE:
+			if ((rc = number("not-mine-exit", arg, 0, 255, &v)) == AN_EXIT_OK)
+				cli->not_mine_exit = (int) v;
+			return rc;
+		default:
+			return rule(an_settings_set(&cli->settings, setting_names[id - O_SETTING], arg,
+										err, sizeof(err)), err);
+	}
+}
+
+/* The option table for getopt_long: plain options, then each setting twice. */
+static void
+build_table(struct option *t)
+{
+	int			n = 0;
+
+	for (int i = 0; plain_options[i].name; i++)
+		t[n++] = (struct option) {plain_options[i].name, plain_options[i].has_arg, NULL, plain_options[i].id};
+	for (int i = 0; setting_names[i]; i++)
+	{
+		t[n++] = (struct option) {setting_names[i], required_argument, NULL, O_SETTING + i};
+		if (strcmp(setting_dashed[i], setting_names[i]) != 0)
+			t[n++] = (struct option) {setting_dashed[i], required_argument, NULL, O_SETTING + i};
+	}
+	t[n] = (struct option) {NULL, 0, NULL, 0};
+}
+
+/* What a verb needs and was not given. */
+static int
+check_needs(an_cli *cli, const an_cli_verb *verb)
+{
+	int			needs = verb->needs;
+
+	if ((needs & AN_OPT_STORE) && cli->store_url == NULL)
+	{
+		an_cli_error("no store: give --store URL or set ANARCHON_STORE (redis://host:6379,"
+					 " sqlite:///var/lib/app/runs.db, postgresql://host/db, ...)");
+		return AN_EXIT_USAGE;
+	}
+	if ((needs & AN_OPT_JOB) && cli->job == NULL)
+	{
+		an_cli_error("%s needs --job NAME", verb->name);
+		return AN_EXIT_USAGE;
+	}
+	if ((needs & AN_OPT_SLOT) && (verb->needs & AN_OPT_RANGE) && !cli->has_schedule)
+	{
+		an_cli_error("%s needs --schedule EXPR", verb->name);
+		return AN_EXIT_USAGE;
+	}
+	if ((needs & AN_OPT_SLOT) && !cli->slot && !cli->has_schedule)
+	{
+		an_cli_error("%s needs --slot TIME or --schedule EXPR", verb->name);
+		return AN_EXIT_USAGE;
+	}
+	if ((needs & AN_OPT_TOKEN) && cli->token == NULL)
+	{
+		an_cli_error("%s needs --token TOKEN, the token its claim was made with", verb->name);
+		return AN_EXIT_USAGE;
+	}
+	if ((needs & AN_OPT_RANGE) && (!cli->has_from || !cli->has_to))
+	{
+		an_cli_error("%s needs --from TIME and --to TIME", verb->name);
+		return AN_EXIT_USAGE;
+	}
+	if ((needs & AN_OPT_COMMAND) && (cli->command == NULL || cli->command[0] == NULL))
+	{
+		an_cli_error("%s needs a command after --: anarchon run ... -- /usr/bin/report --daily", verb->name);
+		return AN_EXIT_USAGE;
+	}
+	return AN_EXIT_OK;
+}
+
+int
+an_cli_parse(an_cli *cli, const an_cli_verb *verb, int argc, char **argv)
+{
+	struct option table[64];
+	int			id,
+				rc;
+
+	an_settings_default(&cli->settings);
+	cli->status = AN_RUN_SUCCEEDED;
+	cli->kill_after_ms = KILL_AFTER_DEFAULT_MS;
+	cli->not_mine_exit = (strcmp(verb->name, "run") == 0) ? AN_EXIT_OK : AN_EXIT_NOT_MINE;
+	cli->store_url = getenv("ANARCHON_STORE");
+	if (cli->store_url && cli->store_url[0] == '\0')
+		cli->store_url = NULL;
+
+	build_table(table);
+	opterr = 0;
+	optind = 1;
+	/* "+": stop at the first word that is not an option, the command. */
+	while ((id = getopt_long(argc, argv, "+:h", table, NULL)) != -1)
+	{
+		if (id == 'h' || id == O_HELP)
+		{
+			an_cli_usage(stdout, verb);
+			return -1;
+		}
+		if (id == '?' || id == ':')
+		{
+			const char *word = argv[optind - 1];
+
+			an_cli_error("%s \"%s\" for %s; anarchon %s --help lists its options",
+						 id == ':' ? "missing value after" : "unknown option", word, verb->name, verb->name);
+			return AN_EXIT_USAGE;
+		}
+		if (!(group_of(id) & verb->takes))
+		{
+			an_cli_error("%s does not take \"%s\"; anarchon %s --help lists its options",
+						 verb->name, argv[optind - 1], verb->name);
+			return AN_EXIT_USAGE;
+		}
+		if ((rc = take(cli, id, optarg)) != AN_EXIT_OK)
+			return rc;
+	}
+	if (optind < argc)
+	{
+		if (!(verb->takes & AN_OPT_COMMAND))
+		{
+			an_cli_error("%s takes no argument \"%s\"; anarchon %s --help lists its options",
+						 verb->name, argv[optind], verb->name);
+			return AN_EXIT_USAGE;
+		}
+		cli->command = argv + optind;
+	}
+	if (cli->slot && cli->has_schedule && !(verb->needs & AN_OPT_RANGE))
+	{
+		an_cli_error("give --slot or --schedule, not both");
+		return AN_EXIT_USAGE;
+	}
+	return check_needs(cli, verb);
+}
