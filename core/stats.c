@@ -19,6 +19,8 @@
 #define STORE(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
 
 _Static_assert(AN_STATS_OUTCOMES == AN_LOST + 1, "AN_STATS_OUTCOMES counts an_outcome");
+_Static_assert(AN_STATS_LE_FIRST >= 2 && 4 * (AN_STATS_LE_LAST - 1) < AN_STATS_BUCKETS - 1,
+			   "every bound of AN_STATS_LE begins a bucket below the last, which has no end");
 
 
 static const char OTHERS[] = "(other stores)";
@@ -114,6 +116,7 @@ an_stats_reset(an_stats_table *t, int64_t now_ms)
 		zero(&r->fences, 1);
 		zero(&r->fences_refused, 1);
 		zero(r->latency, AN_STATS_BUCKETS);
+		zero(&r->latency_sum_us, 1);
 		STORE(r->clock_seen_ms, 0);
 	}
 	STORE(t->reset_ms, now_ms);
@@ -144,6 +147,12 @@ bucket(uint64_t us)
 	if (4 * (k - 1) + 3 >= AN_STATS_BUCKETS)
 		return AN_STATS_BUCKETS - 1;
 	return 4 * (k - 1) + (int) ((us >> (k - 2)) & 3);
+}
+
+double
+an_stats_le_ms(int i)
+{
+	return (double) ((uint64_t) 1 << (AN_STATS_LE_FIRST + i)) / 1000.0;
 }
 
 /* The middle of bucket b, in ms. */
@@ -192,7 +201,10 @@ an_stats_count(an_stats_row *row, an_stats_call call, int64_t start, int rc, int
 	if (row == NULL)
 		return;
 	us = an_stats_start() - start;
-	ADD(row->latency[bucket(us < 0 ? 0 : (uint64_t) us)], 1);
+	if (us < 0)
+		us = 0;
+	ADD(row->latency[bucket((uint64_t) us)], 1);
+	ADD(row->latency_sum_us, (uint64_t) us);
 	if (rc != AN_OK)
 	{
 		an_stats_error_seen(row, rc);
@@ -282,8 +294,14 @@ an_stats_read(const an_stats_table *t, size_t i, an_stats_view *v)
 	v->fences = LOAD(r->fences);
 	v->fences_refused = LOAD(r->fences_refused);
 	copy(hist, r->latency, AN_STATS_BUCKETS);
-	for (int b = 0; b < AN_STATS_BUCKETS; b++)
+	for (int b = 0, i = 0; b < AN_STATS_BUCKETS; b++)
+	{
+		/* 2^k us is where bucket 4(k - 1) begins: its bound counts the buckets before. */
+		if (i < AN_STATS_LE && b == 4 * (AN_STATS_LE_FIRST + i - 1))
+			v->le[i++] = v->calls;
 		v->calls += hist[b];
+	}
+	v->sum_ms = (double) LOAD(r->latency_sum_us) / 1000.0;
 	if (v->calls > 0)
 	{
 		v->p50_ms = percentile(hist, v->calls, 0.50);
@@ -308,7 +326,7 @@ enum
 	COL_ERRORS = COL_CLAIMS + AN_STATS_OUTCOMES,
 	COL_HEARTBEATS = COL_ERRORS + AN_STATS_ERRORS,
 	COL_HEARTBEATS_FENCED, COL_FINISHES, COL_FINISHES_FENCED, COL_CHECKS, COL_FENCES,
-	COL_FENCES_REFUSED, COL_CALLS, COL_P50, COL_P99, COL_CLOCK_OFFSET, COL_CLOCK_SEEN,
+	COL_FENCES_REFUSED, COL_CALLS, COL_P50, COL_P99, COL_SUM, COL_CLOCK_OFFSET, COL_CLOCK_SEEN,
 	COL_RESET, NCOLUMNS
 };
 
@@ -333,6 +351,7 @@ const an_stats_column an_stats_columns[] = {
 	{"calls", AN_STATS_COUNT},
 	{"latency_p50_ms", AN_STATS_MS},
 	{"latency_p99_ms", AN_STATS_MS},
+	{"latency_sum_ms", AN_STATS_MS},
 	{"clock_offset_ms", AN_STATS_INT},
 	{"clock_seen", AN_STATS_TIME},
 	{"stats_reset", AN_STATS_TIME},
@@ -371,6 +390,8 @@ an_stats_value_of(const an_stats_view *v, int col, an_stats_value *out)
 		out->d = col == COL_P50 ? v->p50_ms : v->p99_ms;
 		out->null = v->calls == 0;
 	}
+	else if (col == COL_SUM)
+		out->d = v->sum_ms;
 	else if (col == COL_CLOCK_OFFSET || col == COL_CLOCK_SEEN)
 	{
 		out->i = col == COL_CLOCK_OFFSET ? v->clock_offset_ms : v->clock_seen_ms;

@@ -10,7 +10,9 @@
  * at different addresses.  Only adding a row takes a lock, the host's.
  *
  * Counts are exact.  Latencies go to a histogram of 4 buckets per power of two
- * of microseconds, so a percentile read back is within 12.5 % of the true one.
+ * of microseconds, so a percentile read back is within 12.5 % of the true one,
+ * and to an exact sum.  Monitoring reads the histogram at every power of two
+ * (AN_STATS_LE), which are bucket boundaries: those counts are exact too.
  */
 #ifndef ANARCHON_STATS_H
 #define ANARCHON_STATS_H
@@ -24,6 +26,15 @@
 #define AN_STATS_NAME 128
 #define AN_STATS_BUCKETS 128
 #define AN_STATS_OUTCOMES 6         /* AN_OUTCOME_LIST's length */
+
+/*
+ * The bounds the histogram is shown at (anarchon_stats_latency(), the
+ * Prometheus expositions): 2^k microseconds for k from AN_STATS_LE_FIRST to
+ * AN_STATS_LE_LAST, 16 us to 33.6 s; calls counts every call (+Inf).
+ */
+#define AN_STATS_LE_FIRST 4
+#define AN_STATS_LE_LAST 25
+#define AN_STATS_LE (AN_STATS_LE_LAST - AN_STATS_LE_FIRST + 1)
 
 /* The classes of errors counted, as the columns errors_<name>. */
 #define AN_STATS_ERROR_LIST(X) \
@@ -61,6 +72,7 @@ typedef struct an_stats_row
 	uint64_t	fences;
 	uint64_t	fences_refused;
 	uint64_t	latency[AN_STATS_BUCKETS];
+	uint64_t	latency_sum_us;  /* the durations counted in latency, added up */
 	int64_t		clock_offset_ms; /* the store's clock minus the host's */
 	int64_t		clock_seen_ms;   /* when it was measured (host clock); 0: never */
 } an_stats_row;
@@ -84,6 +96,8 @@ typedef struct an_stats_view
 	uint64_t	heartbeats, heartbeats_fenced, finishes, finishes_fenced, checks, fences, fences_refused;
 	uint64_t	calls;           /* store calls timed */
 	double		p50_ms, p99_ms;  /* 0 when no call was timed */
+	double		sum_ms;          /* their durations added up */
+	uint64_t	le[AN_STATS_LE]; /* calls that took at most an_stats_le_ms(i) */
 	int			has_clock;
 	int64_t		clock_offset_ms;
 	int64_t		clock_seen_ms;
@@ -138,6 +152,9 @@ void		an_stats_clock(an_stats_row *row, int64_t store_ms, int64_t sent_ms, int64
 /* Read row i (0 <= i < an_stats_rows(t)) into v. */
 size_t		an_stats_rows(const an_stats_table *t);
 void		an_stats_read(const an_stats_table *t, size_t i, an_stats_view *v);
+
+/* Bound i (0 <= i < AN_STATS_LE) of an_stats_view.le, in ms: 2^(AN_STATS_LE_FIRST + i) us. */
+double		an_stats_le_ms(int i);
 
 /*
  * The columns of anarchon_stats(), the same in both hosts: each host walks

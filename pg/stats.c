@@ -1,6 +1,7 @@
 /*
- * stats.c — anarchon_stats(), the view anarchon.stats and
- * anarchon_stats_reset(): the counters of store calls (core/stats.h).
+ * stats.c — anarchon_stats(), the view anarchon.stats,
+ * anarchon_stats_latency() and anarchon_stats_reset(): the counters of store
+ * calls (core/stats.h).
  *
  * With the library in shared_preload_libraries the table lives in shared
  * memory and every backend (the keep-alive workers too) counts into the same
@@ -18,6 +19,7 @@
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
@@ -179,6 +181,40 @@ anarchon_stats(PG_FUNCTION_ARGS)
 			values[c] = v.null ? (Datum) 0 : datum_of(&v, an_stats_columns[c].type);
 		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * anarchon_stats_latency() → TABLE (store, le_ms, count): each store's
+ * latency histogram, cumulative, at every power of two of microseconds from
+ * 16 us to 33.6 s and at Infinity (every call), in that order.  The bounds
+ * are bucket boundaries, so the counts are exact; each store's rows come
+ * from one read of its row, so they never decrease along le_ms.  Prometheus
+ * reads a histogram this way (pg/prometheus/anarchon-queries.yaml).
+ */
+PG_FUNCTION_INFO_V1(anarchon_stats_latency);
+Datum
+anarchon_stats_latency(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	an_stats_table *t = table();
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (size_t i = 0; i < an_stats_rows(t); i++)
+	{
+		an_stats_view view;
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+
+		an_stats_read(t, i, &view);
+		values[0] = CStringGetTextDatum(view.name);
+		for (int b = 0; b <= AN_STATS_LE; b++)
+		{
+			values[1] = Float8GetDatum(b < AN_STATS_LE ? an_stats_le_ms(b) : get_float8_infinity());
+			values[2] = Int64GetDatum((int64) (b < AN_STATS_LE ? view.le[b] : view.calls));
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
 	}
 	return (Datum) 0;
 }
