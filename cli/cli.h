@@ -39,8 +39,16 @@ enum
 	AN_OPT_STATUS = 1 << 6,
 	AN_OPT_RUN = 1 << 7,         /* --jitter, --kill-after, --shell, --verbose */
 	AN_OPT_NOT_MINE = 1 << 8,
-	AN_OPT_COMMAND = 1 << 9      /* words after -- */
+	AN_OPT_COMMAND = 1 << 9,     /* words after -- */
+	AN_OPT_FORMAT = 1 << 10      /* --format (stats) */
 };
+
+/* What `stats` writes (--format). */
+typedef enum an_cli_format
+{
+	AN_CLI_FORMAT_TSV = 0,
+	AN_CLI_FORMAT_PROMETHEUS
+} an_cli_format;
 
 /* Everything one invocation was given, validated. */
 typedef struct an_cli
@@ -64,6 +72,7 @@ typedef struct an_cli
 	int			shell;
 	int			verbose;
 	int			not_mine_exit;
+	an_cli_format format;        /* stats */
 	char	  **command;         /* NULL-terminated, after -- */
 	an_tz_cache *zones;
 	/* The open store, and this process's counters of it (stats). */
@@ -119,6 +128,12 @@ int			an_cli_slots(an_cli *cli);
 int			an_cli_missed(an_cli *cli);
 int			an_cli_stats(an_cli *cli);
 int			an_cli_token(an_cli *cli);
+
+/*
+ * stats_prometheus.c: rows of store counters in Prometheus' text format, the
+ * series of pg/prometheus/anarchon-queries.yaml (doc/operating.md).
+ */
+void		an_cli_stats_prometheus(FILE *out, const an_stats_view *rows, size_t n);
 
 /* A fresh token (getrandom). */
 int			an_cli_new_token(char out[AN_TOKEN_HEX + 1]);

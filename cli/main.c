@@ -49,11 +49,13 @@ const an_cli_verb an_cli_verbs[] = {
 		"missed --store URL --job JOB --schedule EXPR --from TIME --to TIME [--max_late_ms N]",
 		"Print the slots in the range that no instance claimed, as slots does.  Slots that can\n"
 		"still be claimed (younger than max_late_ms) are not missed yet."},
-	{"stats", AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SETTINGS, AN_OPT_STORE, an_cli_stats,
-		"stats --store URL [--job JOB]",
+	{"stats", AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SETTINGS | AN_OPT_FORMAT, AN_OPT_STORE, an_cli_stats,
+		"stats --store URL [--job JOB] [--format tsv|prometheus]",
 		"Print the store's counters as tab-separated values with a header line: for PostgreSQL,\n"
 		"the server's anarchon_stats(); for other stores, one round trip of this process\n"
-		"(a check of --job, default 'anarchon-stats'), with its latency and the clock offset."},
+		"(a check of --job, default 'anarchon-stats'), with its latency and the clock offset.\n"
+		"--format prometheus writes them in Prometheus' text format instead, for node_exporter's\n"
+		"textfile collector (write to a temporary file, then rename it over the .prom file)."},
 	{"token", 0, 0, an_cli_token, "token", "Print a fresh token: 32 hexadecimal digits."},
 	{NULL, 0, 0, NULL, NULL, NULL}
 };

@@ -17,7 +17,7 @@
 enum
 {
 	O_STORE = 256, O_JOB, O_SLOT, O_SCHEDULE, O_TOKEN, O_FROM, O_TO, O_STATUS,
-	O_JITTER, O_KILL_AFTER, O_SHELL, O_VERBOSE, O_NOT_MINE, O_HELP,
+	O_JITTER, O_KILL_AFTER, O_SHELL, O_VERBOSE, O_NOT_MINE, O_FORMAT, O_HELP,
 	O_SETTING                    /* O_SETTING + i: setting i of setting_names */
 };
 
@@ -49,6 +49,7 @@ static const struct
 	{"shell", no_argument, O_SHELL, AN_OPT_RUN},
 	{"verbose", no_argument, O_VERBOSE, AN_OPT_RUN},
 	{"not-mine-exit", required_argument, O_NOT_MINE, AN_OPT_NOT_MINE},
+	{"format", required_argument, O_FORMAT, AN_OPT_FORMAT},
 	{"help", no_argument, O_HELP, 0},
 	{NULL, 0, 0, 0}
 };
@@ -161,6 +162,17 @@ take(an_cli *cli, int id, const char *arg)
 			if ((rc = number("not-mine-exit", arg, 0, 255, &v)) == AN_EXIT_OK)
 				cli->not_mine_exit = (int) v;
 			return rc;
+		case O_FORMAT:
+			if (strcmp(arg, "tsv") == 0)
+				cli->format = AN_CLI_FORMAT_TSV;
+			else if (strcmp(arg, "prometheus") == 0)
+				cli->format = AN_CLI_FORMAT_PROMETHEUS;
+			else
+			{
+				an_cli_error("--format must be tsv or prometheus, not \"%s\"", arg);
+				return AN_EXIT_USAGE;
+			}
+			return AN_EXIT_OK;
 		default:
 			return rule(an_settings_set(&cli->settings, setting_names[id - O_SETTING], arg,
 										err, sizeof(err)), err);

@@ -1,6 +1,7 @@
 /*
  * stats.c — `anarchon stats`: the columns of anarchon_stats(), as
- * tab-separated values with a header line.
+ * tab-separated values with a header line, or (--format prometheus) the
+ * same counters in Prometheus' text format (stats_prometheus.c).
  *
  * The command lives for one call, so its own counters say little about a
  * fleet.  With PostgreSQL it prints the server's counters (every backend's
@@ -9,6 +10,7 @@
  * latency, and the offset of the store's clock from this host's where the
  * store tells its time, which is what an operator probing a host wants.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -38,6 +40,28 @@ print_value(const an_stats_column *c, const an_stats_value *v)
 		default:
 			printf("%lld", (long long) v->i);
 	}
+}
+
+/* The table's rows, read back, in Prometheus' text format. */
+static int
+print_prometheus(const an_stats_table *t)
+{
+	size_t		n = an_stats_rows(t);
+	an_stats_view *rows = calloc(n ? n : 1, sizeof(*rows));
+
+	if (rows == NULL)
+	{
+		an_cli_error("out of memory");
+		return AN_EXIT_SOFTWARE;
+	}
+	for (size_t i = 0; i < n; i++)
+	{
+		an_stats_read(t, i, &rows[i]);
+		rows[i].scope = "process";
+	}
+	an_cli_stats_prometheus(stdout, rows, n);
+	free(rows);
+	return AN_EXIT_OK;
 }
 
 static void
@@ -74,6 +98,12 @@ an_cli_stats(an_cli *cli)
 
 	if (cli->job == NULL)
 		cli->job = STATS_PROBE_JOB;
+	if (cli->format == AN_CLI_FORMAT_PROMETHEUS && an_cli_pg_url(cli->store_url))
+	{
+		an_cli_error("stats --format prometheus does not read PostgreSQL's counters yet: scrape them with"
+					 " prometheus-postgres-exporter and pg/prometheus/anarchon-queries.yaml (doc/operating.md)");
+		return AN_EXIT_USAGE;
+	}
 	if ((rc = an_cli_open(cli)) != AN_EXIT_OK)
 		return rc;
 	if (cli->store->m == &an_cli_pg_methods)
@@ -82,6 +112,8 @@ an_cli_stats(an_cli *cli)
 	an_store_clear(cli->store);
 	if (an_store_check(cli->store, &rq, &res) != AN_OK)
 		return an_cli_store_failed(cli, NULL);
+	if (cli->format == AN_CLI_FORMAT_PROMETHEUS)
+		return print_prometheus(&cli->stats);
 	print_table(&cli->stats);
 	return AN_EXIT_OK;
 }
