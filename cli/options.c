@@ -246,6 +246,7 @@ an_cli_parse(an_cli *cli, const an_cli_verb *verb, int argc, char **argv)
 {
 	struct option table[64];
 	int			id,
+				longindex = 0,
 				rc;
 
 	an_settings_default(&cli->settings);
@@ -260,7 +261,7 @@ an_cli_parse(an_cli *cli, const an_cli_verb *verb, int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	/* "+": stop at the first word that is not an option, the command. */
-	while ((id = getopt_long(argc, argv, "+:h", table, NULL)) != -1)
+	while ((id = getopt_long(argc, argv, "+:h", table, &longindex)) != -1)
 	{
 		if (id == 'h' || id == O_HELP)
 		{
@@ -277,8 +278,9 @@ an_cli_parse(an_cli *cli, const an_cli_verb *verb, int argc, char **argv)
 		}
 		if (!(group_of(id) & verb->takes))
 		{
-			an_cli_error("%s does not take \"%s\"; anarchon %s --help lists its options",
-						 verb->name, argv[optind - 1], verb->name);
+			/* The option's name: argv[optind - 1] is its value when given apart. */
+			an_cli_error("%s does not take \"--%s\"; anarchon %s --help lists its options",
+						 verb->name, table[longindex].name, verb->name);
 			return AN_EXIT_USAGE;
 		}
 		if ((rc = take(cli, id, optarg)) != AN_EXIT_OK)
