@@ -97,6 +97,7 @@ connect_failed(an_store *st, an_pg *pg)
 	if (PQconnectionNeedsPassword(pg->conn))
 	{
 		code = AN_E_AUTH;
+		snprintf(first, sizeof(first), "the server asks for a password and none was given");
 		hint = "Give the password in ~/.pgpass or PGPASSWORD, or in the URL.";
 	}
 	else if (strstr(raw, "authentication failed") || strstr(raw, "no pg_hba.conf entry")
@@ -339,9 +340,25 @@ an_pg_query(an_store *st, an_pg *pg, const char *what, const char *sql, int npar
 	/* The last AN_PG_CANCEL_WAIT_MS of the bound are kept for a cancel. */
 	an_deadline_start(&d, timeout_ms - AN_PG_CANCEL_WAIT_MS);
 	d.timeout_ms = timeout_ms;
-	if (pg->conn && PQstatus(pg->conn) != CONNECTION_OK)
-		an_pg_drop(pg);
-	if (pg->conn == NULL && (rc = an_pg_connect(st, pg, &d)) != AN_OK)
-		return rc;
-	return exec_by(st, pg, &d, what, sql, nparams, values, res);
+	for (int tries = 0;; tries++)
+	{
+		int			reused = pg->conn != NULL && PQstatus(pg->conn) == CONNECTION_OK;
+
+		if (!reused)
+			an_pg_drop(pg);
+		if (pg->conn == NULL && (rc = an_pg_connect(st, pg, &d)) != AN_OK)
+			return rc;
+		rc = exec_by(st, pg, &d, what, sql, nparams, values, res);
+
+		/*
+		 * A kept connection that had died while idle (a server restart, an
+		 * idle timeout) fails at once: one more try, on a new one.  Each
+		 * function is safe to call twice with one token: a claim resent is
+		 * recognised as ours, a heartbeat extends the lease again, a finish
+		 * of the same run by the same token answers as the first did.
+		 */
+		if (rc != AN_E_CONNECT || !reused || pg->conn != NULL || tries > 0 || an_deadline_left(&d) == 0)
+			return rc;
+		an_store_clear(st);
+	}
 }
