@@ -92,8 +92,8 @@ pg_claim(an_store *st, const an_request *rq, an_claim_result *res)
 	if ((rc = an_pg_query(st, pg, "the claim",
 						  "SELECT c.outcome, c.attempt, (extract(epoch FROM c.lease_until) * 1000)::bigint,"
 						  " (extract(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint"
-						  " FROM anarchon.anarchon_claim_info($1, $2::bigint, $3, $4::bigint, $5::bigint,"
-						  " $6::integer, $7, $8::bigint) AS c",
+						  " FROM anarchon.anarchon_claim_info($1::text, $2::bigint, $3::text, $4::bigint,"
+						  " $5::bigint, $6::integer, $7::text, $8::bigint) AS c",
 						  8, v, call_timeout(rq), &r)) != AN_OK)
 		return rc;
 	if (sent && value(r, 3))
@@ -152,13 +152,14 @@ pg_heartbeat(an_store *st, const an_request *rq, int *owned)
 	snprintf(lease, sizeof(lease), "%lld",
 			 (long long) (rq->settings ? rq->settings->lease_ms : AN_LEASE_MS_DEFAULT));
 	return boolean_call(st, rq, "the heartbeat",
-						"SELECT anarchon.anarchon_heartbeat($1, $2::bigint, $3, $4::bigint)", lease, owned);
+						"SELECT anarchon.anarchon_heartbeat($1::text, $2::bigint, $3::text, $4::bigint)", lease, owned);
 }
 
 static int
 pg_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
 {
-	return boolean_call(st, rq, "the finish", "SELECT anarchon.anarchon_finish($1, $2::bigint, $3, $4)",
+	return boolean_call(st, rq, "the finish",
+						"SELECT anarchon.anarchon_finish($1::text, $2::bigint, $3::text, $4::text)",
 						an_run_state_name(status), owned);
 }
 
@@ -175,7 +176,7 @@ pg_check(an_store *st, const an_request *rq, an_check_result *res)
 	if (pg == NULL)
 		return st->err;
 	snprintf(slot, sizeof(slot), "%lld", (long long) rq->slot);
-	if ((rc = an_pg_query(st, pg, "the check", "SELECT anarchon.anarchon_check($1, $2::bigint)", 2, v,
+	if ((rc = an_pg_query(st, pg, "the check", "SELECT anarchon.anarchon_check($1::text, $2::bigint)", 2, v,
 						  call_timeout(rq), &r)) != AN_OK)
 		return rc;
 	/* The function answers the state only. */
@@ -226,7 +227,7 @@ pg_recall(an_store *st, const an_request *rq, const int64_t *slots, size_t n, un
 	v[1] = list;
 	rc = an_pg_query(st, pg, "the recall",
 					 "SELECT x.store, CASE WHEN x.store = 'local' THEN (SELECT pg_catalog.string_agg("
-					 "CASE WHEN anarchon.anarchon_check($1, s.slot) = 'none' THEN '0' ELSE '1' END, '' ORDER BY s.i)"
+					 "CASE WHEN anarchon.anarchon_check($1::text, s.slot) = 'none' THEN '0' ELSE '1' END, '' ORDER BY s.i)"
 					 " FROM pg_catalog.unnest($2::bigint[]) WITH ORDINALITY AS s(slot, i)) END"
 					 " FROM (SELECT coalesce(pg_catalog.current_setting('anarchon.store', true), 'local')"
 					 " AS store) AS x",

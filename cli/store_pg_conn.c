@@ -271,6 +271,17 @@ exec_by(an_store *st, an_pg *pg, const an_deadline *d, const char *what, const c
 	return rc;
 }
 
+/*
+ * The server's notices and warnings are dropped: libpq would print each on
+ * stderr, where the command writes one line per error and nothing else.
+ */
+static void
+drop_notice(void *arg, const PGresult *res)
+{
+	(void) arg;
+	(void) res;
+}
+
 int
 an_pg_connect(an_store *st, an_pg *pg, const an_deadline *call)
 {
@@ -290,6 +301,7 @@ an_pg_connect(an_store *st, an_pg *pg, const an_deadline *call)
 		return an_store_fail(st, AN_E_NOMEM, "out of memory");
 	if (PQstatus(pg->conn) == CONNECTION_BAD)
 		return connect_failed(st, pg);
+	PQsetNoticeReceiver(pg->conn, drop_notice, NULL);
 	/* libpq's protocol: start as if PQconnectPoll had asked to write. */
 	while (ps != PGRES_POLLING_OK)
 	{

@@ -55,7 +55,7 @@ redact(an_pg *pg, const char *url)
 	{
 		PUT(url, (size_t) (colon + 1 - url));
 		PUT("***", 3);
-		add_secret(pg, colon + 1, (size_t) (at - colon - 1), 1);
+		add_secret(pg, colon + 1, (size_t) (at - colon - 1), 3);
 		url = at;
 	}
 	/* After a user part with a password, the query is after its '@'. */
@@ -74,7 +74,7 @@ redact(an_pg *pg, const char *url)
 			{
 				PUT(p, (size_t) (eq + 1 - p));
 				PUT("***", 3);
-				add_secret(pg, eq + 1, (size_t) (p + len - eq - 1), 1);
+				add_secret(pg, eq + 1, (size_t) (p + len - eq - 1), 3);
 			}
 			else
 				PUT(p, len);
@@ -139,7 +139,7 @@ add_inner_secrets(an_pg *pg, const PQconninfoOption *opts)
 			continue;
 		if (strcmp(o->dispchar, "*") == 0)
 		{
-			add_secret(pg, o->val, strlen(o->val), 1);
+			add_secret(pg, o->val, strlen(o->val), 3);
 			continue;
 		}
 		for (int i = 0; i < n; i++)
