@@ -8,8 +8,7 @@
  * only by its blocking calls, so the bound of a connection is kept here.
  *
  * A connection that was lost, timed out or abandoned is dropped; the next
- * call connects again.  Errors keep their class: the server's SQLSTATE, or
- * what libpq says about a connection it could not make.
+ * call connects again (store_pg_errors.c says what the other errors are).
  */
 #include <stdio.h>
 #include <string.h>
@@ -33,93 +32,6 @@ an_pg_drop(an_pg *pg)
 	pg->conn = NULL;
 }
 
-/* text as a sentence: a capital first, a period last unless it ends one. */
-static void
-sentence(char *text)
-{
-	size_t		n = strlen(text);
-
-	if (n == 0)
-		return;
-	if (text[0] >= 'a' && text[0] <= 'z')
-		text[0] = (char) (text[0] - 'a' + 'A');
-	if (strchr(".?!", text[n - 1]) == NULL && n + 1 < AN_ERRMAX)
-		strcpy(text + n, ".");
-}
-
-/*
- * libpq's error text, scrubbed, in two parts: its first line without the
- * "connection to server at ... failed: " and "FATAL:  " prefixes, and the
- * rest (libpq's own hints, the other hosts of a list) joined as a sentence.
- */
-static void
-libpq_text(const an_pg *pg, const char *raw, char *first, char *rest)
-{
-	char		buf[2 * AN_ERRMAX];
-	char	   *p = buf;
-	char	   *nl;
-	const char *cut;
-	size_t		n = 0;
-
-	an_pg_scrub(pg, raw && raw[0] ? raw : "no reason given", buf, sizeof(buf));
-	if ((nl = strchr(p, '\n')) != NULL)
-		*nl++ = '\0';
-	if (strncmp(p, "connection to server", 20) == 0 && (cut = strstr(p, " failed: ")) != NULL)
-		p += cut - p + 9;
-	for (const char *const *sev = (const char *const[]) {"FATAL:  ", "ERROR:  ", NULL}; *sev; sev++)
-		if (strncmp(p, *sev, strlen(*sev)) == 0)
-			p += strlen(*sev);
-	snprintf(first, AN_ERRMAX, "%.*s", AN_ERRMAX - 1, p);
-	for (; nl && *nl && n + 1 < AN_ERRMAX; nl++)
-	{
-		char		c = (*nl == '\n' || *nl == '\t') ? ' ' : *nl;
-
-		if (c != ' ' || (n > 0 && rest[n - 1] != ' '))
-			rest[n++] = c;
-	}
-	while (n > 0 && rest[n - 1] == ' ')
-		n--;
-	rest[n] = '\0';
-	sentence(rest);
-}
-
-/* A connection libpq could not make, by what it says. */
-static int
-connect_failed(an_store *st, an_pg *pg)
-{
-	const char *raw = PQerrorMessage(pg->conn);
-	char		first[AN_ERRMAX],
-				rest[AN_ERRMAX];
-	an_error	code = AN_E_CONNECT;
-	const char *hint = NULL;
-
-	libpq_text(pg, raw, first, rest);
-	if (PQconnectionNeedsPassword(pg->conn))
-	{
-		code = AN_E_AUTH;
-		snprintf(first, sizeof(first), "the server asks for a password and none was given");
-		hint = "Give the password in ~/.pgpass or PGPASSWORD, or in the URL.";
-	}
-	else if (strstr(raw, "authentication failed") || strstr(raw, "no pg_hba.conf entry")
-			 || strstr(raw, "permission denied") || (strstr(raw, "role \"") && strstr(raw, "does not exist")))
-	{
-		code = AN_E_AUTH;
-		hint = "Check the user and the password (in the URL, ~/.pgpass or PGPASSWORD) and the server's pg_hba.conf.";
-	}
-	else if (strstr(raw, "database \"") && strstr(raw, "does not exist"))
-	{
-		code = AN_E_CONFIG;
-		hint = "Name an existing database in the URL, one where CREATE EXTENSION anarchon was run.";
-	}
-	else if (strncmp(first, "invalid ", 8) == 0 || strncmp(first, "could not match ", 16) == 0)
-		code = AN_E_CONFIG;     /* a parameter libpq refused before connecting */
-	an_pg_drop(pg);
-	an_store_fail(st, code, "cannot connect to PostgreSQL at %s: %s", pg->where, first);
-	if (rest[0])
-		an_store_detailf(st, "%s", rest);
-	return hint ? an_store_hintf(st, "%s", hint) : (int) code;
-}
-
 /* Wait for the socket; on a timeout the caller says what ran out. */
 static int
 wait_socket(an_store *st, an_pg *pg, const an_deadline *d, const char *what, int for_write)
@@ -133,29 +45,6 @@ wait_socket(an_store *st, an_pg *pg, const an_deadline *d, const char *what, int
 	return an_wait_socket(st, d, who(pg, w), what, fd, for_write);
 }
 
-/* The class of a server's SQLSTATE (errcodes.txt). */
-static an_error
-sqlstate_error(const char *s)
-{
-	if (s == NULL || strlen(s) != 5)
-		return AN_E_STORE;
-	if (strncmp(s, "08", 2) == 0 || strncmp(s, "57P", 3) == 0)
-		return AN_E_CONNECT;    /* connection exceptions; shutdowns, "cannot connect now" */
-	if (strcmp(s, "57014") == 0)
-		return AN_E_CANCELED;
-	if (strcmp(s, "55P03") == 0)
-		return AN_E_BUSY;
-	if (strncmp(s, "28", 2) == 0 || strcmp(s, "42501") == 0)
-		return AN_E_AUTH;
-	if (strncmp(s, "22", 2) == 0)
-		return AN_E_INPUT;
-	if (strcmp(s, "0A000") == 0)
-		return AN_E_UNSUPPORTED;
-	if (strcmp(s, "42883") == 0 || strcmp(s, "3F000") == 0)
-		return AN_E_CONFIG;     /* the extension's function or schema is missing */
-	return AN_E_STORE;
-}
-
 /* The connection went away during what: drop it, so the next call connects again. */
 static int
 lost(an_store *st, an_pg *pg, const char *what, const PGresult *res)
@@ -164,7 +53,7 @@ lost(an_store *st, an_pg *pg, const char *what, const PGresult *res)
 	char		first[AN_ERRMAX],
 				rest[AN_ERRMAX];
 
-	libpq_text(pg, m ? m : PQerrorMessage(pg->conn), first, rest);
+	an_pg_libpq_text(pg, m ? m : PQerrorMessage(pg->conn), first, rest);
 	an_pg_drop(pg);
 	return an_store_fail(st, AN_E_CONNECT, "lost the connection to PostgreSQL at %s during %s: %s",
 						 pg->where, what, first);
@@ -181,34 +70,6 @@ abandon(an_store *st, an_pg *pg, const char *what, int rc, const an_deadline *d)
 	an_store_fail(st, AN_E_TIMEOUT, "PostgreSQL at %s did not answer %s within %lld ms", pg->where, what,
 				  (long long) d->timeout_ms);
 	return an_store_detailf(st, "The query was canceled and the connection closed; the next call connects again.");
-}
-
-/* The server refused the query: its message, DETAIL and HINT under the class of its SQLSTATE. */
-static int
-server_error(an_store *st, an_pg *pg, const PGresult *res)
-{
-	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-	const char *m = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
-	const char *detail = PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
-	const char *hint = PQresultErrorField(res, PG_DIAG_MESSAGE_HINT);
-	an_error	code = sqlstate_error(state);
-	char		text[AN_ERRMAX];
-
-	an_pg_scrub(pg, m ? m : PQresultErrorMessage(res), text, sizeof(text));
-	text[strcspn(text, "\n")] = '\0';
-	an_store_fail(st, code, "%s", text[0] ? text : "the query failed without a message");
-	if (code == AN_E_CONFIG)
-	{
-		an_store_detailf(st, "The anarchon extension in database \"%s\" lacks the function or schema.",
-						 PQdb(pg->conn));
-		return an_store_hintf(st, "Run CREATE EXTENSION anarchon in that database, or ALTER EXTENSION anarchon "
-							  "UPDATE when it is older than this command.");
-	}
-	if (detail)
-		an_store_detailf(st, "%s", detail);
-	if (hint)
-		an_store_hintf(st, "%s", hint);
-	return code;
 }
 
 /* Send sql on the open connection and wait, until d, for its one result. */
@@ -261,7 +122,7 @@ exec_by(an_store *st, an_pg *pg, const an_deadline *d, const char *what, const c
 	if (PQstatus(pg->conn) != CONNECTION_OK || keep == NULL)
 		rc = lost(st, pg, what, keep);
 	else if (PQresultStatus(keep) != PGRES_TUPLES_OK)
-		rc = server_error(st, pg, keep);
+		rc = an_pg_server_error(st, pg, keep);
 	else
 	{
 		*out = keep;
@@ -300,13 +161,13 @@ an_pg_connect(an_store *st, an_pg *pg, const an_deadline *call)
 	if ((pg->conn = PQconnectStartParams(keys, values, 1)) == NULL)
 		return an_store_fail(st, AN_E_NOMEM, "out of memory");
 	if (PQstatus(pg->conn) == CONNECTION_BAD)
-		return connect_failed(st, pg);
+		return an_pg_connect_failed(st, pg);
 	PQsetNoticeReceiver(pg->conn, drop_notice, NULL);
 	/* libpq's protocol: start as if PQconnectPoll had asked to write. */
 	while (ps != PGRES_POLLING_OK)
 	{
 		if (ps == PGRES_POLLING_FAILED)
-			return connect_failed(st, pg);
+			return an_pg_connect_failed(st, pg);
 		if ((rc = wait_socket(st, pg, &d, "the connection", ps == PGRES_POLLING_WRITING)) != AN_OK)
 		{
 			an_pg_drop(pg);

@@ -6,6 +6,8 @@
  *                     messages without its password, connect_timeout
  *   store_pg_conn.c   the connection and every round trip: libpq's
  *                     non-blocking API, bounded waits, errors
+ *   store_pg_errors.c what a failure is: libpq's words at connect, the
+ *                     server's SQLSTATE, message, DETAIL and HINT after
  *   store_pg_cancel.c the cancel of a query that ran out of time
  *   store_pg.c        the methods: claim, heartbeat, finish, check, recall
  *   store_pg_stats.c  `anarchon stats`: the server's anarchon_stats()
@@ -68,6 +70,16 @@ int			an_pg_connect(an_store *st, an_pg *pg, const an_deadline *call);
 
 /* Close the connection, if any; the next query connects again. */
 void		an_pg_drop(an_pg *pg);
+
+/*
+ * store_pg_errors.c: fail st for the connection libpq could not make (and
+ * drop it); for the error result res of the server; and split libpq's text
+ * (scrubbed) into its first line, without libpq's "connection to server ...
+ * failed: " and severity prefixes, and the rest as a sentence.
+ */
+int			an_pg_connect_failed(an_store *st, an_pg *pg);
+int			an_pg_server_error(an_store *st, an_pg *pg, const PGresult *res);
+void		an_pg_libpq_text(const an_pg *pg, const char *raw, char *first, char *rest);
 
 /*
  * store_pg_cancel.c: ask the server to cancel the query running on conn, and
