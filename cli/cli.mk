@@ -3,7 +3,14 @@
 # SQLite local store compiled against the SQLite library itself (SQLITE_CORE:
 # the same source as the extension's, calling libsqlite3 directly), and libpq
 # for postgresql:// stores.
-CLI_SRCS = $(wildcard cli/*.c)
+# postgresql:// goes through libpq (cli/store_pg*.c); a build without libpq
+# links the stand-in cli/store_pg_none.c instead, which refuses such URLs.
+CLI_PG_SRCS = $(filter-out cli/store_pg_none.c,$(wildcard cli/store_pg*.c))
+ifeq ($(AN_HAVE_LIBPQ),yes)
+CLI_SRCS = $(filter-out cli/store_pg_none.c,$(wildcard cli/*.c))
+else
+CLI_SRCS = $(filter-out $(CLI_PG_SRCS),$(wildcard cli/*.c))
+endif
 CLI_SQLITE_SRCS = sqlite/local_store.c sqlite/claim_conn.c sqlite/clock.c sqlite/redact.c
 CLI_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g -Ibuild -Icore -Icli -Isqlite -DSQLITE_CORE \
 	$(REMOTE_INCLUDES) $(REMOTE_CFLAGS) $(SCHEDULE_CFLAGS) $(AN_SQLITE_CFLAGS) $(AN_LIBPQ_CFLAGS)
