@@ -1,10 +1,11 @@
 # cli.mk — the third host: the `anarchon` command (cli/), for crontabs and
 # systemd timers.  It links the same core/ and remote/ as the extensions, the
 # SQLite local store compiled against the SQLite library itself (SQLITE_CORE:
-# the same source as the extension's, calling libsqlite3 directly), and libpq
-# for postgresql:// stores.
-# postgresql:// goes through libpq (cli/store_pg*.c); a build without libpq
-# links the stand-in cli/store_pg_none.c instead, which refuses such URLs.
+# the same source as the extension's, calling libsqlite3 directly), and, for
+# postgresql:// stores, libpq: its header at build time, the library itself
+# loaded only when such a store is opened (cli/store_pg_api.h says why).  A
+# build without libpq's header links the stand-in cli/store_pg_none.c
+# instead, which refuses such URLs.
 CLI_PG_SRCS = $(filter-out cli/store_pg_none.c,$(wildcard cli/store_pg*.c))
 ifeq ($(AN_HAVE_LIBPQ),yes)
 CLI_SRCS = $(filter-out cli/store_pg_none.c,$(wildcard cli/*.c))
@@ -22,7 +23,7 @@ CLI_HEADERS = $(wildcard cli/*.h core/*.h sqlite/*.h) $(REMOTE_HEADERS) build/co
 cli: cli/anarchon
 
 cli/anarchon: $(CLI_OBJS) $(TZ_SYSTEM_OBJ)
-	$(CC) -o $@ $(CLI_OBJS) $(REMOTE_LIBS) $(SCHEDULE_LIBS) $(AN_SQLITE_LIBS) $(AN_LIBPQ_LIBS) -lm
+	$(CC) -o $@ $(CLI_OBJS) $(REMOTE_LIBS) $(SCHEDULE_LIBS) $(AN_SQLITE_LIBS) -ldl -pthread -lm
 
 build/cli/%.o: %.c $(CLI_HEADERS) cli/cli.mk core/core.mk remote/remote.mk $(wildcard remote/*/*.mk)
 	@mkdir -p $(dir $@)

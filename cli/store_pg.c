@@ -48,6 +48,8 @@ pg_open(an_store *st, const char *url, void *arg)
 	int			rc;
 
 	(void) arg;
+	if ((rc = an_pq_load(st)) != AN_OK)
+		return rc;
 	if ((pg = calloc(1, sizeof(*pg))) == NULL)
 		return an_store_fail(st, AN_E_NOMEM, "out of memory");
 	st->impl = pg;
@@ -259,6 +261,8 @@ pg_check_url(an_store *st, const char *url)
 	an_pg		pg;
 	int			rc;
 
+	if ((rc = an_pq_load(st)) != AN_OK)
+		return rc;
 	memset(&pg, 0, sizeof(pg));
 	pg.url = (char *) url;
 	rc = an_pg_parse_url(st, url, &pg);

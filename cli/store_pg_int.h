@@ -15,7 +15,7 @@
 #ifndef ANARCHON_CLI_STORE_PG_INT_H
 #define ANARCHON_CLI_STORE_PG_INT_H
 
-#include <libpq-fe.h>
+#include "store_pg_api.h"
 
 #include "store_pg.h"
 #include "wait.h"
