@@ -246,8 +246,8 @@ an_cli_parse(an_cli *cli, const an_cli_verb *verb, int argc, char **argv)
 {
 	struct option table[64];
 	int			id,
-				longindex = 0,
-				rc;
+				rc,
+				longindex = -1;
 
 	an_settings_default(&cli->settings);
 	cli->status = AN_RUN_SUCCEEDED;
@@ -278,8 +278,7 @@ an_cli_parse(an_cli *cli, const an_cli_verb *verb, int argc, char **argv)
 		}
 		if (!(group_of(id) & verb->takes))
 		{
-			/* The option's name: argv[optind - 1] is its value when given apart. */
-			an_cli_error("%s does not take \"--%s\"; anarchon %s --help lists its options",
+			an_cli_error("%s does not take --%s; anarchon %s --help lists its options",
 						 verb->name, table[longindex].name, verb->name);
 			return AN_EXIT_USAGE;
 		}
