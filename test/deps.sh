@@ -21,6 +21,9 @@
 #   - the Redis-protocol server: redis-server, except on Debian unstable where
 #     Valkey is the server the project is tested against.
 #     ANARCHON_REDIS_PKG=redis-server|valkey-server overrides.
+#   - promtool (the metrics suite): part of the `prometheus` package on Debian
+#     12, a package of its own from Debian 13 on.  ANARCHON_PROMTOOL_PKG
+#     overrides.
 set -euo pipefail
 
 case "${1:-all}" in
@@ -86,6 +89,13 @@ redis_pkg() {
 	fi
 }
 
+promtool_pkg() {
+	if [ -n "${ANARCHON_PROMTOOL_PKG:-}" ]; then echo "$ANARCHON_PROMTOOL_PKG"
+	elif [ "$(os_field VERSION_CODENAME)" = bookworm ]; then echo prometheus
+	else echo promtool
+	fi
+}
+
 sqlite_pkgs="gcc g++ make pkg-config libsqlite3-dev sqlite3 libcctz-dev tzdata"
 case $target in
 	sqlite) want=$sqlite_pkgs ;;
@@ -93,7 +103,8 @@ case $target in
 		pg=$(pg_major)
 		want="$sqlite_pkgs postgresql-$pg postgresql-server-dev-$pg postgresql-$pg-cron libpq-dev
 			libhiredis-dev librabbitmq-dev libnats-dev libssl-dev openssl $(redis_pkg) rabbitmq-server nats-server
-			valgrind python3 python3-psycopg2 python3-pika python3-cryptography procps iproute2 faketime tzdata"
+			valgrind python3 python3-psycopg2 python3-pika python3-cryptography procps iproute2 faketime tzdata
+			prometheus-postgres-exporter prometheus-node-exporter $(promtool_pkg)"
 		# The fuzz suite's compiler, unless that suite is left to the host
 		# (the platform matrix: doc/building.md).
 		[[ " ${ANARCHON_HOST_ONLY_SUITES:-} " == *" fuzz "* ]] || want="$want clang libclang-rt-dev" ;;
