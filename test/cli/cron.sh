@@ -72,7 +72,7 @@ cron_judge() {
 		}' "$out" 2> /dev/null)
 	[ -f "$out" ] || report="no run wrote $out"
 	if [ -z "${report// /}" ]; then
-		ok "cli cron $name: 3 crond daemons, one line per minute slot ($(sort -u "$out" | wc -l) slots, both boundaries')"
+		ok "cli cron $name: 3 crond daemons, one line per minute slot ($(sort -u "$out" | wc -l) slots, both boundaries' among them)"
 	else
 		not_ok "cli cron $name: 3 crond daemons, one line per minute slot" "$report" "$(head -n 10 "$out" 2> /dev/null)"
 	fi
@@ -83,7 +83,7 @@ cron_judge() {
 			grep -qE "^anarchon: cronjob at $(date -u -d "@$((s / 1000))" +%Y-%m-%dT%H:%M:%SZ): (won|(running|done|lost), not this host's)" "$e" 2> /dev/null ||
 				bad+=("daemon $h did not run the $name line for $s: $(head -n 5 "$e" 2> /dev/null)")
 		done
-		bad+=("$(grep -vE "^anarchon: cronjob at [0-9T:-]+Z: (won \(attempt 1\), running /bin/sh|finished succeeded|(running|done|lost), not this host's to run)$" "$e" 2> /dev/null | head -n 3)")
+		bad+=("$(grep -vE "^anarchon: cronjob at [0-9T:-]+Z(: won \(attempt 1\), running /bin/sh| finished succeeded|: (running|done|lost), not this host's to run)$" "$e" 2> /dev/null | head -n 3)")
 	done
 	if [ -z "$(printf '%s' "${bad[@]}")" ]; then
 		ok "cli cron $name: each of the 3 daemons ran the line at both minute boundaries and it said only won or another host's"

@@ -148,7 +148,7 @@ exits_environment() {
 	local S=sqlite://$CLI_TMP/exits/runs.db sec given d=$CLI_TMP/exits
 	sec=$(date +%s)
 	given=$(TZ=Etc/GMT-1 date -d "@$sec" +%Y-%m-%dT%H:%M:%S+01:00)
-	"$AN" run --store "$S" --job env.job --slot "$given" -- sh -c "env | grep '^ANARCHON_' | sort > '$d/env'" 2> "$d/env.err"
+	"$AN" run --store "$S" --job env.job --slot "$given" -- sh -c "env | grep -E '^ANARCHON_(JOB|SLOT|TOKEN|ATTEMPT)=' | sort > '$d/env'" 2> "$d/env.err"
 	if [ "$(grep -c . "$d/env" 2> /dev/null)" = 4 ] &&
 		grep -qx "ANARCHON_JOB=env.job" "$d/env" && grep -qx "ANARCHON_SLOT=$((sec * 1000))" "$d/env" &&
 		grep -qxE "ANARCHON_TOKEN=[0-9a-f]{32}" "$d/env" && grep -qx "ANARCHON_ATTEMPT=1" "$d/env"; then

@@ -3,8 +3,9 @@
 # hosts of a fleet would run it from their crontabs.
 #
 #   contention.sh  8 hosts x 60 one-second slots on SQLite, PostgreSQL, Redis
-#                  (lease, stream-id, script), NATS and RabbitMQ at once:
-#                  each slot run exactly once per store
+#                  (lease, stream-id, script), NATS and RabbitMQ, in two
+#                  waves of stores run at once: each slot run exactly once
+#                  per store
 #   cron.sh        three busybox crond daemons (Debian's busybox-static,
 #                  fetched once into a cache) with the same crontab line, on a
 #                  SQLite file and on Redis: one run per minute slot
@@ -18,9 +19,9 @@
 #   badinput.sh    bad usage: one line, exit 64, nothing claimed
 #   valgrind.sh    run, claim, check and slots under valgrind
 #
-# The contention and cron blocks wait on the clock (a minute, and two minute
-# boundaries), so they run in the background while the others run; the whole
-# suite takes about two to three minutes.  CLI_BLOCKS chooses blocks (default:
+# The contention and cron blocks wait on the clock (two minutes, and two
+# minute boundaries), so they run in the background while the others run; the
+# whole suite takes about three minutes.  CLI_BLOCKS chooses blocks (default:
 # all of contention cron takeover exits badinput valgrind).
 source "$(dirname "$0")/../lib.sh"
 cd "$REPO_ROOT" || exit 1
@@ -38,6 +39,8 @@ source "$here/badinput.sh"
 source "$here/valgrind.sh"
 
 CLI_TMP=$(t_tmpdir)
+# ANARCHON_CLI_KEEP=DIR keeps the suite's files (logs, outputs) there.
+[ -z "${ANARCHON_CLI_KEEP:-}" ] || at_exit "rm -rf '$ANARCHON_CLI_KEEP'; cp -a '$CLI_TMP' '$ANARCHON_CLI_KEEP'"
 BLOCKS=" ${CLI_BLOCKS:-contention cron takeover exits badinput valgrind} "
 want() { [[ $BLOCKS == *" $1 "* ]]; }
 
@@ -86,7 +89,13 @@ if want contention; then
 	step "stores: $STORES"
 	args=()
 	for s in $STORES; do args+=("$s=${URL[$s]}"); done
-	bg_block contention cli_contention 60 "${args[@]}"
+	# Two waves of stores, each a minute (contention.sh says why).
+	waves=
+	for w in "sqlite postgresql redis-lease redis-stream-id" "redis-script nats rabbitmq"; do
+		for s in $w; do [[ " $STORES " == *" $s "* ]] && waves+=" $s"; done
+		waves+=/
+	done
+	bg_block contention cli_contention 60 "$waves" "${args[@]}"
 fi
 
 want takeover && bg_block takeover cli_takeover "sqlite=sqlite://$CLI_TMP/takeover.db" \
