@@ -7,7 +7,8 @@
 #   make install-sqlite  install it in $(PREFIX)/lib/sqlite3 (PREFIX=/usr/local)
 #   make cli       cli/anarchon, the command for crontabs and systemd timers
 #   make install-cli  install it and its man page under $(PREFIX)
-#   make deb        Debian packages in build/deb/ (postgresql-NN-anarchon, libsqlite3-mod-anarchon)
+#   make deb        Debian packages in build/deb/ (postgresql-NN-anarchon,
+#                   libsqlite3-mod-anarchon, anarchon-cli)
 #   make demo       several SQLite instances contend for one schedule
 #   make test       install what is missing, start the servers, run every suite
 #   make bench      throughput as ratios against each store's own primitive
@@ -76,7 +77,8 @@ install-sqlite: sqlite/anarchon.so
 	install -d $(DESTDIR)$(SQLITE_EXTDIR)
 	install -m 644 sqlite/anarchon.so $(DESTDIR)$(SQLITE_EXTDIR)/anarchon.so
 
-# postgresql-NN-anarchon for each installed PostgreSQL, and libsqlite3-mod-anarchon.
+# postgresql-NN-anarchon for each installed PostgreSQL, libsqlite3-mod-anarchon and
+# anarchon-cli, each built from the sources in a copy (debian/build-debs.sh).
 deb:
 	@bash debian/build-debs.sh
 

@@ -1,9 +1,17 @@
 # cli.mk — the third host: the `anarchon` command (cli/), for crontabs and
 # systemd timers.  It links the same core/ and remote/ as the extensions, the
 # SQLite local store compiled against the SQLite library itself (SQLITE_CORE:
-# the same source as the extension's, calling libsqlite3 directly), and libpq
-# for postgresql:// stores.
-CLI_SRCS = $(wildcard cli/*.c)
+# the same source as the extension's, calling libsqlite3 directly), and, for
+# postgresql:// stores, libpq: its header at build time, the library itself
+# loaded only when such a store is opened (cli/store_pg_api.h says why).  A
+# build without libpq's header links the stand-in cli/store_pg_none.c
+# instead, which refuses such URLs.
+CLI_PG_SRCS = $(filter-out cli/store_pg_none.c,$(wildcard cli/store_pg*.c))
+ifeq ($(AN_HAVE_LIBPQ),yes)
+CLI_SRCS = $(filter-out cli/store_pg_none.c,$(wildcard cli/*.c))
+else
+CLI_SRCS = $(filter-out $(CLI_PG_SRCS),$(wildcard cli/*.c))
+endif
 CLI_SQLITE_SRCS = sqlite/local_store.c sqlite/claim_conn.c sqlite/clock.c sqlite/redact.c
 CLI_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g -Ibuild -Icore -Icli -Isqlite -DSQLITE_CORE \
 	$(REMOTE_INCLUDES) $(REMOTE_CFLAGS) $(SCHEDULE_CFLAGS) $(AN_SQLITE_CFLAGS) $(AN_LIBPQ_CFLAGS)
@@ -15,7 +23,7 @@ CLI_HEADERS = $(wildcard cli/*.h core/*.h sqlite/*.h) $(REMOTE_HEADERS) build/co
 cli: cli/anarchon
 
 cli/anarchon: $(CLI_OBJS) $(TZ_SYSTEM_OBJ)
-	$(CC) -o $@ $(CLI_OBJS) $(REMOTE_LIBS) $(SCHEDULE_LIBS) $(AN_SQLITE_LIBS) $(AN_LIBPQ_LIBS) -lm
+	$(CC) -o $@ $(CLI_OBJS) $(REMOTE_LIBS) $(SCHEDULE_LIBS) $(AN_SQLITE_LIBS) -ldl -pthread -lm
 
 build/cli/%.o: %.c $(CLI_HEADERS) cli/cli.mk core/core.mk remote/remote.mk $(wildcard remote/*/*.mk)
 	@mkdir -p $(dir $@)

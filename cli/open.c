@@ -100,6 +100,11 @@ sqlite_path(const char *url)
 static int
 open_sqlite(an_cli *cli, const char *path, sqlite3 **db)
 {
+	if (strchr(path, '?'))
+	{
+		an_cli_error("sqlite: URLs take no parameters: give the file alone, sqlite:///var/lib/app/runs.db");
+		return AN_EXIT_USAGE;
+	}
 	if (path[0] == '\0')
 	{
 		an_cli_error("sqlite: URL names no file: give sqlite:///var/lib/app/runs.db");

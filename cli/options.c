@@ -234,7 +234,8 @@ an_cli_parse(an_cli *cli, const an_cli_verb *verb, int argc, char **argv)
 {
 	struct option table[64];
 	int			id,
-				rc;
+				rc,
+				longindex = -1;
 
 	an_settings_default(&cli->settings);
 	cli->status = AN_RUN_SUCCEEDED;
@@ -248,7 +249,7 @@ an_cli_parse(an_cli *cli, const an_cli_verb *verb, int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	/* "+": stop at the first word that is not an option, the command. */
-	while ((id = getopt_long(argc, argv, "+:h", table, NULL)) != -1)
+	while ((id = getopt_long(argc, argv, "+:h", table, &longindex)) != -1)
 	{
 		if (id == 'h' || id == O_HELP)
 		{
@@ -265,8 +266,8 @@ an_cli_parse(an_cli *cli, const an_cli_verb *verb, int argc, char **argv)
 		}
 		if (!(group_of(id) & verb->takes))
 		{
-			an_cli_error("%s does not take \"%s\"; anarchon %s --help lists its options",
-						 verb->name, argv[optind - 1], verb->name);
+			an_cli_error("%s does not take --%s; anarchon %s --help lists its options",
+						 verb->name, table[longindex].name, verb->name);
 			return AN_EXIT_USAGE;
 		}
 		if ((rc = take(cli, id, optarg)) != AN_EXIT_OK)

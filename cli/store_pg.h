@@ -18,7 +18,7 @@ extern const an_store_methods an_cli_pg_methods;
 
 /*
  * `anarchon stats` with PostgreSQL: the server's anarchon_stats(), written
- * to out as tab-separated values under a header line (stats_pg.c).
+ * to out as tab-separated values under a header line (store_pg_stats.c).
  */
 #include <stdio.h>
 int			an_cli_pg_stats(an_store *st, FILE *out);

@@ -95,10 +95,11 @@ exec_command(const an_cli *cli, const sigset_t *old_mask, pid_t parent)
 static void
 lose(supervised *s, const char *why)
 {
-	an_cli_error("lost the lease of %s at %s (%s); stopping the command with SIGTERM%s",
-				 s->cli->job, s->when, why, s->cli->kill_after_ms ? ", then SIGKILL" : "");
+	an_cli_error("lost the lease of %s at %s (%s); stopping the command with %s",
+				 s->cli->job, s->when, why, s->cli->kill_after_ms ? "SIGTERM, then SIGKILL" : "SIGKILL");
 	s->lost = 1;
-	kill(s->pid, SIGTERM);
+	if (s->cli->kill_after_ms)
+		kill(s->pid, SIGTERM);
 	s->kill_at_ms = an_cli_now_ms() + s->cli->kill_after_ms;
 }
 

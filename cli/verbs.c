@@ -80,8 +80,12 @@ an_cli_claim(an_cli *cli)
 	return res.outcome == AN_WON ? AN_EXIT_OK : cli->not_mine_exit;
 }
 
-int
-an_cli_heartbeat(an_cli *cli)
+/*
+ * heartbeat and finish: the same question to the store (is this token's run
+ * still its own?), answered in one word and the exit status.
+ */
+static int
+owner_call(an_cli *cli, int finish, const char *yes)
 {
 	an_request	rq;
 	int64_t		slot;
@@ -91,27 +95,24 @@ an_cli_heartbeat(an_cli *cli)
 	if ((rc = prepare(cli, &slot)) != AN_EXIT_OK)
 		return rc;
 	an_cli_request(cli, &rq, slot, cli->token);
-	if (an_store_heartbeat(cli->store, &rq, &owned) != AN_OK)
+	rc = finish ? an_store_finish(cli->store, &rq, cli->status, &owned)
+		: an_store_heartbeat(cli->store, &rq, &owned);
+	if (rc != AN_OK)
 		return an_cli_store_failed(cli, NULL);
-	printf("%s\n", owned ? "owned" : "fenced");
+	printf("%s\n", owned ? yes : "fenced");
 	return owned ? AN_EXIT_OK : AN_EXIT_NOT_MINE;
+}
+
+int
+an_cli_heartbeat(an_cli *cli)
+{
+	return owner_call(cli, 0, "owned");
 }
 
 int
 an_cli_finish(an_cli *cli)
 {
-	an_request	rq;
-	int64_t		slot;
-	int			owned = 0,
-				rc;
-
-	if ((rc = prepare(cli, &slot)) != AN_EXIT_OK)
-		return rc;
-	an_cli_request(cli, &rq, slot, cli->token);
-	if (an_store_finish(cli->store, &rq, cli->status, &owned) != AN_OK)
-		return an_cli_store_failed(cli, NULL);
-	printf("%s\n", owned ? "finished" : "fenced");
-	return owned ? AN_EXIT_OK : AN_EXIT_NOT_MINE;
+	return owner_call(cli, 1, "finished");
 }
 
 int

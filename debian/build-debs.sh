@@ -4,7 +4,11 @@
 # copied to build/deb/*.deb.
 #
 # debian/control is made from debian/control.in for the PostgreSQL versions
-# installed here (pg_buildext updatecontrol), one postgresql-NN-anarchon each.
+# installed here (pg_buildext updatecontrol), one postgresql-NN-anarchon each,
+# plus libsqlite3-mod-anarchon and anarchon-cli.  What a build in the clone
+# left behind (build/, objects, sqlite/anarchon.so, cli/anarchon) is not
+# copied: the package build makes its own, so `make cli` or `make sqlite`
+# before `make deb` changes nothing in the packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,7 +29,7 @@ work="$out/work"
 rm -rf "$work" "$out"/*.deb
 mkdir -p "$work/anarchon-$version"
 tar --exclude=./.git --exclude=./build --exclude=./test/bin --exclude='*.o' --exclude='*.so' \
-	--exclude='./pg/anarchon--*.sql' -cf - . | tar -xf - -C "$work/anarchon-$version"
+	--exclude='./pg/anarchon--*.sql' --exclude=./cli/anarchon -cf - . | tar -xf - -C "$work/anarchon-$version"
 
 cd "$work/anarchon-$version"
 pg_buildext updatecontrol

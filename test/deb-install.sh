@@ -2,8 +2,9 @@
 # deb-install.sh — the Debian packages, installed as a user would install them.
 #
 # Builds them (`make deb`), installs them with apt-get, and then uses only the
-# installed paths: CREATE EXTENSION in a fresh PostgreSQL server, and `.load`
-# of the SQLite extension from the folder the package puts it in.  Prints
+# installed paths: CREATE EXTENSION in a fresh PostgreSQL server, `.load`
+# of the SQLite extension from the folder the package puts it in, and the
+# command from /usr/bin with its man page.  Prints
 # "ok - " / "not ok - " lines like a suite.
 #
 # It changes the system's packages, so test/platforms.sh runs it inside its
@@ -19,12 +20,13 @@ else not_ok "deb: make deb builds the packages" "$(tail -n 30 "$tmp/deb.log")"; 
 pg_major=$(pg_config --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
 pg_deb=$(ls build/deb/postgresql-"$pg_major"-anarchon_*.deb 2>/dev/null | head -n 1)
 sq_deb=$(ls build/deb/libsqlite3-mod-anarchon_*.deb 2>/dev/null | head -n 1)
-if [ -n "$pg_deb" ] && [ -n "$sq_deb" ]; then ok "deb: postgresql-$pg_major-anarchon and libsqlite3-mod-anarchon were built"
-else not_ok "deb: postgresql-$pg_major-anarchon and libsqlite3-mod-anarchon were built" "$(ls build/deb)"; suite_end; exit; fi
+cli_deb=$(ls build/deb/anarchon-cli_*.deb 2>/dev/null | head -n 1)
+if [ -n "$pg_deb" ] && [ -n "$sq_deb" ] && [ -n "$cli_deb" ]; then ok "deb: postgresql-$pg_major-anarchon, libsqlite3-mod-anarchon and anarchon-cli were built"
+else not_ok "deb: postgresql-$pg_major-anarchon, libsqlite3-mod-anarchon and anarchon-cli were built" "$(ls build/deb)"; suite_end; exit; fi
 
-if DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "./$pg_deb" "./$sq_deb" > "$tmp/install.log" 2>&1
-then ok "deb: apt-get installs both packages"
-else not_ok "deb: apt-get installs both packages" "$(tail -n 20 "$tmp/install.log")"; suite_end; exit; fi
+if DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "./$pg_deb" "./$sq_deb" "./$cli_deb" > "$tmp/install.log" 2>&1
+then ok "deb: apt-get installs the three packages"
+else not_ok "deb: apt-get installs the three packages" "$(tail -n 20 "$tmp/install.log")"; suite_end; exit; fi
 
 # The files the server and SQLite load belong to the packages.
 pkglib=$(pg_config --pkglibdir)/anarchon.so
@@ -57,5 +59,14 @@ out=$(sqlite3 "$tmp/app.db" ".load ${sqlite_so%.so}" \
 	"SELECT anarchon_claim('nightly', $slot, 'deb-b');" 2>&1)
 if [ "$out" = $'won\nrunning' ]; then ok "deb: .load ${sqlite_so%.so}, then won and running"
 else not_ok "deb: .load ${sqlite_so%.so}, then won and running" "$out"; fi
+
+# The command: /usr/bin/anarchon and its man page belong to anarchon-cli, and it runs.
+owner_cli=$(dpkg -S /usr/bin/anarchon 2>/dev/null | cut -d: -f1)
+owner_man=$(dpkg -S /usr/share/man/man1/anarchon.1.gz 2>/dev/null | cut -d: -f1)
+if [ "$owner_cli" = anarchon-cli ] && [ "$owner_man" = anarchon-cli ]
+then ok "deb: /usr/bin/anarchon and its man page come from anarchon-cli"
+else not_ok "deb: /usr/bin/anarchon and its man page come from anarchon-cli" "binary: $owner_cli" "man page: $owner_man"; fi
+if out=$(/usr/bin/anarchon --version 2>&1) && [ -n "$out" ]; then ok "deb: /usr/bin/anarchon --version runs ($out)"
+else not_ok "deb: /usr/bin/anarchon --version runs" "$out"; fi
 
 suite_end

@@ -133,7 +133,9 @@ enter_root() {
 # ANARCHON_SUITES, test/run's choice of suites, when it is set,
 # ANARCHON_HOST_ONLY_SUITES, the suites the matrix leaves to the host, and the
 # fault cells it runs, ANARCHON_MATRIX_FAULTS, ANARCHON_MATRIX_PG_FAULTS,
-# ANARCHON_MATRIX_SQLITE_FAULTS and ANARCHON_MATRIX_CLUSTER_HOSTS).
+# ANARCHON_MATRIX_SQLITE_FAULTS and ANARCHON_MATRIX_CLUSTER_HOSTS, and the
+# rounds of two suites, ANARCHON_MATRIX_AMQP_KILL_ROUNDS and
+# ANARCHON_MATRIX_PGCRON_ROUNDS).
 in_root() {
 	local r=$1 pass=()
 	shift
@@ -150,6 +152,10 @@ in_root() {
 	# A cluster's failover is the servers' own: through one host per release.
 	local h=${ANARCHON_MATRIX_CLUSTER_HOSTS-pg}
 	pass+=("ANARCHON_FAULT_NATS_CLUSTER=$h" "ANARCHON_FAULT_REDIS_CLUSTER=$h" "ANARCHON_FAULT_RMQ_CLUSTER=$h")
+	# Rounds that bound a rate are the host's; a release checks the
+	# mechanism with fewer: RabbitMQ killed right after confirmed wins (the
+	# host's 14 rounds bound the loss rate), pg_cron's minute slots.
+	pass+=("AMQP_KILL_ROUNDS=${ANARCHON_MATRIX_AMQP_KILL_ROUNDS-4}" "PGCRON_ROUNDS=${ANARCHON_MATRIX_PGCRON_ROUNDS-2}")
 	chroot "$r" /usr/bin/env -i PATH="$INNER_PATH" HOME=/root LANG=C.UTF-8 "$RUN_TAG" "${pass[@]}" "$@"
 }
 
