@@ -96,9 +96,9 @@ sqlite_path(const char *url)
 	return NULL;
 }
 
-/* The SQLite database the local store opens its claim connection beside. */
+/* Is the file of a sqlite: URL one we can name?  AN_EXIT_OK, or 64 after a message. */
 static int
-open_sqlite(an_cli *cli, const char *path, sqlite3 **db)
+sqlite_path_check(const char *path)
 {
 	if (strchr(path, '?'))
 	{
@@ -110,6 +110,13 @@ open_sqlite(an_cli *cli, const char *path, sqlite3 **db)
 		an_cli_error("sqlite: URL names no file: give sqlite:///var/lib/app/runs.db");
 		return AN_EXIT_USAGE;
 	}
+	return AN_EXIT_OK;
+}
+
+/* The SQLite database the local store opens its claim connection beside (its path checked). */
+static int
+open_sqlite(an_cli *cli, const char *path, sqlite3 **db)
+{
 	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
 	{
 		an_cli_error("cannot open SQLite database %s: %s", path, *db ? sqlite3_errmsg(*db) : "out of memory");
@@ -172,12 +179,10 @@ an_cli_check_store(an_cli *cli)
 	const an_store_methods *m;
 	an_store	st;
 	char		text[AN_ERRTEXTMAX];
+	int			rc;
 
-	if (path && path[0] == '\0')
-	{
-		an_cli_error("sqlite: URL names no file: give sqlite:///var/lib/app/runs.db");
-		return AN_EXIT_USAGE;
-	}
+	if (path && (rc = sqlite_path_check(path)) != AN_EXIT_OK)
+		return rc;
 	if ((m = methods_of(url)) == NULL)
 		return AN_EXIT_USAGE;
 	cli->host.now_ms = host_now;
