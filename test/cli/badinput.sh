@@ -60,6 +60,10 @@ cli_badinput() {
 		run --store "$redis?strategy=bogus" --job bad --slot $((slot + 20000)) "${cmd[@]}"
 	bad "sqlite: naming no file, for a slot 20 s ahead: refused at once" \
 		run --store sqlite: --job bad --slot $((slot + 20000)) "${cmd[@]}"
+	bad "a sqlite: URL with a parameter, for a slot 20 s ahead: refused at once" \
+		run --store "$S?mode=ro" --job bad --slot $((slot + 20000)) "${cmd[@]}"
+	bad "a postgresql URL with an unknown parameter, for a slot 20 s ahead: refused at once" \
+		run --store "postgresql://127.0.0.1:5432/postgres?bogus=1" --job bad --slot $((slot + 20000)) "${cmd[@]}"
 	bad "an unknown option" run "${base[@]}" --bogus "${cmd[@]}"
 	bad "an option without its value" run "${base[@]}" --lease_ms
 	bad "a slot in seconds" run --store "$S" --job bad --slot 1764842400 "${cmd[@]}"

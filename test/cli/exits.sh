@@ -9,11 +9,11 @@
 #         -> 126, nothing claimed; SIGTERM, SIGINT and SIGHUP reach the
 #         command; ANARCHON_JOB, _SLOT, _TOKEN, _ATTEMPT in its environment
 #   claim, heartbeat, finish, check, token, missed: their lines and statuses,
-#         on SQLite and on Redis (lease)
+#         on SQLite, Redis (lease) and PostgreSQL
 #   slots: CRON_TZ=Europe/Berlin schedules across both of a year's changes,
 #         against slots_oracle.py (Python's zoneinfo)
 #
-#   cli_exits REDIS_URL
+#   cli_exits REDIS_LEASE_URL [POSTGRESQL_URL]
 
 # now_s: the current whole second; exits_slot: it in ms.
 exits_slot() { echo $(( $(date +%s) * 1000 )); }
@@ -250,6 +250,7 @@ cli_exits() {
 	exits_environment
 	exits_verbs sqlite "sqlite://$CLI_TMP/exits/verbs.db"
 	exits_verbs redis-lease "$1"
+	[ -z "${2:-}" ] || exits_verbs postgresql "$2"
 	exits_missed
 	exits_slots
 }

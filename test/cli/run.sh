@@ -12,7 +12,7 @@
 #   takeover.sh    the winner SIGKILLed mid-command (its command gets SIGTERM,
 #                  a backup takes over as attempt 2), and SIGSTOPped past its
 #                  lease (on SIGCONT its command gets SIGTERM and its finish
-#                  is refused as fenced); SQLite and Redis lease
+#                  is refused as fenced); SQLite, Redis lease, PostgreSQL
 #   exits.sh       exit statuses, signals forwarded, the command's
 #                  environment, the verbs' outputs, `slots` across daylight
 #                  saving against Python's zoneinfo (slots_oracle.py)
@@ -65,7 +65,7 @@ declare -A URL=(
 	[redis-script]="$REDIS?strategy=script&prefix=cli-script"
 )
 STORES="sqlite redis-lease redis-stream-id redis-script"
-if want contention; then
+if want contention || want takeover || want exits; then
 	if nats_start main; then
 		URL[nats]="nats://127.0.0.1:${NATS_PORT[main]}?stream=CLI&prefix=cli"
 		STORES+=" nats"
@@ -87,6 +87,8 @@ if want contention; then
 		not_ok "cli: start a RabbitMQ node"
 	fi
 	step "stores: $STORES"
+fi
+if want contention; then
 	args=()
 	for s in $STORES; do args+=("$s=${URL[$s]}"); done
 	# Two waves of stores, each a minute (contention.sh says why).
@@ -98,9 +100,11 @@ if want contention; then
 	bg_block contention cli_contention 60 "$waves" "${args[@]}"
 fi
 
-want takeover && bg_block takeover cli_takeover "sqlite=sqlite://$CLI_TMP/takeover.db" \
-	"redis-lease=$REDIS?strategy=lease&prefix=cli-takeover"
-want exits && cli_exits "$REDIS?strategy=lease&prefix=cli-exits"
+# The lease stores: SQLite, Redis lease, and PostgreSQL when it started.
+lease=("sqlite=sqlite://$CLI_TMP/takeover.db" "redis-lease=$REDIS?strategy=lease&prefix=cli-takeover")
+[ -n "${URL[postgresql]:-}" ] && lease+=("postgresql=${URL[postgresql]}")
+want takeover && bg_block takeover cli_takeover "${lease[@]}"
+want exits && cli_exits "$REDIS?strategy=lease&prefix=cli-exits" "${URL[postgresql]:-}"
 want badinput && cli_badinput "$REDIS"
 want takeover && bg_collect takeover
 want contention && bg_collect contention

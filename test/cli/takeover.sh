@@ -13,7 +13,7 @@
 #     SIGTERM (it traps it, writes "A got TERM" and exits 143), A's finish is
 #     refused as fenced, and A exits with its command's status, 143.
 #
-# Each on a SQLite file and on Redis (lease), the four at once.
+# Each on a SQLite file, on Redis (lease) and on PostgreSQL, all at once.
 #
 #   cli_takeover NAME=URL...
 
