@@ -9,7 +9,7 @@
 # adds is said on stderr as milliseconds per invocation (the issue's target:
 # at most 10 ms more than /bin/true).  A bench reports, it never asserts.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 source test/lib.sh
 source test/bench/lib.sh
 source test/redis/server.sh

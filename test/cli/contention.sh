@@ -11,7 +11,7 @@
 # 2.5 s with the default durability=crash-safe), keeps the same one-second
 # schedule as the others, and the slot is the one the clock names when the
 # run starts.  The eight hosts of a store fire together; the stores of a
-# wave take turns 80 ms apart within each second.
+# wave take turns 60 ms apart within each second.
 #
 # The stores run in two waves of a minute each (SQLite, PostgreSQL, Redis
 # lease and stream-id; then Redis script, NATS and RabbitMQ), not all seven
@@ -41,7 +41,7 @@ cont_sleep_until() {
 }
 
 # cli_contention_host H FIRST N NAME...: one host.  The hosts of one store
-# fire together; the stores take turns within the second, 80 ms apart, so
+# fire together; the stores take turns within the second, 60 ms apart, so
 # that 56 processes do not start at the same instant on a small machine
 # (each still names the second that has begun: its slot).
 cli_contention_host() {
@@ -51,9 +51,9 @@ cli_contention_host() {
 	for ((i = 0; i < n; i++)); do
 		k=0
 		for name in "$@"; do
-			cont_sleep_until $((first + i * 1000 + k * 80))
+			cont_sleep_until $((first + i * 1000 + k * 60))
 			cont_now
-			echo $((CONT_NOW - first - i * 1000 - k * 80)) >> "$CONT_DIR/late.h$h"
+			echo $((CONT_NOW - first - i * 1000 - k * 60)) >> "$CONT_DIR/late.h$h"
 			# One fork per run, in the background as cron starts it; its status is collected at the end.
 			"$AN" run --verbose --store "${CONT_URL[$name]}" --job cont --schedule '* * * * * *' \
 				-- sh -c "echo \"\$ANARCHON_SLOT h$h \$ANARCHON_ATTEMPT\" >> '$CONT_DIR/$name.out'" \

@@ -15,7 +15,7 @@
 #
 #   cli_exits REDIS_LEASE_URL [POSTGRESQL_URL]
 
-# now_s: the current whole second; exits_slot: it in ms.
+# exits_slot: the current whole second, in ms.
 exits_slot() { echo $(( $(date +%s) * 1000 )); }
 
 # ex_run NAME WANT_RC MARKER ARGS...: `anarchon run ARGS` exits WANT_RC with
@@ -46,7 +46,7 @@ ex_run() {
 ex_cmd() { printf '%s\n' sh -c "touch \"\$EX_MARK\"; ${1:-true}"; }
 
 exits_statuses() {
-	local S=sqlite://$CLI_TMP/exits/runs.db slot closed c gone_port frozen_port rcmd
+	local S=sqlite://$CLI_TMP/exits/runs.db slot closed c gone_port frozen_port u t0 took
 	slot=$(exits_slot)
 	mapfile -t c < <(ex_cmd 'exit 7')
 	ex_run "the command's own status (exit 7)" 7 ran --store "$S" --job seven --slot "$slot" -- "${c[@]}"
@@ -87,13 +87,13 @@ exits_statuses() {
 	if redis_start frozen "$frozen_port"; then
 		kill -STOP "$(redis_pid frozen)"
 		mapfile -t c < <(ex_cmd)
-		local t0=$(date +%s%3N)
+		t0=$(date +%s%3N)
 		ex_run "unreachable redis (frozen, timeout_ms=500)" 75 absent \
 			--store "redis://127.0.0.1:$frozen_port?timeout_ms=500" --job frozen --slot "$slot" -- "${c[@]}"
-		local took=$(( $(date +%s%3N) - t0 ))
+		took=$(( $(date +%s%3N) - t0 ))
 		kill -CONT "$(redis_pid frozen)"
 		redis_stop frozen
-		if [ "$took" -lt 3000 ]; then ok "cli exit: ... within 3 s (${took} ms)"; else not_ok "cli exit: ... within 3 s" "took $took ms"; fi
+		if [ "$took" -lt 5000 ]; then ok "cli exit: ... within 5 s (${took} ms)"; else not_ok "cli exit: ... within 5 s" "took $took ms"; fi
 	else
 		not_ok "cli exit: start a third redis-server"
 	fi
