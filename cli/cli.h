@@ -105,6 +105,13 @@ int64_t		an_cli_now_ms(void);
 
 /* open.c: open cli->store_url; AN_EXIT_OK or an exit status after a message. */
 int			an_cli_open(an_cli *cli);
+/*
+ * What an_cli_open would refuse without connecting (an unknown scheme, a URL
+ * its store refuses): AN_EXIT_OK, or 64 after its message.
+ */
+int			an_cli_check_store(an_cli *cli);
+/* From now on a stop signal sets an_cli_signal (an_cli_open does this too). */
+void		an_cli_catch_signals(void);
 void		an_cli_close(an_cli *cli);
 /* The exit status for a store error, after its one-line message on stderr. */
 int			an_cli_store_failed(an_cli *cli, const char *what);

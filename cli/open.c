@@ -96,9 +96,9 @@ sqlite_path(const char *url)
 	return NULL;
 }
 
-/* The SQLite database the local store opens its claim connection beside. */
+/* Is the file of a sqlite: URL one we can name?  AN_EXIT_OK, or 64 after a message. */
 static int
-open_sqlite(an_cli *cli, const char *path, sqlite3 **db)
+sqlite_path_check(const char *path)
 {
 	if (strchr(path, '?'))
 	{
@@ -110,6 +110,13 @@ open_sqlite(an_cli *cli, const char *path, sqlite3 **db)
 		an_cli_error("sqlite: URL names no file: give sqlite:///var/lib/app/runs.db");
 		return AN_EXIT_USAGE;
 	}
+	return AN_EXIT_OK;
+}
+
+/* The SQLite database the local store opens its claim connection beside (its path checked). */
+static int
+open_sqlite(an_cli *cli, const char *path, sqlite3 **db)
+{
 	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
 	{
 		an_cli_error("cannot open SQLite database %s: %s", path, *db ? sqlite3_errmsg(*db) : "out of memory");
@@ -142,22 +149,70 @@ catch_stop_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* The methods of the store url names; NULL after a message when there is none. */
+static const an_store_methods *
+methods_of(const char *url)
+{
+	char		err[AN_ERRMAX];
+	const an_store_methods *m;
+
+	if (sqlite_path(url))
+		return &an_sqlite_local_methods;
+	if (an_cli_pg_url(url))
+		return &an_cli_pg_methods;
+	if ((m = an_remote_find(url, err, sizeof(err))) == NULL)
+		an_cli_error("%s; the command also takes sqlite:///path/runs.db and postgresql://host/db", err);
+	return m;
+}
+
+void
+an_cli_catch_signals(void)
+{
+	catch_stop_signals();
+}
+
+int
+an_cli_check_store(an_cli *cli)
+{
+	const char *url = cli->store_url;
+	const char *path = sqlite_path(url);
+	const an_store_methods *m;
+	an_store	st;
+	char		text[AN_ERRTEXTMAX];
+	int			rc;
+
+	if (path && (rc = sqlite_path_check(path)) != AN_EXIT_OK)
+		return rc;
+	if ((m = methods_of(url)) == NULL)
+		return AN_EXIT_USAGE;
+	cli->host.now_ms = host_now;
+	cli->host.interrupted = host_interrupted;
+	an_store_init(&st, m, &cli->host);
+	if (an_store_check_url(&st, url) == AN_OK)
+		return AN_EXIT_OK;
+	an_store_error_text(&st, text, sizeof(text));
+	an_cli_error("%s", text[0] ? text : "the store refused its URL");
+	return exit_status(st.err) == AN_EXIT_SOFTWARE ? AN_EXIT_SOFTWARE : AN_EXIT_USAGE;
+}
+
 int
 an_cli_open(an_cli *cli)
 {
 	const an_store_methods *m;
 	const char *url = cli->store_url;
 	const char *path = sqlite_path(url);
-	char		err[AN_ERRMAX];
 	void	   *arg = NULL;
 	sqlite3    *db = NULL;
 	char	   *name;
 	int			rc;
 
 	catch_stop_signals();
+	/* What open would refuse without connecting: a bad URL is bad usage, 64. */
+	if ((rc = an_cli_check_store(cli)) != AN_EXIT_OK)
+		return rc;
+	m = methods_of(url);
 	if (path)
 	{
-		m = &an_sqlite_local_methods;
 		if ((rc = open_sqlite(cli, path, &db)) != AN_EXIT_OK)
 		{
 			sqlite3_close(db);
@@ -165,16 +220,7 @@ an_cli_open(an_cli *cli)
 		}
 		arg = db;
 	}
-	else if (an_cli_pg_url(url))
-		m = &an_cli_pg_methods;
-	else if ((m = an_remote_find(url, err, sizeof(err))) == NULL)
-	{
-		an_cli_error("%s; the command also takes sqlite:///path/runs.db and postgresql://host/db", err);
-		return AN_EXIT_USAGE;
-	}
 
-	cli->host.now_ms = host_now;
-	cli->host.interrupted = host_interrupted;
 	if ((cli->store = calloc(1, sizeof(an_store))) == NULL)
 	{
 		sqlite3_close(db);
@@ -182,15 +228,6 @@ an_cli_open(an_cli *cli)
 		return AN_EXIT_SOFTWARE;
 	}
 	an_store_init(cli->store, m, &cli->host);
-	if (an_store_check_url(cli->store, url) != AN_OK)
-	{
-		rc = an_cli_store_failed(cli, NULL);
-		sqlite3_close(db);
-		free(cli->store);
-		cli->store = NULL;
-		return rc == AN_EXIT_SOFTWARE ? rc : AN_EXIT_USAGE;
-	}
-	an_store_clear(cli->store);
 	an_stats_init(&cli->stats, an_cli_now_ms());
 	name = an_sqlite_redacted_url(url);
 	cli->store->stats = an_stats_row_add(&cli->stats, name ? name : m->name, m->name);

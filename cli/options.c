@@ -122,6 +122,9 @@ take(an_cli *cli, int id, const char *arg)
 		case O_SLOT:
 			if (an_cli_parse_time(arg, &v, err, sizeof(err)) != AN_OK)
 				return rule(AN_E_INPUT, err);
+			/* A slot is a whole second: `now` names the second it is in. */
+			if (strcmp(arg, "now") == 0)
+				v -= v % 1000;
 			cli->slot = v;
 			return rule(an_validate_slot(v, err, sizeof(err)), err);
 		case O_SCHEDULE:

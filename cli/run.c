@@ -106,7 +106,14 @@ an_cli_run(an_cli *cli)
 	}
 	if ((rc = an_cli_new_token(token)) != AN_EXIT_OK)
 		return rc;
-	/* Before the store is opened: a connection idle through the jitter could be dropped. */
+	/*
+	 * The URL is checked now, so that a bad one is refused at once rather
+	 * than after the wait; the store is opened after it (a connection idle
+	 * through the jitter could be dropped).  A stop signal ends the wait.
+	 */
+	if ((rc = an_cli_check_store(cli)) != AN_EXIT_OK)
+		return rc;
+	an_cli_catch_signals();
 	if (!sleep_until(fire_at))
 		return 128 + an_cli_signal;
 	if ((rc = an_cli_open(cli)) != AN_EXIT_OK)

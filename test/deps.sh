@@ -18,6 +18,9 @@
 #   - the fuzz suite's compiler: clang and libclang-rt-dev, the release's
 #     default LLVM (libclang-rt-14-dev on bookworm holds libFuzzer's
 #     libclang_rt.fuzzer; libfuzzer-NN-dev is the stand-alone copy, not needed).
+#   - busybox-static, whose crond the cli suite runs, is not installed (it
+#     conflicts with the busybox the initramfs uses): test/cli/cron.sh fetches
+#     it with `apt-get download` and unpacks it into a cache of its own.
 #   - the Redis-protocol server: redis-server, except on Debian unstable where
 #     Valkey is the server the project is tested against.
 #     ANARCHON_REDIS_PKG=redis-server|valkey-server overrides.

@@ -429,6 +429,7 @@ amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
 	if (acked && a->settle_ms > 0 && settle(st, a, gate, declared_at, &acked) != AN_OK)
 		return st->err;
 	res->outcome = acked ? AN_WON : AN_LOST;
+	res->attempt = acked ? 1 : 0;	/* as every won/lost store: a won claim is attempt 1 */
 	an_claims_put(&a->claims, rq->job, rq->slot, rq->token, 0, acked);
 	return AN_OK;
 }

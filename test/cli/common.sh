@@ -1,0 +1,79 @@
+# common.sh — what the cli suite's blocks share (sourced by run.sh after
+# ../lib.sh).
+#
+#   AN                        the command under test (cli/anarchon)
+#   an_call OUT ERR ARGS...   run it, stdout to OUT, stderr to ERR; sets RC
+#   one_error_line ERR        ERR is exactly one line starting "anarchon: "
+#   expect_call NAME RC WANT ARGS...
+#                             ok when the call exits RC and prints exactly the
+#                             line WANT on stdout (WANT "-": prints nothing)
+#   wait_grep FILE RE SECS    until a line of FILE matches RE
+#   runs_in DB                the number of runs a SQLite store file holds (0
+#                             when the file or its table does not exist), read
+#                             with the sqlite3 shell, not with the command
+#   bg_block NAME FUNC ARGS...  run a block in the background, its lines kept
+#   bg_collect NAME           wait for it, print its lines and count them; a
+#                             block that did not reach its end is a failure
+AN=$REPO_ROOT/cli/anarchon
+
+an_call() {
+	local out=$1 err=$2
+	shift 2
+	"$AN" "$@" > "$out" 2> "$err"
+	RC=$?
+}
+
+one_error_line() {
+	[ "$(wc -l < "$1")" -eq 1 ] && grep -q '^anarchon: ' "$1"
+}
+
+# expect_call NAME RC WANT ARGS...: exit status RC, stdout exactly WANT.
+expect_call() {
+	local name=$1 want_rc=$2 want=$3 o e same
+	shift 3
+	o=$(mktemp "$CLI_TMP/call.XXXXXX") e=$o.err
+	an_call "$o" "$e" "$@"
+	if [ "$want" = - ]; then same=$([ ! -s "$o" ] && echo 1)
+	else same=$([ "$(cat "$o")" = "$want" ] && [ "$(wc -l < "$o")" -eq "$(printf '%s\n' "$want" | wc -l)" ] && echo 1)
+	fi
+	if [ "$RC" -eq "$want_rc" ] && [ -n "$same" ]; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $RC (want $want_rc); stdout: $(head -c 300 "$o")" "stderr: $(head -c 300 "$e")" \
+			"want stdout: $want"
+	fi
+}
+
+wait_grep() {
+	local i
+	for i in $(seq 1 $(( $3 * 20 ))); do
+		grep -qE "$2" "$1" 2> /dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+runs_in() {
+	[ -f "$1" ] || { echo 0; return; }
+	sqlite3 "$1" "SELECT count(*) FROM anarchon_runs" 2> /dev/null || echo 0
+}
+
+declare -A BG_PID
+bg_block() {
+	local name=$1
+	shift
+	( "$@"; echo "# block $name: end" ) > "$CLI_TMP/block-$name.tap" 2>&1 &
+	BG_PID[$name]=$!
+}
+
+bg_collect() {
+	local name=$1 rc f=$CLI_TMP/block-$1.tap n
+	wait "${BG_PID[$name]}"
+	rc=$?
+	cat "$f"
+	n=$(grep -c '^not ok - ' "$f")
+	T_FAILED=$((T_FAILED + n))
+	if [ "$rc" -ne 0 ] || ! tail -n 1 "$f" | grep -qx "# block $name: end"; then
+		not_ok "cli: block $name ended before its end (status $rc)"
+	fi
+}

@@ -1,0 +1,153 @@
+# contention.sh — eight hosts, every store at once, 60 one-second slots.
+#
+# Eight loops stand for eight hosts.  At the top of each second each host
+# starts, for every store, the crontab line
+#
+#   anarchon run --store URL --job cont --schedule '* * * * * *' --
+#       sh -c 'echo "$ANARCHON_SLOT HOST $ANARCHON_ATTEMPT" >> FILE'
+#
+# in the background, as cron does: it does not wait for the run, so a
+# RabbitMQ winner, which answers only after its gate settled (settle_ms,
+# 2.5 s with the default durability=crash-safe), keeps the same one-second
+# schedule as the others, and the slot is the one the clock names when the
+# run starts.  The eight hosts of a store fire together; the stores of a
+# wave take turns 60 ms apart within each second.
+#
+# The stores run in two waves of a minute each (SQLite, PostgreSQL, Redis
+# lease and stream-id; then Redis script, NATS and RabbitMQ), not all seven
+# at once: starting a process costs about 7 ms of CPU on a 2-core machine and
+# a run of the command about 10 ms more, so 56 runs a second (plus the
+# winners' commands and the servers' work) kept both cores busy, the hosts
+# fell seconds behind and a slot whose previous run had not finished yet was
+# skipped as an overlap, by design.  28 or 24 runs a second leave room.  Each store's FILE must then hold each of the 60 slots exactly
+# once, as attempt 1: a slot twice is a double win, a slot missing a run
+# lost.  Every run must exit 0 and say (--verbose) only what a run says.
+#
+#   cli_contention N WAVES NAME=URL...
+
+# cont_now: the wall clock in ms, without a fork ($EPOCHREALTIME, bash 5).
+cont_now() { CONT_NOW=${EPOCHREALTIME/[.,]/}; CONT_NOW=$((CONT_NOW / 1000)); }
+
+# cont_sleep_until MS: sleep without a fork: a read with a timeout on a fifo
+# nobody writes to (the host's fd CONT_FD).
+cont_sleep_until() {
+	local d t
+	cont_now
+	d=$(($1 - CONT_NOW))
+	[ "$d" -gt 0 ] || return 0
+	printf -v t '%d.%03d' $((d / 1000)) $((d % 1000))
+	read -r -t "$t" -u "$CONT_FD" _
+	return 0
+}
+
+# cli_contention_host H FIRST N NAME...: one host.  The hosts of one store
+# fire together; the stores take turns within the second, 60 ms apart, so
+# that 56 processes do not start at the same instant on a small machine
+# (each still names the second that has begun: its slot).
+cli_contention_host() {
+	local h=$1 first=$2 n=$3 i k name pids=() what=() CONT_FD
+	shift 3
+	exec {CONT_FD}<> "$CONT_DIR/sleep.fifo"
+	for ((i = 0; i < n; i++)); do
+		k=0
+		for name in "$@"; do
+			cont_sleep_until $((first + i * 1000 + k * 60))
+			cont_now
+			echo $((CONT_NOW - first - i * 1000 - k * 60)) >> "$CONT_DIR/late.h$h"
+			# One fork per run, in the background as cron starts it; its status is collected at the end.
+			"$AN" run --verbose --store "${CONT_URL[$name]}" --job cont --schedule '* * * * * *' \
+				-- sh -c "echo \"\$ANARCHON_SLOT h$h \$ANARCHON_ATTEMPT\" >> '$CONT_DIR/$name.out'" \
+				2>> "$CONT_DIR/$name.h$h.err" &
+			pids+=($!)
+			what+=("$name $i")
+			k=$((k + 1))
+		done
+	done
+	for k in "${!pids[@]}"; do
+		wait "${pids[k]}"
+		echo "$? ${what[k]#* }" >> "$CONT_DIR/${what[k]%% *}.h$h.rc"
+	done
+}
+
+# cli_contention_judge NAME FIRST N: the checks of one store.
+cli_contention_judge() {
+	local name=$1 first=$2 n=$3 out=$CONT_DIR/$1.out report extra bad rcs
+	report=$(awk -v first="$first" -v n="$n" '
+		{ seen[$1]++; if ($3 != 1) attempt[$1] = attempt[$1] " " $2 ":" $3 }
+		END {
+			for (i = 0; i < n; i++) {
+				s = sprintf("%.0f", first + i * 1000)
+				if (!(s in seen)) missing = missing " " s
+				else if (seen[s] > 1) dup = dup " " s "(x" seen[s] ")"
+			}
+			for (s in seen) if ((s - first) % 1000 != 0 || s < first || s >= first + n * 1000) {
+				if (seen[s] > 1) dup = dup " " s "(x" seen[s] ")"
+			}
+			for (s in attempt) notfirst = notfirst " " s attempt[s]
+			if (missing != "") print "missing slots:" missing
+			if (dup != "") print "slots run more than once:" dup
+			if (notfirst != "") print "runs not at attempt 1:" notfirst
+		}' "$out" 2> /dev/null)
+	[ -f "$out" ] || report="no run wrote $out"
+	if [ -z "$report" ]; then
+		ok "cli contention $name: 8 hosts x $n one-second slots, each slot run exactly once (0 duplicates, 0 missing)"
+	else
+		local why=() s when
+		# What the hosts were told for a missing slot.
+		for s in $(printf '%s\n' "$report" | sed -n 's/^missing slots://p' | tr ' ' '\n' | grep . | head -n 5); do
+			when=$(date -u -d "@$((s / 1000))" +%Y-%m-%dT%H:%M:%SZ)
+			why+=("$s: $(cat "$CONT_DIR/$name".h*.err | grep -F "$when" | sed 's/^anarchon: //' | sort | uniq -c | tr '\n' ';')")
+		done
+		not_ok "cli contention $name: 8 hosts x $n one-second slots, each slot run exactly once (0 duplicates, 0 missing)" \
+			"$report" "${why[@]}"
+	fi
+	# Slots outside the 60 (a host late by a whole second at the last tick)
+	# are not double wins; they are said, not counted.
+	extra=$(awk -v first="$first" -v n="$n" '$1 < first || $1 >= first + n * 1000 || ($1 - first) % 1000 { print $1 }' "$out" 2> /dev/null | sort -u | tr '\n' ' ')
+	[ -z "$extra" ] || echo "# cli contention $name: runs outside the $n slots (a host started late): $extra"
+
+	rcs=$(cat "$CONT_DIR/$name".h*.rc 2> /dev/null | wc -l)
+	bad=$(cat "$CONT_DIR/$name".h*.rc 2> /dev/null | awk '$1 != 0' | head -n 5)
+	bad+=$(cat "$CONT_DIR/$name".h*.err 2> /dev/null |
+		grep -vE "^anarchon: cont at [0-9T:-]+Z(: won \(attempt 1\), running sh| finished succeeded|: (lost|running|done|overlap), not this host's to run)$" | head -n 5)
+	if [ "$rcs" -eq $((8 * n)) ] && [ -z "$bad" ]; then
+		ok "cli contention $name: all $rcs runs exited 0 and said only won, finished or not this host's"
+	else
+		not_ok "cli contention $name: all $((8 * n)) runs exited 0 and said only won, finished or not this host's" \
+			"$rcs runs reported their status" "$bad"
+	fi
+}
+
+# cli_contention_wave N NAME...: the stores NAME at once, N slots.
+cli_contention_wave() {
+	local n=$1 first h pids=()
+	shift
+	rm -f "$CONT_DIR"/late.h*
+	# The first slot: the whole second after the next, so that every host is
+	# waiting for it when it comes.
+	first=$(( ($(date +%s) + 2) * 1000 ))
+	for h in 1 2 3 4 5 6 7 8; do
+		cli_contention_host "$h" "$first" "$n" "$@" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	echo "# cli contention ($*): the hosts started their runs $(sort -n "$CONT_DIR"/late.h* |
+		awk '{ v[NR] = $1 } END { printf "%d ms late at the median, %d ms at most", v[int((NR + 1) / 2)], v[NR] }')"
+	for name in "$@"; do cli_contention_judge "$name" "$first" "$n"; done
+}
+
+# cli_contention N WAVES NAME=URL...: WAVES lists the stores of each wave,
+# waves separated by "/" (the stores of a wave contend at once).
+cli_contention() {
+	local n=$1 waves=$2 name wave
+	shift 2
+	CONT_DIR=$CLI_TMP/contention
+	mkdir -p "$CONT_DIR"
+	mkfifo "$CONT_DIR/sleep.fifo"
+	declare -gA CONT_URL
+	for name in "$@"; do CONT_URL[${name%%=*}]=${name#*=}; done
+	while read -r -d / wave; do
+		# shellcheck disable=SC2086
+		[ -z "$wave" ] || cli_contention_wave "$n" $wave
+	done <<< "$waves/"
+}

@@ -1,0 +1,50 @@
+# valgrind.sh — the command under valgrind: no invalid access, no definite
+# leak, and the exit status it should have.
+#
+#   run   won (with heartbeats: a 300 ms lease and a 1 s command) and not
+#         this host's, on SQLite and on Redis; a command not found; a store
+#         that cannot be reached
+#   claim, check, heartbeat, finish, slots (CRON_TZ), missed
+#
+#   cli_valgrind REDIS_URL
+
+# vg NAME WANT_RC ARGS...: anarchon ARGS under valgrind exits WANT_RC, its log empty.
+vg() {
+	local name=$1 want=$2 log rc
+	shift 2
+	log=$CLI_TMP/vg/$(printf '%s' "$name" | tr -c 'a-zA-Z0-9' _).log
+	rm -f "$log"
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		--trace-children=no --log-file="$log" "$AN" "$@" > "$log.out" 2> "$log.err"
+	rc=$?
+	if [ ! -e "$log" ]; then not_ok "cli valgrind: $name" "valgrind wrote no log: it did not run" "$(head -c 300 "$log.err")"
+	elif [ "$rc" -ne "$want" ]; then not_ok "cli valgrind: $name" "exit $rc, want $want" "$(head -n 30 "$log")" "$(head -c 300 "$log.err")"
+	elif [ -s "$log" ]; then not_ok "cli valgrind: $name" "$(head -n 30 "$log")"
+	else ok "cli valgrind: $name (exit $want, no error)"; fi
+}
+
+cli_valgrind() {
+	local redis=$1 S slot t
+	have_valgrind "cli valgrind" || return
+	mkdir -p "$CLI_TMP/vg"
+	S=sqlite://$CLI_TMP/vg/runs.db
+	slot=$(( $(date +%s) * 1000 ))
+	t=$("$AN" token)
+	for u in "$S" "$redis"; do
+		local k=sqlite
+		[ "$u" = "$S" ] || k=redis
+		vg "run $k, won, heartbeats" 0 run --store "$u" --job vg-run --slot "$slot" --lease_ms 300 -- sh -c 'sleep 1'
+		vg "run $k, not this host's" 0 run --store "$u" --job vg-run --slot "$slot" -- true
+		vg "run $k, the command's own status" 7 run --store "$u" --job vg-seven --slot "$slot" -- sh -c 'exit 7'
+		vg "claim $k" 0 claim --store "$u" --job vg-claim --slot "$slot" --token "$t"
+		vg "heartbeat $k" 0 heartbeat --store "$u" --job vg-claim --slot "$slot" --token "$t"
+		vg "check $k" 0 check --store "$u" --job vg-claim --slot "$slot"
+		vg "finish $k" 0 finish --store "$u" --job vg-claim --slot "$slot" --token "$t"
+	done
+	vg "missed sqlite" 0 missed --store "$S" --job vg-claim --schedule '* * * * * *' --from $((slot - 5000)) --to $((slot - 2000)) --max_late_ms 1000
+	vg "slots" 0 slots --schedule 'CRON_TZ=Europe/Berlin 30 2 * * *' --from 2024-03-28T00:00:00Z --to 2024-04-03T00:00:00Z
+	vg "run, a command not found" 127 run --store "$S" --job vg-x --slot "$slot" -- /no/such/command
+	vg "run, a store that cannot be reached" 75 run --store "redis://127.0.0.1:$(free_port)" --job vg-x --slot "$slot" -- true
+	vg "run, a bad URL" 64 run --store "$redis&strategy=bogus" --job vg-x --slot "$slot" -- true
+	vg "token" 0 token
+}
