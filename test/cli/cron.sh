@@ -40,6 +40,10 @@ busybox_static() {
 				apt-get download busybox-static >> "$log" 2>&1 || { cat "$log" >&2; exit 1; }
 		fi
 		dpkg-deb -x busybox-static_*.deb root >> "$log" 2>&1 || { cat "$log" >&2; exit 1; }
+		# Debian 13 and later ship it in /usr/bin (merged /usr).
+		if [ ! -e root/bin/busybox ] && [ -x root/usr/bin/busybox ]; then
+			mkdir -p root/bin && ln -s ../usr/bin/busybox root/bin/busybox
+		fi
 		root/bin/busybox --list | grep -qx crond || { echo "busybox-static has no crond" >&2; exit 1; }
 		rm -rf "$cache/root" && mv root "$cache/root" && cd "$cache" && rm -rf "$cache/new"
 	) 9> "$cache/.lock" || return 1

@@ -1,6 +1,6 @@
 # takeover.sh — what becomes of a winner that dies or freezes mid-command.
 #
-#   SIGKILL: host A wins (--attempts 2 --lease_ms 2000) and its command writes
+#   SIGKILL: host A wins (--attempts 2 --lease_ms 6000) and its command writes
 #     "start A 1", then sleeps 10 s before writing "end A".  One second in, A's
 #     anarchon is SIGKILLed.  Its command must get SIGTERM (PR_SET_PDEATHSIG:
 #     no command runs on without its lease) and never write "end A"; host B,
@@ -49,7 +49,8 @@ takeover_sigkill() {
 	mkdir -p "$d"
 	printf '%s\n' "$TAKEOVER_JOB" > "$d/job.sh"
 	slot=$(( $(date +%s) * 1000 ))
-	args=(run --verbose --store "$url" --job killed --slot "$slot" --attempts 2 --lease_ms 2000)
+	# A lease long enough that B's first try falls inside it on a loaded machine.
+	args=(run --verbose --store "$url" --job killed --slot "$slot" --attempts 2 --lease_ms 6000)
 	t0=$(date +%s%3N)
 	WHO=A NAP=10 F=$d/log "$AN" "${args[@]}" -- sh "$d/job.sh" 2> "$d/A.err" &
 	pa=$!
