@@ -24,16 +24,25 @@
 
 volatile int an_cli_signal;
 
+/*
+ * One write per line: stderr is unbuffered, and hosts sharing a log (cron's,
+ * a file opened for appending) must not interleave their lines.
+ */
 void
 an_cli_error(const char *fmt,...)
 {
+	char		line[4 * AN_ERRTEXTMAX];
 	va_list		ap;
+	int			n;
 
-	fputs("anarchon: ", stderr);
+	n = snprintf(line, sizeof(line), "anarchon: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n += vsnprintf(line + n, sizeof(line) - (size_t) n - 1, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (n > (int) sizeof(line) - 2)
+		n = (int) sizeof(line) - 2;
+	line[n++] = '\n';
+	fwrite(line, 1, (size_t) n, stderr);
 }
 
 static int64_t

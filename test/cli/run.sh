@@ -81,7 +81,8 @@ if want contention || want takeover || want exits; then
 		fi
 	fi
 	if rmq_start "$CLI_TMP/rmq"; then
-		URL[rabbitmq]="amqp://127.0.0.1:$RMQ_PORT?prefix=cli"
+		# timeout_ms 10 s: eight hosts a second, two releases side by side, make the broker slow to log in.
+		URL[rabbitmq]="amqp://127.0.0.1:$RMQ_PORT?prefix=cli&timeout_ms=10000"
 		STORES+=" rabbitmq"
 	else
 		not_ok "cli: start a RabbitMQ node"

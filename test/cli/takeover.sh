@@ -73,7 +73,7 @@ takeover_sigkill() {
 	# t0, less a margin); a machine so loaded that it did not is said, not
 	# judged: the takeover itself is.
 	local inside=1
-	[ $((B_FIRST - t0)) -lt 5000 ] || { inside=0; echo "# cli sigkill $name: B's first try came $((B_FIRST - t0)) ms after A's claim, too late to see the lease"; }
+	[ $((B_FIRST - t0)) -lt 3000 ] || { inside=0; echo "# cli sigkill $name: B's first try came $((B_FIRST - t0)) ms after A's claim, too late to see the lease"; }
 	if [ "$B_RC" -eq 0 ] && { [ "$inside" -eq 0 ] || grep -qE "^anarchon: killed at .*: running, not this host's to run$" "$d/B.err"; } &&
 		grep -qE '^anarchon: killed at .*: won \(attempt 2\)' "$d/B.err"; then
 		ok "cli sigkill $name: B is told running while A's lease lasts, then wins attempt 2 and exits 0"
