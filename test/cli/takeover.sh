@@ -94,7 +94,7 @@ takeover_sigstop() {
 	printf '%s\n' "$TAKEOVER_JOB" > "$d/job.sh"
 	slot=$(( $(date +%s) * 1000 ))
 	args=(run --verbose --store "$url" --job stopped --slot "$slot" --attempts 2 --lease_ms 1000)
-	WHO=A NAP=8 F=$d/log "$AN" "${args[@]}" -- sh "$d/job.sh" 2> "$d/A.err" &
+	WHO=A NAP=30 F=$d/log "$AN" "${args[@]}" -- sh "$d/job.sh" 2> "$d/A.err" &
 	pa=$!
 	if ! wait_grep "$d/log" '^start A 1$' 10; then
 		kill -9 "$pa" 2> /dev/null; wait "$pa"
