@@ -1,4 +1,4 @@
-# contention.sh — eight hosts, every store at once, 60 one-second slots.
+# contention.sh — eight hosts, every store at once, N one-second slots (CLI_SLOTS, 60 on the host).
 #
 # Eight loops stand for eight hosts.  At the top of each second each host
 # starts, for every store, the crontab line

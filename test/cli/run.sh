@@ -22,7 +22,8 @@
 # The contention and cron blocks wait on the clock (two minutes, and two
 # minute boundaries), so they run in the background while the others run; the
 # whole suite takes about three minutes.  CLI_BLOCKS chooses blocks (default:
-# all of contention cron takeover exits badinput valgrind).
+# all of contention cron takeover exits badinput valgrind), CLI_SLOTS the
+# contention's slots per store (default 60).
 source "$(dirname "$0")/../lib.sh"
 cd "$REPO_ROOT" || exit 1
 source test/redis/server.sh
@@ -98,7 +99,7 @@ if want contention; then
 		for s in $w; do [[ " $STORES " == *" $s "* ]] && waves+=" $s"; done
 		waves+=/
 	done
-	bg_block contention cli_contention 60 "$waves" "${args[@]}"
+	bg_block contention cli_contention "${CLI_SLOTS:-60}" "$waves" "${args[@]}"
 fi
 
 # The lease stores: SQLite, Redis lease, and PostgreSQL when it started.

@@ -33,7 +33,27 @@ pg_install() {
 		echo "anarchon is not installed: run 'make install' as root" >&2
 		return 1
 	fi
-	make -s -C "$REPO_ROOT" install > /dev/null
+	# Suites may run side by side (test/run's background suites), and a server
+	# of one may load anarchon.so while another reinstalls it: one install at
+	# a time, and none when what is installed is already this build.
+	(
+		flock 8
+		make -s -C "$REPO_ROOT" > /dev/null || exit 1
+		pg_installed_same && exit 0
+		make -s -C "$REPO_ROOT" install > /dev/null
+	) 8> "${TMPDIR:-/tmp}/anarchon-pg-install.lock"
+}
+
+# pg_installed_same: the installed module, control file and scripts are this
+# build's, byte for byte.
+pg_installed_same() {
+	local lib ext f
+	lib=$(pg_config --pkglibdir) ext=$(pg_config --sharedir)/extension
+	[ -f "$REPO_ROOT/anarchon.so" ] && cmp -s "$REPO_ROOT/anarchon.so" "$lib/anarchon.so" || return 1
+	for f in "$REPO_ROOT"/pg/anarchon.control "$REPO_ROOT"/pg/anarchon--*.sql "$REPO_ROOT"/pg/upgrade/anarchon--*--*.sql; do
+		[ -f "$f" ] || continue
+		cmp -s "$f" "$ext/${f##*/}" || return 1
+	done
 }
 
 pg_start() {
