@@ -16,6 +16,7 @@
 #include "store.h"
 #include "schedule.h"
 #include "stats.h"
+#include "due.h"
 
 /* Exit statuses (sysexits.h). */
 #define AN_EXIT_OK        0
@@ -133,6 +134,14 @@ int			an_cli_finish(an_cli *cli);
 int			an_cli_check(an_cli *cli);
 int			an_cli_slots(an_cli *cli);
 int			an_cli_missed(an_cli *cli);
+int			an_cli_due(an_cli *cli);
+
+/*
+ * listing.c: the slots to claim at now under the catch_up setting
+ * (core/due.h), oldest first, into out; *n how many.  Opens the store only
+ * when the policy looks back.  AN_EXIT_OK, or an exit status after a message.
+ */
+int			an_cli_due_slots(an_cli *cli, int64_t now, int64_t out[AN_DUE_MAX], size_t *n);
 int			an_cli_stats(an_cli *cli);
 int			an_cli_token(an_cli *cli);
 

@@ -1,6 +1,7 @@
 /*
- * listing.c — slots and missed: a schedule's slots in a range, and those of
- * them no instance claimed, one per line as "ms<TAB>RFC 3339".
+ * listing.c — slots, missed and due: a schedule's slots in a range, those of
+ * them no instance claimed, and those to claim now under the catch_up
+ * setting (core/due.h), one per line as "ms<TAB>RFC 3339".
  *
  * missed follows anarchon_missed: only slots that can no longer be claimed
  * (older than max_late_ms on this host's clock) are candidates, and the store
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "due.h"
 #include "missed.h"
 
 typedef struct slot_list
@@ -103,24 +105,81 @@ drop_checked(an_cli *cli, const an_request *rq, slot_list *l)
 	return AN_EXIT_OK;
 }
 
+/* Keep in l the slots of which the store holds no run. */
+static int
+drop_runs(an_cli *cli, slot_list *l)
+{
+	an_request	rq;
+
+	an_cli_request(cli, &rq, 0, NULL);
+	if (cli->sqlite_db)
+		return drop_checked(cli, &rq, l);
+	an_store_clear(cli->store);
+	if (an_missed_recall(cli->store, &rq, l->slots, &l->n) != AN_OK)
+		return an_cli_store_failed(cli, NULL);
+	return AN_EXIT_OK;
+}
+
 int
 an_cli_missed(an_cli *cli)
 {
 	slot_list	l = {NULL, 0, 0, INT64_MAX};
-	an_request	rq;
 	int			rc;
 
 	l.cutoff = an_cli_now_ms() - cli->settings.max_late_ms;
 	if ((rc = list_range(cli, &l)) != AN_EXIT_OK || (rc = an_cli_open(cli)) != AN_EXIT_OK)
 		goto done;
-	an_cli_request(cli, &rq, 0, NULL);
-	if (cli->sqlite_db)
-		rc = drop_checked(cli, &rq, &l);
-	else if (an_store_clear(cli->store), an_missed_recall(cli->store, &rq, l.slots, &l.n) != AN_OK)
-		rc = an_cli_store_failed(cli, NULL);
-	if (rc == AN_EXIT_OK)
+	if ((rc = drop_runs(cli, &l)) == AN_EXIT_OK)
 		print_slots(&l);
 done:
 	free(l.slots);
+	return rc;
+}
+
+int
+an_cli_due_slots(an_cli *cli, int64_t now, int64_t out[AN_DUE_MAX], size_t *n)
+{
+	slot_list	l = {NULL, 0, 0, INT64_MAX};
+	an_due_plan plan;
+	char		err[AN_ERRMAX];
+	an_error	erc;
+	int			rc = AN_EXIT_OK;
+
+	if ((erc = an_due_plan_make(&cli->schedule, &cli->settings, now, &plan, err, sizeof(err))) != AN_OK)
+	{
+		an_cli_error("%s", err);
+		return erc == AN_E_NOMEM ? AN_EXIT_SOFTWARE : AN_EXIT_USAGE;
+	}
+	/* Only a look back asks the store: under 'none' it need not be open. */
+	if (plan.look_back)
+	{
+		if (an_schedule_range(&cli->schedule, plan.from, plan.to, push, &l, err, sizeof(err)) != AN_OK)
+		{
+			an_cli_error("%s", err);
+			rc = AN_EXIT_USAGE;
+		}
+		else if ((rc = an_cli_open(cli)) == AN_EXIT_OK)
+			rc = drop_runs(cli, &l);
+	}
+	if (rc == AN_EXIT_OK)
+		*n = an_due_pick(&plan, &cli->settings, l.slots, l.n, out);
+	free(l.slots);
+	return rc;
+}
+
+int
+an_cli_due(an_cli *cli)
+{
+	int64_t		due[AN_DUE_MAX];
+	slot_list	l = {due, 0, AN_DUE_MAX, INT64_MAX};
+	int			rc;
+
+	if (!cli->has_schedule)
+	{
+		an_cli_error("due needs --schedule EXPR: it works out the slots from the schedule, not --slot");
+		return AN_EXIT_USAGE;
+	}
+	if ((rc = an_cli_due_slots(cli, an_cli_now_ms(), due, &l.n)) == AN_EXIT_OK)
+		print_slots(&l);
 	return rc;
 }

@@ -13,17 +13,22 @@
 #include "tz.h"
 
 #define SETTINGS_USAGE "[--lease_ms N] [--max_late_ms N] [--attempts N] [--overlap skip|allow] [--busy_timeout_ms N]"
+#define CATCH_UP_USAGE "[--catch-up none|latest|all] [--catch-up-ms N] [--catch-up-max N]"
 
 const an_cli_verb an_cli_verbs[] = {
 	{"run", AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_SETTINGS | AN_OPT_RUN | AN_OPT_NOT_MINE | AN_OPT_COMMAND,
 		AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_COMMAND, an_cli_run,
 		"run --store URL --job JOB (--schedule EXPR | --slot TIME) [--jitter MS] [--not-mine-exit N]\n"
-		"             [--kill-after MS] [--shell] [--verbose] " SETTINGS_USAGE " -- COMMAND [ARG...]",
+		"             [--kill-after MS] [--shell] [--verbose] " SETTINGS_USAGE "\n"
+		"             " CATCH_UP_USAGE " -- COMMAND [ARG...]",
 		"Claim the slot of the schedule that has begun (or --slot); when this host wins it,\n"
 		"run COMMAND with ANARCHON_JOB, ANARCHON_SLOT, ANARCHON_TOKEN and ANARCHON_ATTEMPT set,\n"
 		"keep its lease alive while it runs, and finish the run from its exit status.\n"
-		"Exits with the command's status; 0 (or --not-mine-exit) when another host has the slot;\n"
-		"64 for bad usage; 75 when the store cannot be reached."},
+		"With --catch-up latest or all (and --schedule), missed slots of the last --catch-up-ms\n"
+		"no instance ran are claimed first, oldest first, each run once fleet-wide like any slot.\n"
+		"Exits with the command's status (the first that failed stops the rest); 0 (or\n"
+		"--not-mine-exit) when another host has every slot; 64 for bad usage; 75 when the store\n"
+		"cannot be reached."},
 	{"claim", AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_TOKEN | AN_OPT_SETTINGS | AN_OPT_NOT_MINE,
 		AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT, an_cli_claim,
 		"claim --store URL --job JOB (--schedule EXPR | --slot TIME) [--token TOKEN] [--not-mine-exit N] " SETTINGS_USAGE,
@@ -49,6 +54,12 @@ const an_cli_verb an_cli_verbs[] = {
 		"missed --store URL --job JOB --schedule EXPR --from TIME --to TIME [--max_late_ms N]",
 		"Print the slots in the range that no instance claimed, as slots does.  Slots that can\n"
 		"still be claimed (younger than max_late_ms) are not missed yet."},
+	{"due", AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_SETTINGS,
+		AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT, an_cli_due,
+		"due --store URL --job JOB --schedule EXPR [--max_late_ms N] " CATCH_UP_USAGE,
+		"Print the slots run would claim now, oldest first, as slots does: under --catch-up\n"
+		"latest the newest slot of the last --catch-up-ms no instance ran, under all up to\n"
+		"--catch-up-max of them, then the slot that has begun while it is not late."},
 	{"stats", AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SETTINGS | AN_OPT_FORMAT, AN_OPT_STORE, an_cli_stats,
 		"stats --store URL [--job JOB] [--format tsv|prometheus]",
 		"Print the store's counters as tab-separated values with a header line: for PostgreSQL,\n"
@@ -99,7 +110,7 @@ main(int argc, char **argv)
 	if (verb == NULL)
 	{
 		an_cli_error("unknown verb \"%s\". The verbs are run, claim, heartbeat, finish, check, slots,"
-					 " missed, stats and token; anarchon --help lists them", argv[1]);
+					 " missed, due, stats and token; anarchon --help lists them", argv[1]);
 		return AN_EXIT_USAGE;
 	}
 

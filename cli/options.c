@@ -23,10 +23,12 @@ enum
 
 /* The settings, as anarchon_config and the GUCs name them. */
 static const char *const setting_names[] = {
-	"lease_ms", "max_late_ms", "attempts", "overlap", "busy_timeout_ms", NULL
+	"lease_ms", "max_late_ms", "attempts", "overlap", "busy_timeout_ms",
+	"catch_up", "catch_up_ms", "catch_up_max", NULL
 };
 static const char *const setting_dashed[] = {
-	"lease-ms", "max-late-ms", "attempts", "overlap", "busy-timeout-ms", NULL
+	"lease-ms", "max-late-ms", "attempts", "overlap", "busy-timeout-ms",
+	"catch-up", "catch-up-ms", "catch-up-max", NULL
 };
 
 static const struct
@@ -302,6 +304,14 @@ an_cli_parse(an_cli *cli, const an_cli_verb *verb, int argc, char **argv)
 	{
 		an_cli_error("give --slot or --schedule, not both");
 		return AN_EXIT_USAGE;
+	}
+	/* All the options are known here, whatever their order: the window's rule. */
+	{
+		char		err[AN_ERRMAX];
+
+		if ((verb->takes & AN_OPT_SETTINGS) &&
+			(rc = rule(an_settings_check_catch_up(&cli->settings, err, sizeof(err)), err)) != AN_EXIT_OK)
+			return rc;
 	}
 	return check_needs(cli, verb);
 }

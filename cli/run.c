@@ -1,11 +1,14 @@
 /*
- * run.c — `anarchon run`, the crontab wrapper: work out the slot, claim it,
- * and run the command only when this host won.
+ * run.c — `anarchon run`, the crontab wrapper: work out the slots, claim
+ * them, and run the command for each one this host won.
  *
  * The slot is the schedule's, never the moment cron fired: every host of a
- * fleet, early or late by a few seconds, names the same slot.  The command is
- * looked up before anything is claimed, so a typo in a crontab never wins a
- * slot that then runs nothing.
+ * fleet, early or late by a few seconds, names the same slot.  With
+ * --schedule the slots are anarchon_due's (core/due.h): the current one and,
+ * under --catch-up, missed ones before it, claimed oldest first, each an
+ * ordinary claim that one host of the fleet wins.  --slot names one slot and
+ * never catches up.  The command is looked up before anything is claimed, so
+ * a typo in a crontab never wins a slot that then runs nothing.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -84,28 +87,64 @@ sleep_until(int64_t at_ms)
 	return !an_cli_signal;
 }
 
-int
-an_cli_run(an_cli *cli)
+/*
+ * Claim one slot and, when won, run the command for it.  *ran is set when the
+ * command ran; the command's status, or not_mine_exit, or a store failure's.
+ */
+static int
+claim_and_run(an_cli *cli, int64_t slot, int *ran)
 {
 	char		token[AN_TOKEN_HEX + 1];
-	char		err[AN_ERRMAX];
 	char		when[40];
 	an_request	rq;
 	an_claim_result res;
-	int64_t		slot,
-				fire_at;
 	int			rc;
+
+	*ran = 0;
+	if ((rc = an_cli_new_token(token)) != AN_EXIT_OK)
+		return rc;
+	an_cli_request(cli, &rq, slot, token);
+	memset(&res, 0, sizeof(res));
+	an_store_clear(cli->store);
+	if (an_store_claim(cli->store, &rq, &res) != AN_OK)
+		return an_cli_store_failed(cli, NULL);
+	an_cli_format_time(slot, when, sizeof(when));
+	if (res.outcome != AN_WON)
+	{
+		if (cli->verbose)
+			an_cli_error("%s at %s: %s, not this host's to run", cli->job, when, an_outcome_name(res.outcome));
+		return cli->not_mine_exit;
+	}
+	if (cli->verbose)
+		an_cli_error("%s at %s: won (attempt %d), running %s", cli->job, when, (int) res.attempt,
+					 cli->command[0]);
+	*ran = 1;
+	return an_cli_supervise(cli, slot, token, res.attempt);
+}
+
+int
+an_cli_run(an_cli *cli)
+{
+	char		err[AN_ERRMAX];
+	int64_t		due[AN_DUE_MAX];
+	size_t		n = 0;
+	int64_t		slot,
+				fire_at,
+				now;
+	int			rc,
+				ran,
+				ran_any = 0;
 
 	if ((rc = an_cli_command_check(cli)) != AN_EXIT_OK || (rc = an_cli_slot(cli, &slot)) != AN_EXIT_OK)
 		return rc;
+	/* The moment the slot was read: due slots are judged then, not after the jitter. */
+	now = an_cli_now_ms();
 	if (an_fire_at(cli->job, strlen(cli->job), slot, cli->jitter_ms, cli->settings.max_late_ms,
 				   &fire_at, err, sizeof(err)) != AN_OK)
 	{
 		an_cli_error("--jitter: %s", err);
 		return AN_EXIT_USAGE;
 	}
-	if ((rc = an_cli_new_token(token)) != AN_EXIT_OK)
-		return rc;
 	/*
 	 * The URL is checked now, so that a bad one is refused at once rather
 	 * than after the wait; the store is opened after it (a connection idle
@@ -122,20 +161,25 @@ an_cli_run(an_cli *cli)
 	if (cli->store->m->validate && cli->store->m->validate(cli->store, &cli->settings) != AN_OK)
 		return an_cli_store_failed(cli, NULL);
 
-	an_cli_request(cli, &rq, slot, token);
-	memset(&res, 0, sizeof(res));
-	an_store_clear(cli->store);
-	if (an_store_claim(cli->store, &rq, &res) != AN_OK)
-		return an_cli_store_failed(cli, NULL);
-	an_cli_format_time(slot, when, sizeof(when));
-	if (res.outcome != AN_WON)
+	if (cli->has_schedule && (rc = an_cli_due_slots(cli, now, due, &n)) != AN_EXIT_OK)
+		return rc;
+	/*
+	 * --slot, or a current slot already late with nothing to catch up: that
+	 * one slot is claimed, and a late one answers 'late' as it always did.
+	 */
+	if (n == 0)
+		due[n++] = slot;
+	rc = cli->not_mine_exit;
+	for (size_t i = 0; i < n; i++)
 	{
-		if (cli->verbose)
-			an_cli_error("%s at %s: %s, not this host's to run", cli->job, when, an_outcome_name(res.outcome));
-		return cli->not_mine_exit;
+		int			one = claim_and_run(cli, due[i], &ran);
+
+		ran_any |= ran;
+		/* A store failure, or a command that failed: the later slots are left to the next call. */
+		if (ran ? one != AN_EXIT_OK : one != cli->not_mine_exit)
+			return one;
+		if (an_cli_signal)
+			return 128 + an_cli_signal;
 	}
-	if (cli->verbose)
-		an_cli_error("%s at %s: won (attempt %d), running %s", cli->job, when, (int) res.attempt,
-					 cli->command[0]);
-	return an_cli_supervise(cli, slot, token, res.attempt);
+	return ran_any ? AN_EXIT_OK : rc;
 }

@@ -85,12 +85,25 @@ typedef struct an_settings
 	int32_t		attempts;           /* 1 */
 	int			overlap_skip;       /* 1 = 'skip' (default), 0 = 'allow' */
 	int64_t		busy_timeout_ms;    /* 5000 */
+	int			catch_up;           /* an_catch_up: AN_CATCH_UP_NONE */
+	int64_t		catch_up_ms;        /* 60000: how far back anarchon_due looks */
+	int64_t		catch_up_max;       /* 10: the most missed slots 'all' returns */
 } an_settings;
+
+/* What anarchon_due does about slots every instance missed (doc/operating.md). */
+typedef enum an_catch_up
+{
+	AN_CATCH_UP_NONE = 0,        /* only the current slot: the behaviour before catch-up */
+	AN_CATCH_UP_LATEST,          /* the newest missed slot of the window, then the current one */
+	AN_CATCH_UP_ALL              /* up to catch_up_max newest missed slots, then the current one */
+} an_catch_up;
 
 #define AN_LEASE_MS_DEFAULT        30000
 #define AN_MAX_LATE_MS_DEFAULT     60000
 #define AN_ATTEMPTS_DEFAULT        1
 #define AN_BUSY_TIMEOUT_MS_DEFAULT 5000
+#define AN_CATCH_UP_MS_DEFAULT     60000    /* max_late_ms's default: the longest window it allows */
+#define AN_CATCH_UP_MAX_DEFAULT    10
 
 /* Ranges of the settings, so every host validates alike. */
 #define AN_LEASE_MS_MIN        1
@@ -98,6 +111,7 @@ typedef struct an_settings
 #define AN_MAX_LATE_MS_MAX     INT64_C(31536000000)
 #define AN_ATTEMPTS_MAX        1000
 #define AN_BUSY_TIMEOUT_MS_MAX INT64_C(2147483647)
+#define AN_CATCH_UP_MAX_MAX    1000
 
 /* One numeric setting as a table row: hosts walk it to register GUCs etc. */
 typedef struct an_setting_info
@@ -140,6 +154,17 @@ int64_t		an_settings_retention_ms(const an_settings *s);
  */
 an_error	an_settings_check_keep(const an_settings *s, int64_t keep_ms,
 								   char *err, size_t errlen);
+
+/*
+ * The rule that ties catch-up to lateness: with catch_up other than 'none',
+ * catch_up_ms may not exceed max_late_ms, since a missed slot is caught up by
+ * an ordinary claim, which every store answers 'late' (and stops remembering
+ * runs) past max_late_ms.  AN_OK, or AN_E_INPUT with what is wrong and what
+ * to do.  Hosts call it where both values are known together (the command
+ * after its options, anarchon_config) and anarchon_due calls it always,
+ * since settings may be set in either order.
+ */
+an_error	an_settings_check_catch_up(const an_settings *s, char *err, size_t errlen);
 
 /*
  * The slot before which runs may be pruned: now - keep_ms (keep_ms >= 0), or

@@ -20,6 +20,10 @@ const an_setting_info an_numeric_settings[] = {
 	AN_ATTEMPTS_DEFAULT, 1, AN_ATTEMPTS_MAX},
 	{"busy_timeout_ms", "How long a claim waits for the lock of its job (SQLite: BEGIN IMMEDIATE), in milliseconds.",
 	AN_BUSY_TIMEOUT_MS_DEFAULT, 0, AN_BUSY_TIMEOUT_MS_MAX},
+	{"catch_up_ms", "How far back, in milliseconds, anarchon_due looks for missed slots to catch up; at most max_late_ms.",
+	AN_CATCH_UP_MS_DEFAULT, 0, AN_MAX_LATE_MS_MAX},
+	{"catch_up_max", "Under catch_up 'all', the most missed slots anarchon_due returns (the newest).",
+	AN_CATCH_UP_MAX_DEFAULT, 1, AN_CATCH_UP_MAX_MAX},
 	{NULL, NULL, 0, 0, 0}
 };
 
@@ -31,6 +35,25 @@ an_settings_default(an_settings *s)
 	s->attempts = AN_ATTEMPTS_DEFAULT;
 	s->overlap_skip = 1;
 	s->busy_timeout_ms = AN_BUSY_TIMEOUT_MS_DEFAULT;
+	s->catch_up = AN_CATCH_UP_NONE;
+	s->catch_up_ms = AN_CATCH_UP_MS_DEFAULT;
+	s->catch_up_max = AN_CATCH_UP_MAX_DEFAULT;
+}
+
+static const char *const catch_up_names[] = {"none", "latest", "all"};
+
+an_error
+an_settings_check_catch_up(const an_settings *s, char *err, size_t errlen)
+{
+	/* 'none' never looks back: the window is not used, so it cannot be wrong. */
+	if (s->catch_up == AN_CATCH_UP_NONE || s->catch_up_ms <= s->max_late_ms)
+		return AN_OK;
+	an_errf(err, errlen, "catch_up_ms (%lld) is longer than max_late_ms (%lld): a missed slot is caught up"
+			" by an ordinary claim, which every store answers 'late' more than max_late_ms after its slot"
+			" and remembers runs only that long; allowed is catch_up_ms from 0 to max_late_ms:"
+			" raise max_late_ms to at least catch_up_ms, or shorten catch_up_ms",
+			(long long) s->catch_up_ms, (long long) s->max_late_ms);
+	return AN_E_INPUT;
 }
 
 int64_t
@@ -80,6 +103,10 @@ numeric_field(an_settings *s, const char *name)
 		return &s->max_late_ms;
 	if (strcmp(name, "busy_timeout_ms") == 0)
 		return &s->busy_timeout_ms;
+	if (strcmp(name, "catch_up_ms") == 0)
+		return &s->catch_up_ms;
+	if (strcmp(name, "catch_up_max") == 0)
+		return &s->catch_up_max;
 	return NULL;
 }
 
@@ -92,7 +119,8 @@ numeric_info(const char *name)
 	return NULL;
 }
 
-#define KNOWN "lease_ms, max_late_ms, attempts, overlap, busy_timeout_ms, store, stats"
+#define KNOWN "lease_ms, max_late_ms, attempts, overlap, busy_timeout_ms," \
+	" catch_up, catch_up_ms, catch_up_max, store, stats"
 
 an_error
 an_settings_set(an_settings *s, const char *name, const char *value,
@@ -117,6 +145,17 @@ an_settings_set(an_settings *s, const char *name, const char *value,
 			return AN_E_INPUT;
 		}
 		return AN_OK;
+	}
+	if (strcmp(name, "catch_up") == 0)
+	{
+		for (int i = 0; i < 3; i++)
+			if (value && strcmp(value, catch_up_names[i]) == 0)
+			{
+				s->catch_up = i;
+				return AN_OK;
+			}
+		an_errf(err, errlen, "invalid value for catch_up: allowed values are 'none', 'latest' and 'all'");
+		return AN_E_INPUT;
 	}
 	info = numeric_info(name);
 	if (info == NULL)
@@ -155,6 +194,8 @@ an_settings_get(const an_settings *s, const char *name, char *out, size_t outlen
 {
 	if (name && strcmp(name, "overlap") == 0)
 		snprintf(out, outlen, "%s", s->overlap_skip ? "skip" : "allow");
+	else if (name && strcmp(name, "catch_up") == 0)
+		snprintf(out, outlen, "%s", catch_up_names[s->catch_up]);
 	else if (name && strcmp(name, "attempts") == 0)
 		snprintf(out, outlen, "%d", (int) s->attempts);
 	else if (name && numeric_info(name))

@@ -32,8 +32,8 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 
-/* Hook pairs available: the numeric settings, overlap, store and in_transaction. */
-#define AN_GUC_MAX 8
+/* Hook pairs available: the numeric settings, overlap, catch_up, store and in_transaction. */
+#define AN_GUC_MAX 10
 
 /*
  * How a GUC's text becomes a value: with apply, into the value in force;
@@ -145,12 +145,15 @@ SETTING_HOOKS(4)
 SETTING_HOOKS(5)
 SETTING_HOOKS(6)
 SETTING_HOOKS(7)
+SETTING_HOOKS(8)
+SETTING_HOOKS(9)
 
 static GucStringCheckHook checks[AN_GUC_MAX] = {
-	check_0, check_1, check_2, check_3, check_4, check_5, check_6, check_7
+	check_0, check_1, check_2, check_3, check_4, check_5, check_6, check_7, check_8, check_9
 };
 static GucStringAssignHook assigns[AN_GUC_MAX] = {
-	assign_0, assign_1, assign_2, assign_3, assign_4, assign_5, assign_6, assign_7
+	assign_0, assign_1, assign_2, assign_3, assign_4, assign_5, assign_6, assign_7, assign_8,
+	assign_9
 };
 
 /* Define anarchon.<name> with the next pair of hooks. */
@@ -188,6 +191,9 @@ an_pg_define_gucs(void)
 		define("overlap",
 			   "'skip': no new run of a job while another run of it holds a live lease (the claim answers 'overlap'); 'allow': runs may overlap.",
 			   "skip", parse_setting);
+		define("catch_up",
+			   "What anarchon_due (and so anarchon.run) does about slots every instance missed: 'none', 'latest' (the newest missed slot of the last catch_up_ms) or 'all' (up to catch_up_max of them).",
+			   "none", parse_setting);
 		define("store",
 			   "Where claims are decided: 'local' (anarchon.runs in this database) or the name of a foreign server of the anarchon foreign-data wrapper.",
 			   "local", parse_store);

@@ -7,6 +7,9 @@
  *       the slots of schedule in [from, to) that can no longer be claimed
  *       (clock_timestamp() - slot > anarchon.max_late_ms) and of which the
  *       store holds no run: the runs every instance missed
+ *   anarchon_due(job, schedule [, now])         → TABLE (slot)
+ *       the slots to claim now under anarchon.catch_up (core/due.h), oldest
+ *       first: missed ones of the last catch_up_ms, then the current slot
  *   anarchon_zones()                            → TABLE (name)
  *       the zone names a CRON_TZ schedule may use
  *
@@ -26,6 +29,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
+#include "due.h"
 #include "missed.h"
 #include "schedule_pg.h"
 
@@ -33,6 +37,8 @@ PG_FUNCTION_INFO_V1(anarchon_slots);
 PG_FUNCTION_INFO_V1(anarchon_slots_ms);
 PG_FUNCTION_INFO_V1(anarchon_missed);
 PG_FUNCTION_INFO_V1(anarchon_missed_ms);
+PG_FUNCTION_INFO_V1(anarchon_due);
+PG_FUNCTION_INFO_V1(anarchon_due_ms);
 PG_FUNCTION_INFO_V1(anarchon_zones);
 
 /* Slots collected before any is returned (palloc'd in the call's context). */
@@ -213,16 +219,13 @@ drop_remote_runs(slot_list *l, an_store *st, const char *job, const an_settings 
 		an_pg_raise(st);
 }
 
-static Datum
-missed_call(FunctionCallInfo fcinfo, bool as_ms)
+/* The job of argument 0, checked, into job; the caller may read it. */
+static void
+job_arg(FunctionCallInfo fcinfo, char job[AN_JOB_MAX + 1])
 {
-	an_settings settings;
-	slot_list	l = {NULL, 0, 0, 0};
-	char		job[AN_JOB_MAX + 1];
 	char		err[AN_ERRMAX];
 	text	   *t;
 	size_t		len;
-	an_store   *st;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -235,16 +238,88 @@ missed_call(FunctionCallInfo fcinfo, bool as_ms)
 	memcpy(job, VARDATA_ANY(t), len);
 	job[len] = '\0';
 	an_pg_require_job_right(job, AN_PG_JOB_READ, NULL);
+}
+
+/* Keep in l the slots of which the store in force holds no run. */
+static void
+drop_runs(slot_list *l, const char *job, const an_settings *settings)
+{
+	an_store   *st = an_pg_store();
+
+	if (st->m == &an_pg_local_methods)
+		drop_local_runs(l, job);
+	else
+		drop_remote_runs(l, st, job, settings);
+}
+
+static Datum
+missed_call(FunctionCallInfo fcinfo, bool as_ms)
+{
+	an_settings settings;
+	slot_list	l = {NULL, 0, 0, 0};
+	char		job[AN_JOB_MAX + 1];
+
+	job_arg(fcinfo, job);
 	an_pg_current_settings(&settings);
 	l.cutoff = an_pg_now_ms() - settings.max_late_ms;
 	collect(fcinfo, 1, as_ms, &l);
-	st = an_pg_store();
-	if (st->m == &an_pg_local_methods)
-		drop_local_runs(&l, job);
-	else
-		drop_remote_runs(&l, st, job, &settings);
+	drop_runs(&l, job, &settings);
 	return_slots(fcinfo, &l, as_ms);
 	return (Datum) 0;
+}
+
+/* ---------------------------------------------------------------- anarchon_due */
+
+/*
+ * The policy is core's (core/due.h): this lists the plan's range, drops the
+ * slots with a run as anarchon_missed does, and returns core's pick.
+ */
+static Datum
+due_call(FunctionCallInfo fcinfo, bool as_ms)
+{
+	an_settings settings;
+	an_due_plan plan;
+	slot_list	l = {NULL, 0, 0, PG_INT64_MAX};
+	slot_list	due = {NULL, 0, 0, 0};
+	char		job[AN_JOB_MAX + 1];
+	char		err[AN_ERRMAX];
+	const an_schedule *s;
+	int64		now;
+	an_error	rc;
+
+	job_arg(fcinfo, job);
+	s = an_pg_arg_schedule(fcinfo, 1);
+	now = PG_ARGISNULL(2) ? an_pg_now_ms() : an_pg_arg_instant(fcinfo, 2, as_ms, "now");
+	an_pg_current_settings(&settings);
+	/* Checked here, where both settings are known: GUCs may be set in either order. */
+	if (an_settings_check_catch_up(&settings, err, sizeof(err)) != AN_OK)
+		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
+	if ((rc = an_due_plan_make(s, &settings, now, &plan, err, sizeof(err))) != AN_OK)
+		an_pg_raise_schedule(rc, err);
+	if (plan.look_back)
+	{
+		if ((rc = an_schedule_range(s, plan.from, plan.to, emit_slot, &l, err, sizeof(err))) != AN_OK)
+			an_pg_raise_schedule(rc, err);
+		drop_runs(&l, job, &settings);
+	}
+	due.slots = palloc(AN_DUE_MAX * sizeof(int64));
+	due.n = an_due_pick(&plan, &settings, (const int64_t *) l.slots, l.n, (int64_t *) due.slots);
+	return_slots(fcinfo, &due, as_ms);
+	return (Datum) 0;
+}
+
+/* anarchon_due(job, schedule, now timestamptz DEFAULT NULL): NULL is the database clock */
+Datum
+anarchon_due(PG_FUNCTION_ARGS)
+{
+	return due_call(fcinfo, false);
+}
+
+/* anarchon_due(job, schedule, now_ms bigint) */
+Datum
+anarchon_due_ms(PG_FUNCTION_ARGS)
+{
+	return due_call(fcinfo, true);
 }
 
 /* anarchon_missed(job, schedule, from timestamptz, to timestamptz) */

@@ -361,6 +361,12 @@ fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_config", err);
 			return;
 		}
+		/* Both values are known here: a window past max_late_ms is refused when set. */
+		if (an_settings_check_catch_up(&next, err, sizeof(err)) != AN_OK)
+		{
+			an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_config", err);
+			return;
+		}
 		conn->settings = next;
 	}
 	if (an_settings_get(&conn->settings, name, out, sizeof(out), err, sizeof(err)) != AN_OK)

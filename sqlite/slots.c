@@ -7,11 +7,16 @@
  *       the slots of schedule in [from, to) that can no longer be claimed
  *       (now - slot > max_late_ms, on the database clock) and of which the
  *       store holds no run: runs every instance missed
+ *   SELECT slot FROM anarchon_due(job, schedule [, now])
+ *       the slots to claim now under the catch_up setting (core/due.h),
+ *       oldest first: missed ones of the last catch_up_ms, then the current
+ *       slot; now defaults to the database clock
  *   SELECT name FROM anarchon_zones
  *       the time-zone names a CRON_TZ schedule may use
  *
  * Each is an eponymous virtual table (no CREATE VIRTUAL TABLE needed): its
- * arguments are hidden columns, and all of them must be given.  The rows are
+ * arguments are hidden columns, and all of them must be given (anarchon_due's
+ * now excepted).  The rows are
  * computed in full when the query starts, so a range over the limit of
  * AN_SCHEDULE_RANGE_MAX slots is an error before any row, not after a
  * million of them.  anarchon_missed reads the local store's anarchon_runs
@@ -22,6 +27,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "due.h"
 #include "missed.h"
 #include "schedule.h"
 
@@ -35,6 +41,7 @@ typedef struct tv_kind
 	const char *name;
 	const char *schema;          /* column 0 is the result; then the arguments */
 	int			nargs;
+	int			nopt;            /* how many of the last arguments may be left out */
 	const char *usage;           /* for a call with missing arguments */
 	int			(*fill) (tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen);
 	int			vtab_risk;       /* SQLITE_VTAB_INNOCUOUS, or DIRECTONLY: it asks the store */
@@ -210,28 +217,61 @@ drop_remote_runs(tv_cursor *c, an_store *st, const an_request *rq, char *err, si
 	return st->err == AN_E_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
 }
 
+/* The job argument, checked; NULL after a message in err. */
+static const char *
+job_arg(sqlite3_value *v, int *rc, char *err, size_t errlen)
+{
+	const char *job;
+
+	*rc = SQLITE_ERROR;
+	if (sqlite3_value_type(v) != SQLITE_TEXT)
+	{
+		snprintf(err, errlen, "job must be text, got %s", an_sqlite_type_name(sqlite3_value_type(v)));
+		*rc = SQLITE_MISMATCH;
+		return NULL;
+	}
+	if ((job = (const char *) sqlite3_value_text(v)) == NULL)
+	{
+		*rc = SQLITE_NOMEM;
+		return NULL;
+	}
+	if (an_validate_job(job, (size_t) sqlite3_value_bytes(v), err, errlen) != AN_OK)
+		return NULL;
+	*rc = SQLITE_OK;
+	return job;
+}
+
+/* Keep in c the slots of which the connection's store holds no run. */
+static int
+drop_runs(tv_cursor *c, const char *job, char *err, size_t errlen)
+{
+	an_sqlite_conn *conn = c->vt->aux->sc->conn;
+	an_request	rq;
+	an_store   *st;
+
+	if ((st = an_sqlite_store(conn, err, errlen)) == NULL)
+		return SQLITE_ERROR;
+	if (st->m == &an_sqlite_local_methods)
+		return drop_local_runs(c, job, err, errlen);
+	memset(&rq, 0, sizeof(rq));
+	rq.job = job;
+	rq.settings = &conn->settings;
+	return drop_remote_runs(c, st, &rq, err, errlen);
+}
+
 static int
 fill_missed(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
 {
 	an_sqlite_conn *conn = c->vt->aux->sc->conn;
 	an_schedule s;
-	an_request	rq;
 	missed_walk mw;
-	an_store   *st;
 	const char *job;
 	int64_t		from,
 				to;
 	int			rc;
 
-	if (sqlite3_value_type(argv[0]) != SQLITE_TEXT)
-	{
-		snprintf(err, errlen, "job must be text, got %s", an_sqlite_type_name(sqlite3_value_type(argv[0])));
-		return SQLITE_MISMATCH;
-	}
-	if ((job = (const char *) sqlite3_value_text(argv[0])) == NULL)
-		return SQLITE_NOMEM;
-	if (an_validate_job(job, (size_t) sqlite3_value_bytes(argv[0]), err, errlen) != AN_OK)
-		return SQLITE_ERROR;
+	if ((job = job_arg(argv[0], &rc, err, errlen)) == NULL)
+		return rc;
 	if ((rc = an_sqlite_parse_schedule(c->vt->aux->sc, argv[1], &s, err, errlen)) != SQLITE_OK ||
 		(rc = an_sqlite_value_instant(argv[2], "from", &from, err, errlen)) != SQLITE_OK ||
 		(rc = an_sqlite_value_instant(argv[3], "to", &to, err, errlen)) != SQLITE_OK)
@@ -242,19 +282,60 @@ fill_missed(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
 				 (long long) from, (long long) AN_SLOT_MIN);
 		return SQLITE_ERROR;
 	}
-	if ((st = an_sqlite_store(conn, err, errlen)) == NULL)
+	/* The store is opened first: a bad one is an error even for an empty range. */
+	if (an_sqlite_store(conn, err, errlen) == NULL)
 		return SQLITE_ERROR;
 	mw.c = c;
 	mw.cutoff = an_sqlite_now(c->vt->db) - conn->settings.max_late_ms;
 	if ((rc = sqlite_code(an_schedule_range(&s, from, to, emit_claimable_no_more, &mw,
 											err, errlen))) != SQLITE_OK)
 		return rc;
-	if (st->m == &an_sqlite_local_methods)
-		return drop_local_runs(c, job, err, errlen);
-	memset(&rq, 0, sizeof(rq));
-	rq.job = job;
-	rq.settings = &conn->settings;
-	return drop_remote_runs(c, st, &rq, err, errlen);
+	return drop_runs(c, job, err, errlen);
+}
+
+/* ---------------------------------------------------------------- anarchon_due */
+
+/*
+ * The policy is core's (core/due.h): this lists the plan's range, drops the
+ * slots with a run as anarchon_missed does, and returns core's pick.
+ */
+static int
+fill_due(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
+{
+	an_sqlite_conn *conn = c->vt->aux->sc->conn;
+	an_schedule s;
+	an_due_plan plan;
+	int64_t		due[AN_DUE_MAX];
+	const char *job;
+	int64_t		now;
+	size_t		n;
+	int			rc;
+
+	if ((job = job_arg(argv[0], &rc, err, errlen)) == NULL)
+		return rc;
+	if ((rc = an_sqlite_parse_schedule(c->vt->aux->sc, argv[1], &s, err, errlen)) != SQLITE_OK)
+		return rc;
+	if (argv[2] == NULL || sqlite3_value_type(argv[2]) == SQLITE_NULL)
+		now = an_sqlite_now(c->vt->db);
+	else if ((rc = an_sqlite_value_instant(argv[2], "now", &now, err, errlen)) != SQLITE_OK)
+		return rc;
+	if ((rc = sqlite_code(an_due_plan_make(&s, &conn->settings, now, &plan, err, errlen))) != SQLITE_OK)
+		return rc;
+	if (plan.look_back)
+	{
+		missed_walk mw = {c, INT64_MAX};
+
+		if ((rc = sqlite_code(an_schedule_range(&s, plan.from, plan.to, emit_claimable_no_more, &mw,
+												err, errlen))) != SQLITE_OK ||
+			(rc = drop_runs(c, job, err, errlen)) != SQLITE_OK)
+			return rc;
+	}
+	n = an_due_pick(&plan, &conn->settings, c->slots, c->n, due);
+	c->n = 0;
+	for (size_t i = 0; i < n; i++)
+		if (push(c, due[i], NULL) != 0)
+			return SQLITE_NOMEM;
+	return SQLITE_OK;
 }
 
 /* ---------------------------------------------------------------- anarchon_zones */
@@ -283,12 +364,15 @@ fill_zones(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
 
 static const tv_kind kinds[] = {
 	{"anarchon_slots", "CREATE TABLE x(slot INTEGER, schedule HIDDEN, from_ms HIDDEN, to_ms HIDDEN)",
-	 3, "anarchon_slots(schedule, from, to) needs its three arguments", fill_slots,
+	 3, 0, "anarchon_slots(schedule, from, to) needs its three arguments", fill_slots,
 	 SQLITE_VTAB_INNOCUOUS},
 	{"anarchon_missed", "CREATE TABLE x(slot INTEGER, job HIDDEN, schedule HIDDEN, from_ms HIDDEN, to_ms HIDDEN)",
-	 4, "anarchon_missed(job, schedule, from, to) needs its four arguments", fill_missed,
+	 4, 0, "anarchon_missed(job, schedule, from, to) needs its four arguments", fill_missed,
 	 SQLITE_VTAB_DIRECTONLY},
-	{"anarchon_zones", "CREATE TABLE x(name TEXT)", 0, "", fill_zones, SQLITE_VTAB_INNOCUOUS},
+	{"anarchon_due", "CREATE TABLE x(slot INTEGER, job HIDDEN, schedule HIDDEN, now_ms HIDDEN)",
+	 3, 1, "anarchon_due(job, schedule [, now]) needs its job and schedule", fill_due,
+	 SQLITE_VTAB_DIRECTONLY},
+	{"anarchon_zones", "CREATE TABLE x(name TEXT)", 0, 0, "", fill_zones, SQLITE_VTAB_INNOCUOUS},
 };
 
 /* ---------------------------------------------------------------- the module */
@@ -391,13 +475,20 @@ tv_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr, int argc,
 
 	(void) idxstr;
 	clear_rows(c);
-	if (idxnum != (1 << kind->nargs) - 1 || argc != kind->nargs)
+	/* Arguments left out are the last ones (argvIndex counts from the first). */
+	if (argc < kind->nargs - kind->nopt || argc > kind->nargs || idxnum != (1 << argc) - 1)
 	{
 		snprintf(err, sizeof(err), "%s", kind->usage);
 		rc = SQLITE_ERROR;
 	}
 	else
-		rc = kind->fill(c, argv, err, sizeof(err));
+	{
+		sqlite3_value *args[8] = {NULL};
+
+		/* Those left out are NULL, for fill to default. */
+		memcpy(args, argv, (size_t) argc * sizeof(*argv));
+		rc = kind->fill(c, args, err, sizeof(err));
+	}
 	if (rc != SQLITE_OK)
 	{
 		clear_rows(c);

@@ -120,13 +120,17 @@ CREATE FUNCTION anarchon.keepalive_stop()
 	AS 'MODULE_PATHNAME', 'anarchon_keepalive_stop'
 	LANGUAGE C VOLATILE;
 
--- anarchon.run(job, schedule, command [, lease_ms]) claims the current slot
--- of schedule for job, commits, runs command on 'won', then finishes the run
+-- anarchon.run(job, schedule, command [, lease_ms]) claims the slots that
+-- anarchon_due answers, oldest first -- the current slot of schedule, and
+-- under anarchon.catch_up the missed ones of the last catch_up_ms before it
+-- -- and for each: commits, runs command on 'won', then finishes the run
 -- 'succeeded' or 'failed' and commits again.  The outcome comes back as the
--- INOUT parameter (CALL shows it; pg_cron ignores it), and every call leaves
--- a row in anarchon.run_log.  A command that failed, or a run that was
--- fenced, is raised once that row is committed, so that the caller (pg_cron's
--- cron.job_run_details) sees the failure too.
+-- INOUT parameter (CALL shows it; pg_cron ignores it): 'won' when any slot
+-- was won, else the last slot's.  Every slot claimed leaves a row in
+-- anarchon.run_log.  A command that failed, or a run that was fenced, is
+-- raised once its row is committed, so that the caller (pg_cron's
+-- cron.job_run_details) sees the failure too; the slots after it are left
+-- to the next call (or to another instance, which claims them alike).
 --
 -- It commits, so it must be CALLed at top level (as pg_cron does), not
 -- inside BEGIN ... COMMIT; for the same reason it cannot be SECURITY
@@ -146,6 +150,8 @@ DECLARE
 	v_error		text;
 	v_state		text;
 	v_cmd_state text;
+	v_slots		timestamptz[];
+	v_outcome	text;
 BEGIN
 	IF job IS NULL OR schedule IS NULL OR command IS NULL THEN
 		RAISE EXCEPTION 'anarchon.run: job, schedule and command must not be NULL'
@@ -161,85 +167,104 @@ BEGIN
 	-- (anarchon_fire_at checks the job as every function does, and asks no store.)
 	PERFORM anarchon.anarchon_fire_at(job, v_slot, 0);
 	PERFORM anarchon.run_command_check(command);
-	v_token := anarchon.anarchon_token();
+	-- The slots to claim, oldest first (anarchon_due: catch-up is a setting).
+	-- A current slot already late is not due; it is claimed anyway when
+	-- nothing else is, so that its 'late' is logged as it always was.
+	v_slots := ARRAY(SELECT d.slot FROM anarchon.anarchon_due(job, schedule) AS d);
+	IF pg_catalog.cardinality(v_slots) = 0 THEN
+		v_slots := ARRAY[v_slot];
+	END IF;
 	PERFORM anarchon.run_schedule_note(job, schedule);
 
-	-- The claim is made inside this procedure, so it must opt in to being part
-	-- of the transaction; that transaction is committed right after it,
-	-- before the command runs.  Inside a caller's transaction block the
-	-- COMMIT fails (a procedure cannot commit there), so a claim that is not
-	-- committed never runs the command.
-	PERFORM pg_catalog.set_config('anarchon.in_transaction', 'on', true);
+	FOREACH v_slot IN ARRAY v_slots LOOP
+		v_token := anarchon.anarchon_token();
+		v_error := NULL;
+		v_state := NULL;
+		v_status := NULL;
+		v_cmd_state := NULL;
 
-	-- A store that cannot decide: log it, commit the log, then fail the call
-	-- (so pg_cron's job_run_details shows the error too).
-	BEGIN
-		outcome := anarchon.anarchon_claim(job, v_slot, v_token, lease_ms => lease_ms);
-	EXCEPTION WHEN OTHERS THEN
-		v_state := SQLSTATE;
-		v_error := SQLERRM;
-	END;
-	IF v_error IS NOT NULL THEN
-		outcome := 'error';
-		PERFORM anarchon.run_log_add(job, v_slot, outcome, NULL, v_state || ': ' || v_error, v_started);
+		-- The claim is made inside this procedure, so it must opt in to being part
+		-- of the transaction; that transaction is committed right after it,
+		-- before the command runs.  Inside a caller's transaction block the
+		-- COMMIT fails (a procedure cannot commit there), so a claim that is not
+		-- committed never runs the command.
+		PERFORM pg_catalog.set_config('anarchon.in_transaction', 'on', true);
+
+		-- A store that cannot decide: log it, commit the log, then fail the call
+		-- (so pg_cron's job_run_details shows the error too).
+		BEGIN
+			v_outcome := anarchon.anarchon_claim(job, v_slot, v_token, lease_ms => lease_ms);
+		EXCEPTION WHEN OTHERS THEN
+			v_state := SQLSTATE;
+			v_error := SQLERRM;
+		END;
+		IF v_error IS NOT NULL THEN
+			outcome := 'error';
+			PERFORM anarchon.run_log_add(job, v_slot, outcome, NULL, v_state || ': ' || v_error, v_started);
+			COMMIT;
+			RAISE EXCEPTION 'anarchon.run: the claim of job "%" slot % failed: %', job, v_slot, v_error
+				USING ERRCODE = v_state;
+		END IF;
+
+		IF outcome IS DISTINCT FROM 'won' THEN
+			outcome := v_outcome;
+		END IF;
+		IF v_outcome <> 'won' THEN
+			PERFORM anarchon.run_log_add(job, v_slot, v_outcome, NULL, NULL, v_started);
+			COMMIT;
+			v_started := pg_catalog.clock_timestamp();
+			CONTINUE;
+		END IF;
+
+		-- The decision is visible to every other claimer from here on.
 		COMMIT;
-		RAISE EXCEPTION 'anarchon.run: the claim of job "%" slot % failed: %', job, v_slot, v_error
-			USING ERRCODE = v_state;
-	END IF;
 
-	IF outcome <> 'won' THEN
-		PERFORM anarchon.run_log_add(job, v_slot, outcome, NULL, NULL, v_started);
+		-- The lease is kept alive while the command works (a heartbeat every
+		-- lease_ms / 3, from a background worker), so a command may run longer
+		-- than lease_ms; the worker stops with this transaction at the latest.
+		PERFORM anarchon.keepalive_start(job, v_slot, v_token, lease_ms);
+
+		-- The command runs in a subtransaction, so that its failure is caught,
+		-- its effects undone, and the run finished 'failed' with the error text.
+		BEGIN
+			PERFORM pg_catalog.set_config('anarchon_run.job', job, true);
+			PERFORM pg_catalog.set_config('anarchon_run.slot', v_slot::text, true);
+			PERFORM pg_catalog.set_config('anarchon_run.token', v_token, true);
+			EXECUTE command;
+			v_status := 'succeeded';
+		EXCEPTION WHEN OTHERS THEN
+			v_status := 'failed';
+			v_cmd_state := SQLSTATE;
+			v_error := SQLSTATE || ': ' || SQLERRM;
+		END;
+		PERFORM anarchon.keepalive_stop();
+
+		-- Fenced: the lease ran out and the run was taken over or marked
+		-- interrupted.  Roll the command's effects back (with the local store
+		-- they and the finish commit together or not at all).
+		IF NOT anarchon.anarchon_finish(job, v_slot, v_token, v_status) THEN
+			ROLLBACK;
+			v_error := pg_catalog.concat_ws('; ', v_error,
+				'the lease ran out before the command ended and the run was no longer ours: its effects were rolled back (raise lease_ms above the longest run)');
+			v_status := 'fenced';
+		END IF;
+		PERFORM anarchon.run_log_add(job, v_slot, v_outcome, v_status, v_error, v_started);
 		COMMIT;
-		RETURN;
-	END IF;
+		v_started := pg_catalog.clock_timestamp();
 
-	-- The decision is visible to every other claimer from here on.
-	COMMIT;
-
-	-- The lease is kept alive while the command works (a heartbeat every
-	-- lease_ms / 3, from a background worker), so a command may run longer
-	-- than lease_ms; the worker stops with this transaction at the latest.
-	PERFORM anarchon.keepalive_start(job, v_slot, v_token, lease_ms);
-
-	-- The command runs in a subtransaction, so that its failure is caught,
-	-- its effects undone, and the run finished 'failed' with the error text.
-	BEGIN
-		PERFORM pg_catalog.set_config('anarchon_run.job', job, true);
-		PERFORM pg_catalog.set_config('anarchon_run.slot', v_slot::text, true);
-		PERFORM pg_catalog.set_config('anarchon_run.token', v_token, true);
-		EXECUTE command;
-		v_status := 'succeeded';
-	EXCEPTION WHEN OTHERS THEN
-		v_status := 'failed';
-		v_cmd_state := SQLSTATE;
-		v_error := SQLSTATE || ': ' || SQLERRM;
-	END;
-	PERFORM anarchon.keepalive_stop();
-
-	-- Fenced: the lease ran out and the run was taken over or marked
-	-- interrupted.  Roll the command's effects back (with the local store
-	-- they and the finish commit together or not at all).
-	IF NOT anarchon.anarchon_finish(job, v_slot, v_token, v_status) THEN
-		ROLLBACK;
-		v_error := pg_catalog.concat_ws('; ', v_error,
-			'the lease ran out before the command ended and the run was no longer ours: its effects were rolled back (raise lease_ms above the longest run)');
-		v_status := 'fenced';
-	END IF;
-	PERFORM anarchon.run_log_add(job, v_slot, outcome, v_status, v_error, v_started);
-	COMMIT;
-
-	-- Recorded; now the caller hears of it too, so that pg_cron's
-	-- cron.job_run_details says failed, not succeeded.
-	IF v_status = 'failed' THEN
-		RAISE EXCEPTION 'anarchon.run: the command of job "%" failed in slot %', job, v_slot
-			USING ERRCODE = v_cmd_state, DETAIL = v_error,
-				HINT = 'The run is finished ''failed'' and the command''s effects were undone; anarchon.run_log has the error.';
-	ELSIF v_status = 'fenced' THEN
-		RAISE EXCEPTION 'anarchon.run: job "%" slot % was no longer this call''s run when its command ended', job, v_slot
-			USING ERRCODE = 'AN001', DETAIL = v_error,
-				HINT = 'The command''s effects were rolled back; another caller took the run over or it was marked interrupted.';
-	END IF;
+		-- Recorded; now the caller hears of it too, so that pg_cron's
+		-- cron.job_run_details says failed, not succeeded.
+		IF v_status = 'failed' THEN
+			RAISE EXCEPTION 'anarchon.run: the command of job "%" failed in slot %', job, v_slot
+				USING ERRCODE = v_cmd_state, DETAIL = v_error,
+					HINT = 'The run is finished ''failed'' and the command''s effects were undone; anarchon.run_log has the error.';
+		ELSIF v_status = 'fenced' THEN
+			RAISE EXCEPTION 'anarchon.run: job "%" slot % was no longer this call''s run when its command ended', job, v_slot
+				USING ERRCODE = 'AN001', DETAIL = v_error,
+					HINT = 'The command''s effects were rolled back; another caller took the run over or it was marked interrupted.';
+		END IF;
+	END LOOP;
 END
 $$;
 COMMENT ON PROCEDURE anarchon.run(text, text, text, bigint, text) IS
-	'anarchon: claim the current slot of a schedule, run a command once fleet-wide, record how it ended';
+	'anarchon: claim the due slots of a schedule (the current one, and missed ones under catch_up), run a command once fleet-wide for each, record how it ended';

@@ -29,6 +29,24 @@ CREATE FUNCTION anarchon.anarchon_missed(job text, schedule text, from_ms bigint
 	AS 'MODULE_PATHNAME', 'anarchon_missed_ms'
 	LANGUAGE C VOLATILE ROWS 10;
 
+-- The slots an instance should claim now under anarchon.catch_up, oldest
+-- first (doc/operating.md, "Catch-up"): under 'latest' the newest slot of
+-- [now - catch_up_ms, current slot) of which the store holds no run (the
+-- filter of anarchon_missed), under 'all' up to catch_up_max of the newest,
+-- under 'none' none; then the current slot (the latest slot <= now) while it
+-- is not late.  now NULL is the database clock.  catch_up_ms longer than
+-- max_late_ms is refused here (22023).  Reads the clock and the runs:
+-- VOLATILE; open to the job's owner and pg_monitor, as anarchon_missed.
+CREATE FUNCTION anarchon.anarchon_due(job text, schedule text, now_at timestamptz DEFAULT NULL)
+	RETURNS TABLE (slot timestamptz)
+	AS 'MODULE_PATHNAME', 'anarchon_due'
+	LANGUAGE C VOLATILE ROWS 2;
+
+CREATE FUNCTION anarchon.anarchon_due(job text, schedule text, now_ms bigint)
+	RETURNS TABLE (slot bigint)
+	AS 'MODULE_PATHNAME', 'anarchon_due_ms'
+	LANGUAGE C VOLATILE ROWS 2;
+
 -- The slot plus an offset in [0, max_jitter_ms) hashed from (job, slot): every
 -- instance computes the same time.  max_jitter_ms may not exceed
 -- anarchon.max_late_ms (a later claim would be 'late'), so it reads a GUC:
