@@ -158,11 +158,12 @@ an_cli_due_slots(an_cli *cli, int64_t now, int64_t out[AN_DUE_MAX], size_t *n)
 			an_cli_error("%s", err);
 			rc = AN_EXIT_USAGE;
 		}
-		else if ((rc = an_cli_open(cli)) == AN_EXIT_OK)
+		else if ((l.n = an_due_trim(&plan, &cli->settings, l.slots, l.n)) > 0 &&
+				 (rc = an_cli_open(cli)) == AN_EXIT_OK)
 			rc = drop_runs(cli, &l);
 	}
 	if (rc == AN_EXIT_OK)
-		*n = an_due_pick(&plan, &cli->settings, l.slots, l.n, out);
+		*n = an_due_pick(&plan, l.slots, l.n, out);
 	free(l.slots);
 	return rc;
 }

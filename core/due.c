@@ -44,11 +44,9 @@ an_due_plan_make(const an_schedule *s, const an_settings *st, int64_t now,
 }
 
 size_t
-an_due_pick(const an_due_plan *p, const an_settings *st,
-			const int64_t *missed, size_t n, int64_t out[AN_DUE_MAX])
+an_due_trim(const an_due_plan *p, const an_settings *st, int64_t *slots, size_t n)
 {
-	size_t		want = 0,
-				k = 0;
+	size_t		want = 0;
 
 	if (p->look_back)
 		want = st->catch_up == AN_CATCH_UP_ALL ? (size_t) st->catch_up_max
@@ -56,7 +54,18 @@ an_due_pick(const an_due_plan *p, const an_settings *st,
 	if (want > n)
 		want = n;
 	/* The newest ones, kept in ascending order: claims go oldest first. */
-	for (size_t i = n - want; i < n; i++)
+	if (want > 0)
+		memmove(slots, slots + (n - want), want * sizeof(*slots));
+	return want;
+}
+
+size_t
+an_due_pick(const an_due_plan *p, const int64_t *missed, size_t n, int64_t out[AN_DUE_MAX])
+{
+	size_t		k = 0;
+
+	/* an_due_trim kept at most catch_up_max (<= AN_DUE_MAX - 1) slots. */
+	for (size_t i = 0; i < n && k < AN_DUE_MAX - 1; i++)
 		out[k++] = missed[i];
 	if (p->has_current && p->current_due)
 		out[k++] = p->current;

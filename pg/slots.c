@@ -271,8 +271,9 @@ missed_call(FunctionCallInfo fcinfo, bool as_ms)
 /* ---------------------------------------------------------------- anarchon_due */
 
 /*
- * The policy is core's (core/due.h): this lists the plan's range, drops the
- * slots with a run as anarchon_missed does, and returns core's pick.
+ * The policy is core's (core/due.h): this lists the plan's range, keeps what
+ * core trims it to, drops the slots with a run as anarchon_missed does, and
+ * returns core's pick.
  */
 static Datum
 due_call(FunctionCallInfo fcinfo, bool as_ms)
@@ -300,10 +301,11 @@ due_call(FunctionCallInfo fcinfo, bool as_ms)
 	{
 		if ((rc = an_schedule_range(s, plan.from, plan.to, emit_slot, &l, err, sizeof(err))) != AN_OK)
 			an_pg_raise_schedule(rc, err);
+		l.n = an_due_trim(&plan, &settings, (int64_t *) l.slots, l.n);
 		drop_runs(&l, job, &settings);
 	}
 	due.slots = palloc(AN_DUE_MAX * sizeof(int64));
-	due.n = an_due_pick(&plan, &settings, (const int64_t *) l.slots, l.n, (int64_t *) due.slots);
+	due.n = an_due_pick(&plan, (const int64_t *) l.slots, l.n, (int64_t *) due.slots);
 	return_slots(fcinfo, &due, as_ms);
 	return (Datum) 0;
 }

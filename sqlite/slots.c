@@ -296,8 +296,9 @@ fill_missed(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
 /* ---------------------------------------------------------------- anarchon_due */
 
 /*
- * The policy is core's (core/due.h): this lists the plan's range, drops the
- * slots with a run as anarchon_missed does, and returns core's pick.
+ * The policy is core's (core/due.h): this lists the plan's range, keeps what
+ * core trims it to, drops the slots with a run as anarchon_missed does, and
+ * returns core's pick.
  */
 static int
 fill_due(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
@@ -326,11 +327,13 @@ fill_due(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
 		missed_walk mw = {c, INT64_MAX};
 
 		if ((rc = sqlite_code(an_schedule_range(&s, plan.from, plan.to, emit_claimable_no_more, &mw,
-												err, errlen))) != SQLITE_OK ||
-			(rc = drop_runs(c, job, err, errlen)) != SQLITE_OK)
+												err, errlen))) != SQLITE_OK)
+			return rc;
+		c->n = an_due_trim(&plan, &conn->settings, c->slots, c->n);
+		if ((rc = drop_runs(c, job, err, errlen)) != SQLITE_OK)
 			return rc;
 	}
-	n = an_due_pick(&plan, &conn->settings, c->slots, c->n, due);
+	n = an_due_pick(&plan, c->slots, c->n, due);
 	c->n = 0;
 	for (size_t i = 0; i < n; i++)
 		if (push(c, due[i], NULL) != 0)
