@@ -159,7 +159,7 @@ an_cli_due_slots(an_cli *cli, int64_t now, int64_t out[AN_DUE_MAX], size_t *n)
 			rc = AN_EXIT_USAGE;
 		}
 		else if ((l.n = an_due_trim(&plan, &cli->settings, l.slots, l.n)) > 0 &&
-				 (rc = an_cli_open(cli)) == AN_EXIT_OK)
+				 (cli->store != NULL || (rc = an_cli_open(cli)) == AN_EXIT_OK))
 			rc = drop_runs(cli, &l);
 	}
 	if (rc == AN_EXIT_OK)
