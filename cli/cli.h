@@ -139,7 +139,8 @@ int			an_cli_due(an_cli *cli);
 /*
  * listing.c: the slots to claim at now under the catch_up setting
  * (core/due.h), oldest first, into out; *n how many.  Opens the store only
- * when the policy looks back and it is not open yet (run opens it first).  AN_EXIT_OK, or an exit status after a message.
+ * when the policy looks back and it is not open yet (run opens it first).
+ * AN_EXIT_OK, or an exit status after a message.
  */
 int			an_cli_due_slots(an_cli *cli, int64_t now, int64_t out[AN_DUE_MAX], size_t *n);
 int			an_cli_stats(an_cli *cli);
