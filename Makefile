@@ -59,7 +59,7 @@ AN_SO_LDFLAGS = -Wl,-z,defs -Wl,--version-script=sqlite/exports.map
 SQLITE_SRCS = $(wildcard sqlite/*.c)
 SQLITE_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -Ibuild -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) \
 	$(SCHEDULE_CFLAGS) $(AN_SQLITE_CFLAGS)
-SQLITE_OBJS = $(patsubst %.c,build/sqlite/%.o,$(SQLITE_SRCS) $(CORE_SRCS) $(SCHEDULE_SRCS) $(REMOTE_SRCS))
+SQLITE_OBJS = $(patsubst %.c,build/sqlite/%.o,$(SQLITE_SRCS) $(CORE_SRCS) $(SCHEDULE_SRCS) $(DUE_SRCS) $(REMOTE_SRCS))
 SQLITE_HEADERS = $(wildcard core/*.h sqlite/*.h) $(REMOTE_HEADERS) build/config.h
 
 .PHONY: sqlite install-sqlite deb demo test test-platforms soak bench

@@ -15,7 +15,7 @@ endif
 CLI_SQLITE_SRCS = sqlite/local_store.c sqlite/claim_conn.c sqlite/clock.c sqlite/redact.c
 CLI_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g -Ibuild -Icore -Icli -Isqlite -DSQLITE_CORE \
 	$(REMOTE_INCLUDES) $(REMOTE_CFLAGS) $(SCHEDULE_CFLAGS) $(AN_SQLITE_CFLAGS) $(AN_LIBPQ_CFLAGS)
-CLI_OBJS = $(patsubst %.c,build/cli/%.o,$(CLI_SRCS) $(CLI_SQLITE_SRCS) $(CORE_SRCS) $(SCHEDULE_SRCS) $(REMOTE_SRCS))
+CLI_OBJS = $(patsubst %.c,build/cli/%.o,$(CLI_SRCS) $(CLI_SQLITE_SRCS) $(CORE_SRCS) $(SCHEDULE_SRCS) $(DUE_SRCS) $(REMOTE_SRCS))
 CLI_HEADERS = $(wildcard cli/*.h core/*.h sqlite/*.h) $(REMOTE_HEADERS) build/config.h
 
 .PHONY: cli install-cli

@@ -4,7 +4,9 @@
 # with their time zones.
 CORE_SRCS = core/names.c core/validate.c core/settings.c core/store.c core/stats.c core/lease.c core/wonlost.c core/missed.c
 SCHEDULE_SRCS = core/schedule.c core/schedule_search.c core/schedule_zone.c core/schedule_range.c \
-	core/schedule_fire.c core/tz.c core/due.c
+	core/schedule_fire.c core/tz.c
+# anarchon_due's policy: settings and schedules both, so only the hosts link it.
+DUE_SRCS = core/due.c
 
 # The data of the zones is the host's (core/tz_source.h).  PostgreSQL links
 # its own (pg/tz_pg.c, picked up with pg/*.c).  SQLite, the command and the

@@ -10,7 +10,7 @@
 AN_PG_VERSION := $(shell sed -n 's/^\#define AN_VERSION "\(.*\)"/\1/p' core/anarchon.h)
 
 MODULE_big = anarchon
-OBJS = $(patsubst %.c,%.o,$(sort $(wildcard pg/*.c)) $(CORE_SRCS) $(SCHEDULE_SRCS) $(REMOTE_SRCS))
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard pg/*.c)) $(CORE_SRCS) $(SCHEDULE_SRCS) $(DUE_SRCS) $(REMOTE_SRCS))
 PG_CPPFLAGS = -Ibuild -Icore $(REMOTE_INCLUDES) -Ipg $(REMOTE_CFLAGS) $(SCHEDULE_CFLAGS)
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter
 # Only the entry points are exported.  -z defs cannot be used here: the
@@ -38,7 +38,7 @@ EXTRA_CLEAN += pg/anarchon--*.sql.tmp
 # The core and remote sources are written for C11 (the SQLite build compiles
 # them with -std=c11), where declarations may follow statements; PostgreSQL's
 # own flags would turn that style into an error here.
-$(patsubst %.c,%.o,$(CORE_SRCS) $(SCHEDULE_SRCS) $(REMOTE_SRCS)): override CFLAGS += -Wno-declaration-after-statement
+$(patsubst %.c,%.o,$(CORE_SRCS) $(SCHEDULE_SRCS) $(DUE_SRCS) $(REMOTE_SRCS)): override CFLAGS += -Wno-declaration-after-statement
 
 $(AN_PG_SCRIPT): $(AN_PG_PIECES) core/anarchon.h pg/pg.mk
 	cat $(AN_PG_PIECES) > $@.tmp
