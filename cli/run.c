@@ -89,10 +89,11 @@ sleep_until(int64_t at_ms)
 
 /*
  * Claim one slot and, when won, run the command for it.  *ran is set when the
- * command ran; the command's status, or not_mine_exit, or a store failure's.
+ * command ran, *overlap when the claim answered 'overlap'; the command's
+ * status, or not_mine_exit, or a store failure's.
  */
 static int
-claim_and_run(an_cli *cli, int64_t slot, int *ran)
+claim_and_run(an_cli *cli, int64_t slot, int *ran, int *overlap)
 {
 	char		token[AN_TOKEN_HEX + 1];
 	char		when[40];
@@ -101,6 +102,7 @@ claim_and_run(an_cli *cli, int64_t slot, int *ran)
 	int			rc;
 
 	*ran = 0;
+	*overlap = 0;
 	if ((rc = an_cli_new_token(token)) != AN_EXIT_OK)
 		return rc;
 	an_cli_request(cli, &rq, slot, token);
@@ -111,6 +113,7 @@ claim_and_run(an_cli *cli, int64_t slot, int *ran)
 	an_cli_format_time(slot, when, sizeof(when));
 	if (res.outcome != AN_WON)
 	{
+		*overlap = res.outcome == AN_OVERLAP;
 		if (cli->verbose)
 			an_cli_error("%s at %s: %s, not this host's to run", cli->job, when, an_outcome_name(res.outcome));
 		return cli->not_mine_exit;
@@ -133,6 +136,7 @@ an_cli_run(an_cli *cli)
 				now;
 	int			rc,
 				ran,
+				overlap,
 				ran_any = 0;
 
 	if ((rc = an_cli_command_check(cli)) != AN_EXIT_OK || (rc = an_cli_slot(cli, &slot)) != AN_EXIT_OK)
@@ -172,12 +176,20 @@ an_cli_run(an_cli *cli)
 	rc = cli->not_mine_exit;
 	for (size_t i = 0; i < n; i++)
 	{
-		int			one = claim_and_run(cli, due[i], &ran);
+		int			one = claim_and_run(cli, due[i], &ran, &overlap);
 
 		ran_any |= ran;
 		/* A store failure, or a command that failed: the later slots are left to the next call. */
 		if (ran ? one != AN_EXIT_OK : one != cli->not_mine_exit)
 			return one;
+		/*
+		 * 'overlap': another instance holds a run of the job, and goes on to
+		 * the later slots once it ends.  Claiming them now could win a later
+		 * slot in the moment between its finish and its next claim, and that
+		 * claim would then answer 'overlap' too: a missed slot skipped by all.
+		 */
+		if (overlap)
+			break;
 		if (an_cli_signal)
 			return 128 + an_cli_signal;
 	}

@@ -213,6 +213,11 @@ BEGIN
 			PERFORM anarchon.run_log_add(job, v_slot, v_outcome, NULL, NULL, v_started);
 			COMMIT;
 			v_started := pg_catalog.clock_timestamp();
+			-- 'overlap': another caller holds a run of the job and claims the
+			-- later slots once it ends.  Claiming them now could win one in
+			-- the moment between its finish and its next claim, which would
+			-- then answer 'overlap' too: a missed slot skipped by everyone.
+			EXIT WHEN v_outcome = 'overlap';
 			CONTINUE;
 		END IF;
 
