@@ -25,7 +25,9 @@ AN_PG_PIECES = $(sort $(wildcard pg/sql/*.sql))
 # Without EXTENSION (the control file is in pg/, not at the top), PGXS would
 # install DATA into contrib/.
 MODULEDIR = extension
-DATA = pg/anarchon.control $(wildcard pg/upgrade/anarchon--*--*.sql)
+# The query file for prometheus-postgres-exporter goes next to the scripts
+# (share/extension), where an installed server's pg_config finds it.
+DATA = pg/anarchon.control $(wildcard pg/upgrade/anarchon--*--*.sql) pg/prometheus/anarchon-queries.yaml
 DATA_built = $(AN_PG_SCRIPT)
 
 # pg_regress: every sql/NAME.sql against expected/NAME.out (make installcheck),

@@ -36,6 +36,11 @@ owner_sq=$(dpkg -S "$sqlite_so" 2>/dev/null | cut -d: -f1)
 if [ "$owner_pg" = "postgresql-$pg_major-anarchon" ] && [ "$owner_sq" = libsqlite3-mod-anarchon ]
 then ok "deb: $pkglib and $sqlite_so come from the packages"
 else not_ok "deb: the installed files come from the packages" "pg: $owner_pg" "sqlite: $owner_sq"; fi
+queries=$(pg_config --sharedir)/extension/anarchon-queries.yaml
+owner_q=$(dpkg -S "$queries" 2>/dev/null | cut -d: -f1)
+if [ "$owner_q" = "postgresql-$pg_major-anarchon" ] && cmp -s "$queries" pg/prometheus/anarchon-queries.yaml
+then ok "deb: $queries, the exporter's query file, comes from the package"
+else not_ok "deb: the exporter's query file comes from the package" "$queries: ${owner_q:-no package}"; fi
 
 # PostgreSQL: CREATE EXTENSION from the installed files, one claim won, one running.
 if pg_start > "$tmp/pg.log" 2>&1; then

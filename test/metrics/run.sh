@@ -127,6 +127,13 @@ for e in entries:
         print("--no-collector." + m.group(1))'
 }
 
+# The query file as `make install` put it, where the docs point to it.
+QUERIES=$(pg_config --sharedir)/extension/anarchon-queries.yaml
+if cmp -s "$QUERIES" pg/prometheus/anarchon-queries.yaml; then
+	ok "metrics: make install puts the query file in $QUERIES"
+else
+	not_ok "metrics: make install puts the query file in $QUERIES" "$(ls -l "$QUERIES" 2>&1)"
+fi
 EXPORTER_PORT=$(free_port)
 exporter_start() {
 	local flags
@@ -135,7 +142,7 @@ exporter_start() {
 	# shellcheck disable=SC2086
 	(cd "$tmp" && DATA_SOURCE_NAME="postgresql://anarchon_exporter@127.0.0.1:$PGPORT/$PGDATABASE?sslmode=disable" \
 		exec "$EXPORTER" --web.listen-address="127.0.0.1:$EXPORTER_PORT" \
-		--extend.query-path="$REPO_ROOT/pg/prometheus/anarchon-queries.yaml" \
+		--extend.query-path="$QUERIES" \
 		--disable-default-metrics --disable-settings-metrics $flags > "$tmp/exporter.log" 2>&1) &
 	EXPORTER_PID=$!
 	at_exit "kill $EXPORTER_PID 2> /dev/null; wait $EXPORTER_PID 2> /dev/null"

@@ -44,13 +44,14 @@ pg_install() {
 	) 8> "${TMPDIR:-/tmp}/anarchon-pg-install.lock"
 }
 
-# pg_installed_same: the installed module, control file and scripts are this
-# build's, byte for byte.
+# pg_installed_same: the installed module, control file, scripts and query
+# file are this build's, byte for byte.
 pg_installed_same() {
 	local lib ext f
 	lib=$(pg_config --pkglibdir) ext=$(pg_config --sharedir)/extension
 	[ -f "$REPO_ROOT/anarchon.so" ] && cmp -s "$REPO_ROOT/anarchon.so" "$lib/anarchon.so" || return 1
-	for f in "$REPO_ROOT"/pg/anarchon.control "$REPO_ROOT"/pg/anarchon--*.sql "$REPO_ROOT"/pg/upgrade/anarchon--*--*.sql; do
+	for f in "$REPO_ROOT"/pg/anarchon.control "$REPO_ROOT"/pg/anarchon--*.sql "$REPO_ROOT"/pg/upgrade/anarchon--*--*.sql \
+		"$REPO_ROOT"/pg/prometheus/anarchon-queries.yaml; do
 		[ -f "$f" ] || continue
 		cmp -s "$f" "$ext/${f##*/}" || return 1
 	done
