@@ -118,7 +118,9 @@ comeback() {
 			# anarchon run do (doc/operating.md): its claims allow overlap.
 			{
 				sqlite_head "$store" "$policy"
+				echo ".output /dev/null"
 				echo "SELECT anarchon_config('overlap', 'allow');"
+				echo ".output stdout"
 				echo "SELECT slot FROM anarchon_due('$job', '$SCHED')"
 				echo " WHERE anarchon_claim('$job', slot, '$tok') = 'won' AND anarchon_finish('$job', slot, '$tok') = 1;"
 			} | sqlite3 "$(sqlite_db "$store")" >> "$out" 2> "$out.err.$BASHPID" ;;
@@ -185,8 +187,8 @@ done
 
 # ---------------------------------------------------------------- bad settings
 
-# has NAME TEXT WANT: ok when TEXT holds WANT.
-has() { if printf '%s' "$2" | grep -qF -- "$3"; then ok "$1"; else not_ok "$1" "want: $3" "got: $2"; fi; }
+# has NAME TEXT WANT: ok when TEXT holds WANT (PostgreSQL's DETAIL starts with a capital).
+has() { if printf '%s' "$2" | grep -qiF -- "$3"; then ok "$1"; else not_ok "$1" "want: $3" "got: $2"; fi; }
 
 WINDOW_RULE="raise max_late_ms to at least catch_up_ms"
 for v in "catch_up sometimes allowed values are 'none', 'latest' and 'all'" \
