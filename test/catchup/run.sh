@@ -22,6 +22,7 @@ set -uo pipefail
 source "$(dirname "$0")/../lib.sh"
 source "$TEST_ROOT/pg/server.sh"
 source "$TEST_ROOT/redis/server.sh"
+source "$TEST_ROOT/cli/common.sh"
 cd "$REPO_ROOT" || exit 1
 tmp=$(t_tmpdir)
 chmod 777 "$tmp"
@@ -288,18 +289,7 @@ check "catchup: pg anarchon_due's slots of $TZS fall at :15 UTC" test "$out" = 0
 
 # ---------------------------------------------------------------- the command under valgrind
 
-vg() {
-	local name=$1 want=$2 log rc
-	shift 2
-	log=$tmp/vg-$(printf '%s' "$name" | tr -c 'a-zA-Z0-9' _).log
-	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-		--trace-children=no --log-file="$log" "$AN" "$@" > "$log.out" 2> "$log.err"
-	rc=$?
-	if [ ! -e "$log" ]; then not_ok "catchup valgrind: $name" "valgrind wrote no log: it did not run" "$(head -c 300 "$log.err")"
-	elif [ "$rc" -ne "$want" ]; then not_ok "catchup valgrind: $name" "exit $rc, want $want" "$(head -n 30 "$log")" "$(head -c 300 "$log.err")"
-	elif [ -s "$log" ]; then not_ok "catchup valgrind: $name" "$(head -n 30 "$log")"
-	else ok "catchup valgrind: $name (exit $want, no error)"; fi
-}
+vg() { an_valgrind "catchup valgrind" "$tmp/vg" "$@"; }
 if have_valgrind "catchup valgrind"; then
 	for store in local redis; do
 		u=$(cli_store "$store")

@@ -14,6 +14,8 @@
 #   bg_block NAME FUNC ARGS...  run a block in the background, its lines kept
 #   bg_collect NAME           wait for it, print its lines and count them; a
 #                             block that did not reach its end is a failure
+#   an_valgrind LABEL DIR NAME WANT ARGS...
+#                             the command under valgrind (cli and catchup suites)
 AN=$REPO_ROOT/cli/anarchon
 
 an_call() {
@@ -76,4 +78,22 @@ bg_collect() {
 	if [ "$rc" -ne 0 ] || ! tail -n 1 "$f" | grep -qx "# block $name: end"; then
 		not_ok "cli: block $name ended before its end (status $rc)"
 	fi
+}
+
+# an_valgrind LABEL DIR NAME WANT ARGS...: the command with ARGS under
+# valgrind, its log in DIR; ok when it exits WANT with no error and no
+# definite leak.  A run that left no log did not run, and is a failure.
+an_valgrind() {
+	local label=$1 dir=$2 name=$3 want=$4 log rc
+	shift 4
+	mkdir -p "$dir"
+	log=$dir/$(printf '%s' "$name" | tr -c 'a-zA-Z0-9' _).log
+	rm -f "$log"
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		--trace-children=no --log-file="$log" "$AN" "$@" > "$log.out" 2> "$log.err"
+	rc=$?
+	if [ ! -e "$log" ]; then not_ok "$label: $name" "valgrind wrote no log: it did not run" "$(head -c 300 "$log.err")"
+	elif [ "$rc" -ne "$want" ]; then not_ok "$label: $name" "exit $rc, want $want" "$(head -n 30 "$log")" "$(head -c 300 "$log.err")"
+	elif [ -s "$log" ]; then not_ok "$label: $name" "$(head -n 30 "$log")"
+	else ok "$label: $name (exit $want, no error)"; fi
 }

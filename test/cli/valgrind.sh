@@ -9,19 +9,7 @@
 #   cli_valgrind REDIS_URL
 
 # vg NAME WANT_RC ARGS...: anarchon ARGS under valgrind exits WANT_RC, its log empty.
-vg() {
-	local name=$1 want=$2 log rc
-	shift 2
-	log=$CLI_TMP/vg/$(printf '%s' "$name" | tr -c 'a-zA-Z0-9' _).log
-	rm -f "$log"
-	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-		--trace-children=no --log-file="$log" "$AN" "$@" > "$log.out" 2> "$log.err"
-	rc=$?
-	if [ ! -e "$log" ]; then not_ok "cli valgrind: $name" "valgrind wrote no log: it did not run" "$(head -c 300 "$log.err")"
-	elif [ "$rc" -ne "$want" ]; then not_ok "cli valgrind: $name" "exit $rc, want $want" "$(head -n 30 "$log")" "$(head -c 300 "$log.err")"
-	elif [ -s "$log" ]; then not_ok "cli valgrind: $name" "$(head -n 30 "$log")"
-	else ok "cli valgrind: $name (exit $want, no error)"; fi
-}
+vg() { an_valgrind "cli valgrind" "$CLI_TMP/vg" "$@"; }
 
 cli_valgrind() {
 	local redis=$1 S slot t
