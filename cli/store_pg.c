@@ -105,7 +105,7 @@ pg_claim(an_store *st, const an_request *rq, an_claim_result *res)
 	res->lease_until = value(r, 2) ? strtoll(value(r, 2), NULL, 10) : 0;
 	outcome = value(r, 0);
 	rc = AN_E_STORE;
-	for (int o = AN_WON; o <= AN_LOST && outcome; o++)
+	for (int o = AN_WON; o <= AN_PAUSED && outcome; o++)
 		if (strcmp(outcome, an_outcome_name((an_outcome) o)) == 0)
 		{
 			res->outcome = (an_outcome) o;

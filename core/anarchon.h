@@ -32,7 +32,8 @@
  * the Lua scripts that run inside Redis (remote/redis/redis_scripts.c) are both
  * made from this list, so they cannot disagree.
  */
-#define AN_OUTCOME_LIST(X) X(WON, 0) X(RUNNING, 1) X(DONE, 2) X(LATE, 3) X(OVERLAP, 4) X(LOST, 5)
+#define AN_OUTCOME_LIST(X) X(WON, 0) X(RUNNING, 1) X(DONE, 2) X(LATE, 3) X(OVERLAP, 4) X(LOST, 5) \
+	X(PAUSED, 6)
 #define AN_ENUM_MEMBER_(name, value) AN_##name = value,
 typedef enum an_outcome
 {

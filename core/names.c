@@ -22,6 +22,8 @@ an_outcome_name(an_outcome o)
 			return "overlap";
 		case AN_LOST:
 			return "lost";
+		case AN_PAUSED:
+			return "paused";
 	}
 	return "lost";
 }

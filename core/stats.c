@@ -18,7 +18,7 @@
 #define LOAD(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 #define STORE(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
 
-_Static_assert(AN_STATS_OUTCOMES == AN_LOST + 1, "AN_STATS_OUTCOMES counts an_outcome");
+_Static_assert(AN_STATS_OUTCOMES == AN_PAUSED + 1, "AN_STATS_OUTCOMES counts an_outcome");
 _Static_assert(AN_STATS_LE_FIRST >= 2 && 4 * (AN_STATS_LE_LAST - 1) < AN_STATS_BUCKETS - 1,
 			   "every bound of AN_STATS_LE begins a bucket below the last, which has no end");
 
@@ -316,7 +316,7 @@ an_stats_read(const an_stats_table *t, size_t i, an_stats_view *v)
 
 /* The claims columns follow an_outcome's values. */
 _Static_assert(AN_WON == 0 && AN_RUNNING == 1 && AN_DONE == 2 && AN_LATE == 3 &&
-			   AN_OVERLAP == 4 && AN_LOST == 5, "claims_* columns in an_outcome's order");
+			   AN_OVERLAP == 4 && AN_LOST == 5 && AN_PAUSED == 6, "claims_* columns in an_outcome's order");
 #define ERROR_COLUMN_(name, text) {"errors_" text, AN_STATS_COUNT},
 
 enum
@@ -340,6 +340,7 @@ const an_stats_column an_stats_columns[] = {
 	{"claims_late", AN_STATS_COUNT},
 	{"claims_overlap", AN_STATS_COUNT},
 	{"claims_lost", AN_STATS_COUNT},
+	{"claims_paused", AN_STATS_COUNT},
 	AN_STATS_ERROR_LIST(ERROR_COLUMN_)
 	{"heartbeats", AN_STATS_COUNT},
 	{"heartbeats_fenced", AN_STATS_COUNT},

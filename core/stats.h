@@ -25,7 +25,7 @@
 #define AN_STATS_ROWS 64            /* the last one collects any further stores */
 #define AN_STATS_NAME 128
 #define AN_STATS_BUCKETS 128
-#define AN_STATS_OUTCOMES 6         /* AN_OUTCOME_LIST's length */
+#define AN_STATS_OUTCOMES 7         /* AN_OUTCOME_LIST's length */
 
 /*
  * The bounds the histogram is shown at (anarchon_stats_latency(), the

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pause.h"
 #include "store.h"
 
 void
@@ -118,7 +119,7 @@ int
 an_store_claim(an_store *st, const an_request *rq, an_claim_result *res)
 {
 	int64_t		start = an_stats_start();
-	int			rc = st->m->claim(st, rq, res);
+	int			rc = an_pause_gate(st, rq, res);
 
 	an_stats_count(st->stats, AN_STATS_CLAIM, start, rc, rc == AN_OK ? (int) res->outcome : -1, 0);
 	return rc;

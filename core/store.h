@@ -54,6 +54,14 @@
 
 typedef struct an_store an_store;
 
+/* One pause of a job: [start, end), end AN_PAUSE_OPEN while it lasts (core/pause.h). */
+#define AN_PAUSE_OPEN INT64_MAX
+typedef struct an_pause_span
+{
+	int64_t		start;
+	int64_t		end;
+} an_pause_span;
+
 /*
  * What a host lends to a store.  Stores without a clock of their own judge
  * lateness with now_ms, the host database's clock.
@@ -123,8 +131,9 @@ typedef struct an_check_result
  *   2  check_url
  *   3  recall
  *   4  fence
+ *   5  pause, resume, paused, pauses (core/pause.h)
  */
-#define AN_STORE_VERSION 4
+#define AN_STORE_VERSION 5
 
 typedef struct an_store_methods
 {
@@ -211,6 +220,43 @@ typedef struct an_store_methods
 	 * and holds nothing (an_store_fence).
 	 */
 	int			(*fence) (an_store *st, const an_request *rq, int *owned);
+
+	/* ---- version 5: pause and resume (core/pause.h) ---- */
+
+	/*
+	 * pause (optional): pause rq->job until `until` (ms since the epoch),
+	 * or until it is resumed when until is 0.  Durable in the store before
+	 * it returns: every claim that starts afterwards, from any host, answers
+	 * paused.  Pausing a paused job sets its end anew and keeps its start.
+	 * A store with a clock of its own judges until on it and fails with
+	 * AN_E_INPUT when it is not ahead.  A store that cannot hold a pause
+	 * leaves pause, resume, paused and pauses NULL; the host then refuses
+	 * anarchon_pause naming the store (an_pause_unsupported).
+	 */
+	int			(*pause) (an_store *st, const an_request *rq, int64_t until);
+
+	/*
+	 * resume: end rq->job's pause now.  *was_paused = 1 when it was paused,
+	 * 0 when it was not (not an error: resuming twice is harmless).  The
+	 * pause is kept as a past interval for pauses.
+	 */
+	int			(*resume) (an_store *st, const an_request *rq, int *was_paused);
+
+	/*
+	 * paused: is rq->job paused now (on the store's clock where it has
+	 * one)?  *until = 0: no; AN_PAUSE_OPEN: until resumed; else when the
+	 * pause ends.  Asked before every claim (an_store_claim): one read.
+	 */
+	int			(*paused) (an_store *st, const an_request *rq, int64_t *until);
+
+	/*
+	 * pauses: the intervals [start, end) of rq->job's pauses, past and
+	 * current (end AN_PAUSE_OPEN), that overlap [from, to), ascending by
+	 * start; at most max into spans, *n how many there are (a caller
+	 * given fewer than there are fails: an_pause_filter).
+	 */
+	int			(*pauses) (an_store *st, const an_request *rq, int64_t from, int64_t to,
+						   struct an_pause_span *spans, size_t max, size_t *n);
 } an_store_methods;
 
 struct an_store

@@ -42,6 +42,7 @@
 
 #include "host.h"
 #include "lease.h"
+#include "local_store.h"
 
 SQLITE_EXTENSION_INIT3
 
@@ -120,6 +121,7 @@ static const char schema_sql[] =
 ") WITHOUT ROWID;"
 "CREATE INDEX IF NOT EXISTS anarchon_runs_live ON anarchon_runs (job, lease_until)"
 " WHERE state = 'running';"
+AN_SQLITE_PAUSES_SCHEMA
 "COMMIT;";
 
 typedef struct local_store
@@ -133,6 +135,7 @@ typedef struct local_store
 	int64_t		busy_timeout_ms; /* what db's busy timeout is set to */
 	sqlite3_vfs *vfs;            /* db's VFS: its clock is the store's clock */
 	sqlite3_stmt *stmt[S_COUNT];
+	sqlite3_stmt *extra[AN_LOCAL_EXTRA];	/* local_pause.c's (an_sqlite_local_stmt) */
 } local_store;
 
 /*
@@ -145,6 +148,7 @@ static struct
 {
 	sqlite3    *db;
 	sqlite3_stmt *stmt[S_COUNT];
+	sqlite3_stmt *extra[AN_LOCAL_EXTRA];
 }			set_aside[AN_SET_ASIDE];
 static unsigned n_set_aside;
 
@@ -295,6 +299,11 @@ stmts_release(local_store *ls)
 	{
 		sqlite3_finalize(ls->stmt[i]);
 		ls->stmt[i] = NULL;
+	}
+	for (int i = 0; i < AN_LOCAL_EXTRA; i++)
+	{
+		sqlite3_finalize(ls->extra[i]);
+		ls->extra[i] = NULL;
 	}
 }
 
@@ -599,7 +608,9 @@ set_aside_if_inherited(local_store *ls)
 	slot = n_set_aside++ % AN_SET_ASIDE;
 	set_aside[slot].db = ls->db;
 	memcpy(set_aside[slot].stmt, ls->stmt, sizeof(ls->stmt));
+	memcpy(set_aside[slot].extra, ls->extra, sizeof(ls->extra));
 	memset(ls->stmt, 0, sizeof(ls->stmt));
+	memset(ls->extra, 0, sizeof(ls->extra));
 	ls->db = NULL;
 }
 
@@ -729,10 +740,73 @@ local_close(an_store *st)
 	set_aside_if_inherited(ls);
 	for (int i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(ls->stmt[i]);
+	for (int i = 0; i < AN_LOCAL_EXTRA; i++)
+		sqlite3_finalize(ls->extra[i]);
 	if (ls->own_db)
 		sqlite3_close_v2(ls->db);
 	sqlite3_free(ls);
 	st->impl = NULL;
+}
+
+/* ---------------------------------------------------------------- for local_pause.c */
+
+int
+an_sqlite_local_call(an_store *st, const char *fn, const an_settings *s, int write,
+					 int (*body) (an_store *st, void *arg), void *arg)
+{
+	local_store *ls = st->impl;
+	int			rc = begin_call(st, fn, s);
+
+	if (rc == AN_OK && write)
+	{
+		if ((rc = writable_now(st, fn)) == AN_OK &&
+			(rc = run_write(st, ls->stmt[S_BEGIN], "waiting for the write lock (BEGIN IMMEDIATE)")) == AN_OK)
+		{
+			int			end;
+
+			rc = body(st, arg);
+			end = op_unlock(st, rc == AN_OK);
+			if (rc == AN_OK)
+				rc = end;
+		}
+	}
+	else if (rc == AN_OK)
+		rc = body(st, arg);
+	stmts_release(ls);
+	return rc;
+}
+
+int
+an_sqlite_local_stmt(an_store *st, int id, const char *sql, sqlite3_stmt **out)
+{
+	local_store *ls = st->impl;
+
+	*out = NULL;
+	if (ls->extra[id] == NULL &&
+		sqlite3_prepare_v3(ls->db, sql, -1, ls->own_db ? SQLITE_PREPARE_PERSISTENT : 0,
+						   &ls->extra[id], NULL) != SQLITE_OK)
+	{
+		/* Before the first write of a database there is no table: nothing is paused. */
+		if (strstr(sqlite3_errmsg(ls->db), "no such table"))
+			return AN_OK;
+		return fail_db(st, ls->db, "preparing anarchon's statements");
+	}
+	sqlite3_reset(ls->extra[id]);
+	sqlite3_clear_bindings(ls->extra[id]);
+	*out = ls->extra[id];
+	return AN_OK;
+}
+
+int
+an_sqlite_local_fail(an_store *st, const char *what)
+{
+	return fail_db(st, ((local_store *) st->impl)->db, what);
+}
+
+int64_t
+an_sqlite_local_now(an_store *st)
+{
+	return an_sqlite_vfs_now(((local_store *) st->impl)->vfs);
 }
 
 /*
@@ -790,7 +864,7 @@ local_open(an_store *st, const char *url, void *arg)
 }
 
 const an_store_methods an_sqlite_local_methods = {
-	.version = 4,
+	.version = 5,
 	.name = "local",
 	.open = local_open,
 	.claim = local_claim,
@@ -801,4 +875,8 @@ const an_store_methods an_sqlite_local_methods = {
 	.validate = NULL,
 	.close = local_close,
 	.fence = local_fence,
+	.pause = an_sqlite_local_pause,
+	.resume = an_sqlite_local_resume,
+	.paused = an_sqlite_local_paused,
+	.pauses = an_sqlite_local_pauses,
 };

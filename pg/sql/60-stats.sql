@@ -8,6 +8,7 @@ CREATE FUNCTION anarchon.anarchon_stats()
 	RETURNS TABLE (store text, kind text, scope text,
 		claims_won bigint, claims_running bigint, claims_done bigint,
 		claims_late bigint, claims_overlap bigint, claims_lost bigint,
+		claims_paused bigint,
 		errors_timeout bigint, errors_connection bigint, errors_configuration bigint,
 		errors_busy bigint, errors_other bigint,
 		heartbeats bigint, heartbeats_fenced bigint, finishes bigint, finishes_fenced bigint,

@@ -1,0 +1,130 @@
+/*
+ * pause.c — the pause of a job as every host sees it (pause.h): the gate
+ * before a claim, the calls of the store's pause methods, and the filter of
+ * missed slots.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pause.h"
+
+int
+an_pause_supported(const an_store *st)
+{
+	return st->m->version >= 5 && st->m->pause && st->m->resume && st->m->paused && st->m->pauses;
+}
+
+static int
+unsupported(an_store *st)
+{
+	an_store_fail(st, AN_E_UNSUPPORTED, "the %s store cannot hold a pause", st->m->name);
+	an_store_detailf(st, "A pause lives in the store, so that every instance sharing it sees the pause.");
+	return an_store_hintf(st, "Pause jobs on the local store, Redis or PostgreSQL, or stop the instances of the job instead.");
+}
+
+int
+an_pause_gate(an_store *st, const an_request *rq, an_claim_result *res)
+{
+	int64_t		until = 0;
+	int			rc;
+
+	if (an_pause_supported(st))
+	{
+		if ((rc = st->m->paused(st, rq, &until)) != AN_OK)
+			return rc;
+		if (until != 0)
+		{
+			memset(res, 0, sizeof(*res));
+			res->outcome = AN_PAUSED;
+			return AN_OK;
+		}
+	}
+	return st->m->claim(st, rq, res);
+}
+
+an_error
+an_pause_check_until(int64_t until, int64_t now, char *err, size_t errlen)
+{
+	if (until == 0)
+		return AN_OK;
+	if (until <= now)
+	{
+		snprintf(err, errlen, "until must be in the future: %lld is not after now (%lld)",
+				 (long long) until, (long long) now);
+		return AN_E_INPUT;
+	}
+	if (until > AN_SLOT_MAX)
+	{
+		snprintf(err, errlen, "until must be no later than 9999-12-31 23:59:59.999 UTC (%lld ms)",
+				 (long long) AN_SLOT_MAX);
+		return AN_E_INPUT;
+	}
+	return AN_OK;
+}
+
+int
+an_pause_set(an_store *st, const an_request *rq, int64_t until)
+{
+	an_store_clear(st);
+	return an_pause_supported(st) ? st->m->pause(st, rq, until) : unsupported(st);
+}
+
+int
+an_pause_end(an_store *st, const an_request *rq, int *was_paused)
+{
+	*was_paused = 0;
+	an_store_clear(st);
+	return an_pause_supported(st) ? st->m->resume(st, rq, was_paused) : unsupported(st);
+}
+
+int
+an_pause_read(an_store *st, const an_request *rq, int64_t *until)
+{
+	*until = 0;
+	an_store_clear(st);
+	return an_pause_supported(st) ? st->m->paused(st, rq, until) : unsupported(st);
+}
+
+size_t
+an_pause_drop(int64_t *slots, size_t n, const an_pause_span *spans, size_t nspans)
+{
+	size_t		keep = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		int			inside = 0;
+
+		/* Spans may overlap (a pause extended while another was read): test them all. */
+		for (size_t j = 0; j < nspans && spans[j].start <= slots[i] && !inside; j++)
+			inside = slots[i] < spans[j].end;
+		if (!inside)
+			slots[keep++] = slots[i];
+	}
+	return keep;
+}
+
+int
+an_pause_filter(an_store *st, const an_request *rq, int64_t *slots, size_t *n)
+{
+	an_pause_span *spans;
+	size_t		found = 0;
+	int			rc;
+
+	if (*n == 0 || !an_pause_supported(st))
+		return AN_OK;
+	if ((spans = malloc(AN_PAUSE_SPANS_MAX * sizeof(*spans))) == NULL)
+		return an_store_fail(st, AN_E_NOMEM, "out of memory reading the pauses of a job");
+	an_store_clear(st);
+	rc = st->m->pauses(st, rq, slots[0], slots[*n - 1] + 1, spans, AN_PAUSE_SPANS_MAX, &found);
+	if (rc == AN_OK && found > AN_PAUSE_SPANS_MAX)
+	{
+		an_store_fail(st, AN_E_UNSUPPORTED, "job \"%s\" has %zu pauses in the range asked about, more than %d",
+					  rq->job, found, AN_PAUSE_SPANS_MAX);
+		rc = an_store_hintf(st, "Ask about a shorter range.");
+	}
+	if (rc == AN_OK)
+		*n = an_pause_drop(slots, *n, spans, found);
+	free(spans);
+	return rc;
+}

@@ -1,0 +1,67 @@
+/*
+ * pause.h — pausing a job, written once for every host and store.
+ *
+ * A pause lives in the store (store.h, version 5), so that every host
+ * sharing the store sees it.  Hosts do three things with it here: a claim
+ * goes through an_pause_gate (from an_store_claim), which answers
+ * AN_PAUSED without claiming while the job is paused; anarchon_pause and
+ * anarchon_resume call the store through an_pause_set / an_pause_end; and
+ * anarchon_missed and anarchon_due drop the slots that fell inside a pause
+ * with an_pause_filter.
+ *
+ * Order: the gate reads the pause before the claim, so a claim that starts
+ * after anarchon_pause returned answers paused; a claim already past its
+ * read when the pause is written may still win (it is ordered before the
+ * pause).  A slot is "inside a pause" when start <= slot < end.
+ */
+#ifndef ANARCHON_PAUSE_H
+#define ANARCHON_PAUSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store.h"
+
+/* The most pauses of one job anarchon_missed or anarchon_due reads for one range. */
+#define AN_PAUSE_SPANS_MAX 4096
+
+/* Can st hold a pause (a version 5 table with every pause method)? */
+int			an_pause_supported(const an_store *st);
+
+/*
+ * The claim through the pause: AN_PAUSED (attempt and lease_until 0)
+ * without asking the store to claim when it says the job is paused now,
+ * else the store's claim.  A store that cannot hold a pause just claims.
+ */
+int			an_pause_gate(an_store *st, const an_request *rq, an_claim_result *res);
+
+/*
+ * Check an until given to anarchon_pause against the host's clock now: 0
+ * (until resumed) or a time ahead of now and no later than AN_SLOT_MAX.
+ * AN_E_INPUT with a message otherwise.
+ */
+an_error	an_pause_check_until(int64_t until, int64_t now, char *err, size_t errlen);
+
+/*
+ * The hosts' anarchon_pause, anarchon_resume and anarchon_paused: the
+ * store's method, or AN_E_UNSUPPORTED with a message naming the store and
+ * a hint when it cannot hold a pause.
+ */
+int			an_pause_set(an_store *st, const an_request *rq, int64_t until);
+int			an_pause_end(an_store *st, const an_request *rq, int *was_paused);
+int			an_pause_read(an_store *st, const an_request *rq, int64_t *until);
+
+/*
+ * Keep in slots[0..n) (ascending) those outside every span (ascending by
+ * start); returns how many are left, at the start of slots, in order.
+ */
+size_t		an_pause_drop(int64_t *slots, size_t n, const an_pause_span *spans, size_t nspans);
+
+/*
+ * Drop from slots[0..*n) (ascending) those that fell inside a pause of
+ * rq->job, past or current, as the store keeps them.  A store that cannot
+ * hold a pause has none: nothing is dropped.
+ */
+int			an_pause_filter(an_store *st, const an_request *rq, int64_t *slots, size_t *n);
+
+#endif							/* ANARCHON_PAUSE_H */
