@@ -11,6 +11,7 @@
  *   anarchon_prune([keep_ms])                   deletes runs no claim can ask about any more
  *   anarchon_now()                              the database clock (the VFS's), ms since the epoch
  *   anarchon_loaded(tag)                        internal: is this library loaded here? (extension.c)
+ *   anarchon_pause, anarchon_resume, anarchon_paused      pause_functions.c
  *
  * Each function checks its arguments (type and rule), then calls the store
  * through core/store.h.  Errors carry the function's name and say what is
@@ -457,6 +458,19 @@ fn_loaded(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_int(ctx, sqlite3_value_pointer(argv[0], AN_SQLITE_BUILD_TAG_TYPE) == &build_tag);
 }
 
+/* For the functions of pause_functions.c: the store's error, and the job argument. */
+void
+an_sqlite_result_store_error(sqlite3_context *ctx, const char *fn, const an_store *st)
+{
+	result_store_error(ctx, fn, st);
+}
+
+const char *
+an_sqlite_arg_job(sqlite3_context *ctx, const char *fn, sqlite3_value *v)
+{
+	return arg_text(ctx, fn, v, "job", an_validate_job);
+}
+
 typedef struct fn_entry
 {
 	const char *name;
@@ -482,6 +496,10 @@ static const fn_entry functions[] = {
 	{"anarchon_prune", 0, EFFECTS, fn_prune},
 	{"anarchon_prune", 1, EFFECTS, fn_prune},
 	{"anarchon_loaded", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, fn_loaded},
+	{"anarchon_pause", 1, EFFECTS, an_sqlite_fn_pause},
+	{"anarchon_pause", 2, EFFECTS, an_sqlite_fn_pause},
+	{"anarchon_resume", 1, EFFECTS, an_sqlite_fn_resume},
+	{"anarchon_paused", 1, EFFECTS, an_sqlite_fn_paused},
 };
 
 /* The last function (or module) sharing conn frees it. */

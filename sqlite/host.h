@@ -25,6 +25,14 @@ typedef struct an_sqlite_conn
 	int			no_stats;        /* anarchon_config('stats', 'off') */
 } an_sqlite_conn;
 
+/* pause_functions.c: anarchon_pause, anarchon_resume, anarchon_paused. */
+void		an_sqlite_fn_pause(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void		an_sqlite_fn_resume(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void		an_sqlite_fn_paused(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+/* functions.c's helpers for them. */
+void		an_sqlite_result_store_error(sqlite3_context *ctx, const char *fn, const an_store *st);
+const char *an_sqlite_arg_job(sqlite3_context *ctx, const char *fn, sqlite3_value *v);
+
 /* The local store (anarchon_runs in this database). */
 extern const an_store_methods an_sqlite_local_methods;
 

@@ -755,8 +755,13 @@ an_sqlite_local_call(an_store *st, const char *fn, const an_settings *s, int wri
 					 int (*body) (an_store *st, void *arg), void *arg)
 {
 	local_store *ls = st->impl;
-	int			rc = begin_call(st, fn, s);
+	int			rc;
 
+	/* A read needs none of the store's statements: they would fail before the first write. */
+	if (write)
+		rc = begin_call(st, fn, s);
+	else if ((rc = own_connection(st)) == AN_OK)
+		apply_busy_timeout(ls, s);
 	if (rc == AN_OK && write)
 	{
 		if ((rc = writable_now(st, fn)) == AN_OK &&

@@ -29,6 +29,7 @@
 #include "args.h"
 #include "due.h"
 #include "missed.h"
+#include "pause.h"
 #include "schedule.h"
 
 SQLITE_EXTENSION_INIT3
@@ -248,15 +249,22 @@ drop_runs(tv_cursor *c, const char *job, char *err, size_t errlen)
 	an_sqlite_conn *conn = c->vt->aux->sc->conn;
 	an_request	rq;
 	an_store   *st;
+	int			rc;
 
 	if ((st = an_sqlite_store(conn, err, errlen)) == NULL)
 		return SQLITE_ERROR;
-	if (st->m == &an_sqlite_local_methods)
-		return drop_local_runs(c, job, err, errlen);
 	memset(&rq, 0, sizeof(rq));
 	rq.job = job;
 	rq.settings = &conn->settings;
-	return drop_remote_runs(c, st, &rq, err, errlen);
+	rc = st->m == &an_sqlite_local_methods ? drop_local_runs(c, job, err, errlen)
+		: drop_remote_runs(c, st, &rq, err, errlen);
+	/* Nothing ran in a pause, and nothing was meant to: not missed (core/pause.h). */
+	if (rc == SQLITE_OK && an_pause_filter(st, &rq, c->slots, &c->n) != AN_OK)
+	{
+		an_store_error_text(st, err, errlen);
+		rc = st->err == AN_E_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+	}
+	return rc;
 }
 
 static int
