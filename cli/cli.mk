@@ -12,7 +12,7 @@ CLI_SRCS = $(filter-out cli/store_pg_none.c,$(wildcard cli/*.c))
 else
 CLI_SRCS = $(filter-out $(CLI_PG_SRCS),$(wildcard cli/*.c))
 endif
-CLI_SQLITE_SRCS = sqlite/local_store.c sqlite/claim_conn.c sqlite/clock.c sqlite/redact.c
+CLI_SQLITE_SRCS = sqlite/local_store.c sqlite/local_pause.c sqlite/claim_conn.c sqlite/clock.c sqlite/redact.c
 CLI_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g -Ibuild -Icore -Icli -Isqlite -DSQLITE_CORE \
 	$(REMOTE_INCLUDES) $(REMOTE_CFLAGS) $(SCHEDULE_CFLAGS) $(AN_SQLITE_CFLAGS) $(AN_LIBPQ_CFLAGS)
 CLI_OBJS = $(patsubst %.c,build/cli/%.o,$(CLI_SRCS) $(CLI_SQLITE_SRCS) $(CORE_SRCS) $(SCHEDULE_SRCS) $(DUE_SRCS) $(REMOTE_SRCS))

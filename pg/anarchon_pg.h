@@ -17,6 +17,7 @@
 #include "utils/timestamp.h"
 
 #include "compat.h"
+#include "pause.h"
 #include "store.h"
 
 /* anarchon's own SQLSTATE: a token that does not own the run (fence.c, anarchon.run). */
@@ -68,6 +69,13 @@ int64		an_pg_ts_to_ms(TimestampTz ts);
 /* local_store.c: runs in anarchon.runs, decided under the job's row lock. */
 extern const an_store_methods an_pg_local_methods;
 
+/* local_pause.c: the local store's pause methods (core/store.h, version 5), in anarchon.pauses. */
+int			an_pg_local_pause(an_store *st, const an_request *rq, int64_t until);
+int			an_pg_local_resume(an_store *st, const an_request *rq, int *was_paused);
+int			an_pg_local_paused(an_store *st, const an_request *rq, int64_t *until);
+int			an_pg_local_pauses(an_store *st, const an_request *rq, int64_t from, int64_t to,
+							   an_pause_span *spans, size_t max, size_t *n);
+
 /* store_select.c: the open store for anarchon.store (never NULL; ereports). */
 an_store   *an_pg_store(void);
 /* The host lent to every store: database clock, pending cancel. */
@@ -109,7 +117,8 @@ typedef enum an_pg_job_use
 {
 	AN_PG_JOB_CLAIM,			/* may take an unowned job */
 	AN_PG_JOB_ACT,				/* heartbeat, finish, fence, keep-alive, record */
-	AN_PG_JOB_READ				/* check, missed: pg_monitor may too */
+	AN_PG_JOB_READ,				/* check, missed: pg_monitor may too */
+	AN_PG_JOB_PAUSE				/* pause, resume: an owned job only (superusers: any) */
 } an_pg_job_use;
 void		an_pg_require_job_right(const char *job, an_pg_job_use use, const an_settings *settings);
 /*

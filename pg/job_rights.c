@@ -13,6 +13,9 @@
  *     function it is the definer, as postgres_fdw checks.
  *   - Reading a job's state (anarchon_check, anarchon_missed) is open to
  *     pg_monitor too, as anarchon.runs is.
+ *   - Pausing and resuming a job are its owner's: a job nobody owns cannot
+ *     be paused (but by a superuser), so that a role cannot hold up a job
+ *     before the role that runs it claims it for the first time.
  *   - A job nobody owns becomes the first claimer's, in the claim's own
  *     transaction (anarchon.own_new_jobs, on by default), so a fleet whose
  *     instances all connect as one role needs no configuration.  Other calls
@@ -166,6 +169,16 @@ an_pg_require_job_right(const char *job, an_pg_job_use use, const an_settings *s
 
 	if (!owned && use == AN_PG_JOB_CLAIM)
 		owned = take_job(job, &owner, settings);
+	/*
+	 * A pause of a job nobody owns yet would let any role hold up another
+	 * role's job before its first claim: refused, and no owner is taken.
+	 */
+	if (!owned && use == AN_PG_JOB_PAUSE && !superuser())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("job \"%s\" has no owner to pause it", job),
+				 errdetail("Only the role that owns a job, its members and superusers may pause or resume it, so that no role can hold up a job that is not its own."),
+				 errhint("Claim the job once as the role that runs it, or have an administrator give it with anarchon.set_job_owner('%s', role).", job)));
 	if (!owned || has_privs_of_role(GetUserId(), owner))
 		return;
 	/* Monitoring reads every job's state, as it reads anarchon.runs. */

@@ -466,7 +466,7 @@ local_close(an_store *st)
 }
 
 const an_store_methods an_pg_local_methods = {
-	.version = 4,
+	.version = 5,
 	.name = "local",
 	.open = local_open,
 	.claim = local_claim,
@@ -477,4 +477,8 @@ const an_store_methods an_pg_local_methods = {
 	.validate = NULL,
 	.close = local_close,
 	.fence = local_fence,
+	.pause = an_pg_local_pause,		/* local_pause.c */
+	.resume = an_pg_local_resume,
+	.paused = an_pg_local_paused,
+	.pauses = an_pg_local_pauses,
 };

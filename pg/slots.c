@@ -246,10 +246,19 @@ drop_runs(slot_list *l, const char *job, const an_settings *settings)
 {
 	an_store   *st = an_pg_store();
 
+	an_request	rq;
+
 	if (st->m == &an_pg_local_methods)
 		drop_local_runs(l, job);
 	else
 		drop_remote_runs(l, st, job, settings);
+	/* Nothing ran in a pause, and nothing was meant to: not missed (core/pause.h). */
+	memset(&rq, 0, sizeof(rq));
+	rq.job = job;
+	rq.settings = settings;
+	an_store_clear(st);
+	if (an_pause_filter(st, &rq, (int64_t *) l->slots, &l->n) != AN_OK)
+		an_pg_raise(st);
 }
 
 static Datum

@@ -14,6 +14,7 @@
  *   redis_stream.c   strategies stream-id, idmp and script
  *   redis_missed.c   recall, for anarchon_missed (lease only)
  *   redis_mark.c     one prefix, one strategy: the job's strategy marker
+ *   redis_pause.c    pause, resume, paused, pauses (every strategy)
  *
  * Keys of a job all carry the hash tag {<job>}, so a Redis Cluster keeps a
  * job's keys on one node and its scripts may touch all of them:
@@ -27,6 +28,8 @@
  *   <prefix>:{<job>}:finished:<slot>   stream-id, idmp, script: finish status
  *   <prefix>:{<job>}:strategy          every strategy: what decides the job
  *                                      (redis_mark.c)
+ *   <prefix>:{<job>}:paused            every strategy: the current pause
+ *   <prefix>:{<job>}:pauses            every strategy: all pauses (redis_pause.c)
  */
 #ifndef ANARCHON_REDIS_H
 #define ANARCHON_REDIS_H
@@ -285,6 +288,13 @@ extern const rds_strategy rds_strategy_script;
 /* The store's recall method (redis_missed.c): which slots have a run (lease only). */
 int			rds_recall(an_store *st, const an_request *rq, const int64_t *slots, size_t n,
 					   unsigned char *has_run);
+
+/* The store's pause methods (redis_pause.c), for every strategy. */
+int			rds_pause(an_store *st, const an_request *rq, int64_t until);
+int			rds_resume(an_store *st, const an_request *rq, int *was_paused);
+int			rds_paused(an_store *st, const an_request *rq, int64_t *until);
+int			rds_pauses(an_store *st, const an_request *rq, int64_t from, int64_t to,
+					   an_pause_span *spans, size_t max, size_t *n);
 
 /* The error for a server without XADD ... IDMP: names Redis 8.6, suggests script. */
 int			rds_idmp_unsupported(an_store *st, struct rds_store *rs);

@@ -474,7 +474,7 @@ redis_check(an_store *st, const an_request *rq, an_check_result *res)
 }
 
 const an_store_methods an_redis_methods = {
-	.version = 3,
+	.version = 5,
 	.name = "redis",
 	.open = redis_open,
 	.claim = redis_claim,
@@ -486,4 +486,9 @@ const an_store_methods an_redis_methods = {
 	.close = redis_close,
 	.check_url = redis_check_url,
 	.recall = rds_recall,        /* anarchon_missed, strategy lease (redis_missed.c) */
+	.fence = NULL,               /* the hosts ask heartbeat (an_store_fence) */
+	.pause = rds_pause,          /* every strategy (redis_pause.c) */
+	.resume = rds_resume,
+	.paused = rds_paused,
+	.pauses = rds_pauses,
 };

@@ -1,0 +1,112 @@
+/*
+ * pause.c — pausing a job from PostgreSQL, on the store anarchon.store names
+ * (the local store's anarchon.pauses, or a remote store's own):
+ *
+ *   anarchon_pause(job [, until timestamptz])  -> void
+ *   anarchon_resume(job)                       -> boolean: it was paused
+ *   anarchon_paused(job)                       -> timestamptz: the pause's end,
+ *                                                 'infinity' until resumed,
+ *                                                 NULL when not paused
+ *
+ * Pause and resume are the job's owner's (job_rights.c, AN_PG_JOB_PAUSE);
+ * reading a pause is open to pg_monitor too.  core/pause.c does the rest.
+ */
+#include "anarchon_pg.h"
+
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(anarchon_pause);
+PG_FUNCTION_INFO_V1(anarchon_resume);
+PG_FUNCTION_INFO_V1(anarchon_paused);
+
+/* The request for the job of argument 0, checked, with the rights use needs. */
+static an_store *
+pause_request(FunctionCallInfo fcinfo, an_pg_job_use use, an_request *rq, an_settings *settings)
+{
+	char		err[AN_ERRMAX];
+	text	   *t;
+	char	   *job;
+	an_store   *st;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("job must not be NULL")));
+	t = PG_GETARG_TEXT_PP(0);
+	if (an_validate_job(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), err, sizeof(err)) != AN_OK)
+		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
+	job = text_to_cstring(t);
+	an_pg_current_settings(settings);
+	memset(rq, 0, sizeof(*rq));
+	rq->job = job;
+	rq->settings = settings;
+	an_pg_require_job_right(job, use, settings);
+	st = an_pg_store();
+	an_store_clear(st);
+	return st;
+}
+
+/* anarchon_pause(job, until DEFAULT NULL): NULL is until anarchon_resume. */
+Datum
+anarchon_pause(PG_FUNCTION_ARGS)
+{
+	an_request	rq;
+	an_settings settings;
+	an_store   *st;
+	int64		until = 0;
+	char		err[AN_ERRMAX];
+
+	if (PG_NARGS() > 1 && !PG_ARGISNULL(1))
+	{
+		TimestampTz ts = PG_GETARG_TIMESTAMPTZ(1);
+
+		if (TIMESTAMP_NOT_FINITE(ts))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("until must be a finite time"),
+					 errhint("Pass NULL to pause the job until anarchon_resume.")));
+		until = an_pg_ts_to_ms(ts);
+		if (an_pause_check_until(until, an_pg_now_ms(), err, sizeof(err)) != AN_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("until must be in the future"),
+					 errdetail("%s is not after the database clock's now.", timestamptz_to_str(ts)),
+					 errhint("Pass a later time, or NULL to pause the job until anarchon_resume.")));
+	}
+	st = pause_request(fcinfo, AN_PG_JOB_PAUSE, &rq, &settings);
+	if (an_pause_set(st, &rq, until) != AN_OK)
+		an_pg_raise(st);
+	PG_RETURN_VOID();
+}
+
+/* anarchon_resume(job): true when the job was paused. */
+Datum
+anarchon_resume(PG_FUNCTION_ARGS)
+{
+	an_request	rq;
+	an_settings settings;
+	an_store   *st = pause_request(fcinfo, AN_PG_JOB_PAUSE, &rq, &settings);
+	int			was_paused = 0;
+
+	if (an_pause_end(st, &rq, &was_paused) != AN_OK)
+		an_pg_raise(st);
+	PG_RETURN_BOOL(was_paused != 0);
+}
+
+/* anarchon_paused(job): the pause's end, 'infinity', or NULL. */
+Datum
+anarchon_paused(PG_FUNCTION_ARGS)
+{
+	an_request	rq;
+	an_settings settings;
+	an_store   *st = pause_request(fcinfo, AN_PG_JOB_READ, &rq, &settings);
+	int64		until = 0;
+
+	if (an_pause_read(st, &rq, &until) != AN_OK)
+		an_pg_raise(st);
+	if (until == 0)
+		PG_RETURN_NULL();
+	if (until == AN_PAUSE_OPEN)
+		PG_RETURN_TIMESTAMPTZ(DT_NOEND);
+	PG_RETURN_TIMESTAMPTZ(an_pg_ms_to_ts(until));
+}
