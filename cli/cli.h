@@ -41,7 +41,8 @@ enum
 	AN_OPT_RUN = 1 << 7,         /* --jitter, --kill-after, --shell, --verbose */
 	AN_OPT_NOT_MINE = 1 << 8,
 	AN_OPT_COMMAND = 1 << 9,     /* words after -- */
-	AN_OPT_FORMAT = 1 << 10      /* --format (stats) */
+	AN_OPT_FORMAT = 1 << 10,     /* --format (stats) */
+	AN_OPT_UNTIL = 1 << 11       /* --until (pause) */
 };
 
 /* What `stats` writes (--format). */
@@ -74,6 +75,7 @@ typedef struct an_cli
 	int			verbose;
 	int			not_mine_exit;
 	an_cli_format format;        /* stats */
+	int64_t		until;           /* pause: 0 = until resumed */
 	char	  **command;         /* NULL-terminated, after -- */
 	an_tz_cache *zones;
 	/* The open store, and this process's counters of it (stats). */
@@ -135,6 +137,9 @@ int			an_cli_check(an_cli *cli);
 int			an_cli_slots(an_cli *cli);
 int			an_cli_missed(an_cli *cli);
 int			an_cli_due(an_cli *cli);
+/* pause.c: pause and resume a job in the store. */
+int			an_cli_pause(an_cli *cli);
+int			an_cli_resume(an_cli *cli);
 
 /*
  * listing.c: the slots to claim at now under the catch_up setting

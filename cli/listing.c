@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "due.h"
 #include "missed.h"
+#include "pause.h"
 
 typedef struct slot_list
 {
@@ -111,13 +112,21 @@ drop_runs(an_cli *cli, slot_list *l)
 {
 	an_request	rq;
 
+	int			rc = AN_EXIT_OK;
+
 	an_cli_request(cli, &rq, 0, NULL);
 	if (cli->sqlite_db)
-		return drop_checked(cli, &rq, l);
-	an_store_clear(cli->store);
-	if (an_missed_recall(cli->store, &rq, l->slots, &l->n) != AN_OK)
+		rc = drop_checked(cli, &rq, l);
+	else
+	{
+		an_store_clear(cli->store);
+		if (an_missed_recall(cli->store, &rq, l->slots, &l->n) != AN_OK)
+			return an_cli_store_failed(cli, NULL);
+	}
+	/* Nothing ran in a pause, and nothing was meant to: not missed (core/pause.h). */
+	if (rc == AN_EXIT_OK && an_pause_filter(cli->store, &rq, l->slots, &l->n) != AN_OK)
 		return an_cli_store_failed(cli, NULL);
-	return AN_EXIT_OK;
+	return rc;
 }
 
 int

@@ -68,6 +68,13 @@ const an_cli_verb an_cli_verbs[] = {
 		"--format prometheus writes them in Prometheus' text format instead, for node_exporter's\n"
 		"textfile collector (write to a temporary file, then rename it over the .prom file)."},
 	{"token", 0, 0, an_cli_token, "token", "Print a fresh token: 32 hexadecimal digits."},
+	{"pause", AN_OPT_STORE | AN_OPT_JOB | AN_OPT_UNTIL, AN_OPT_STORE | AN_OPT_JOB, an_cli_pause,
+		"pause --store URL --job JOB [--until TIME]",
+		"Pause the job in the store, until TIME or until resume: its claims from every host\n"
+		"then answer paused, and its slots are not reported missed.  Prints paused."},
+	{"resume", AN_OPT_STORE | AN_OPT_JOB, AN_OPT_STORE | AN_OPT_JOB, an_cli_resume,
+		"resume --store URL --job JOB",
+		"End the job's pause.  Prints resumed, or not-paused when it was not paused (exit 0 both)."},
 	{NULL, 0, 0, NULL, NULL, NULL}
 };
 
@@ -110,7 +117,7 @@ main(int argc, char **argv)
 	if (verb == NULL)
 	{
 		an_cli_error("unknown verb \"%s\". The verbs are run, claim, heartbeat, finish, check, slots,"
-					 " missed, due, stats and token; anarchon --help lists them", argv[1]);
+					 " missed, due, stats, token, pause and resume; anarchon --help lists them", argv[1]);
 		return AN_EXIT_USAGE;
 	}
 

@@ -13,11 +13,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "pause.h"
 
 enum
 {
 	O_STORE = 256, O_JOB, O_SLOT, O_SCHEDULE, O_TOKEN, O_FROM, O_TO, O_STATUS,
 	O_JITTER, O_KILL_AFTER, O_SHELL, O_VERBOSE, O_NOT_MINE, O_FORMAT, O_HELP,
+	O_UNTIL,
 	O_SETTING                    /* O_SETTING + i: setting i of setting_names */
 };
 
@@ -53,6 +55,7 @@ static const struct
 	{"not-mine-exit", required_argument, O_NOT_MINE, AN_OPT_NOT_MINE},
 	{"format", required_argument, O_FORMAT, AN_OPT_FORMAT},
 	{"help", no_argument, O_HELP, 0},
+	{"until", required_argument, O_UNTIL, AN_OPT_UNTIL},
 	{NULL, 0, 0, 0}
 };
 
@@ -178,6 +181,11 @@ take(an_cli *cli, int id, const char *arg)
 				return AN_EXIT_USAGE;
 			}
 			return AN_EXIT_OK;
+		case O_UNTIL:
+			if (an_cli_parse_time(arg, &v, err, sizeof(err)) != AN_OK)
+				return rule(AN_E_INPUT, err);
+			cli->until = v;
+			return rule(an_pause_check_until(v, an_cli_now_ms(), err, sizeof(err)), err);
 		default:
 			return rule(an_settings_set(&cli->settings, setting_names[id - O_SETTING], arg,
 										err, sizeof(err)), err);
