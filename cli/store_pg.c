@@ -17,9 +17,8 @@
 
 #include "store_pg_int.h"
 
-/* The bound of a call: busy_timeout_ms, which the server may wait for a lock, plus the slack. */
-static int64_t
-call_timeout(const an_request *rq)
+int64_t
+an_pg_call_timeout(const an_request *rq)
 {
 	return (rq->settings ? rq->settings->busy_timeout_ms : AN_BUSY_TIMEOUT_MS_DEFAULT) + AN_PG_SLACK_MS;
 }
@@ -96,7 +95,7 @@ pg_claim(an_store *st, const an_request *rq, an_claim_result *res)
 						  " (extract(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint"
 						  " FROM anarchon.anarchon_claim_info($1::text, $2::bigint, $3::text, $4::bigint,"
 						  " $5::bigint, $6::integer, $7::text, $8::bigint) AS c",
-						  8, v, call_timeout(rq), &r)) != AN_OK)
+						  8, v, an_pg_call_timeout(rq), &r)) != AN_OK)
 		return rc;
 	if (sent && value(r, 3))
 		an_store_saw_clock(st, strtoll(value(r, 3), NULL, 10), sent, an_store_host_now(st));
@@ -134,7 +133,7 @@ boolean_call(an_store *st, const an_request *rq, const char *what, const char *s
 	if (pg == NULL)
 		return st->err;
 	snprintf(slot, sizeof(slot), "%lld", (long long) rq->slot);
-	if ((rc = an_pg_query(st, pg, what, sql, 4, v, call_timeout(rq), &r)) != AN_OK)
+	if ((rc = an_pg_query(st, pg, what, sql, 4, v, an_pg_call_timeout(rq), &r)) != AN_OK)
 		return rc;
 	b = value(r, 0);
 	if (b && (b[0] == 't' || b[0] == 'f'))
@@ -179,7 +178,7 @@ pg_check(an_store *st, const an_request *rq, an_check_result *res)
 		return st->err;
 	snprintf(slot, sizeof(slot), "%lld", (long long) rq->slot);
 	if ((rc = an_pg_query(st, pg, "the check", "SELECT anarchon.anarchon_check($1::text, $2::bigint)", 2, v,
-						  call_timeout(rq), &r)) != AN_OK)
+						  an_pg_call_timeout(rq), &r)) != AN_OK)
 		return rc;
 	/* The function answers the state only. */
 	memset(res, 0, sizeof(*res));
@@ -233,7 +232,7 @@ pg_recall(an_store *st, const an_request *rq, const int64_t *slots, size_t n, un
 					 " FROM pg_catalog.unnest($2::bigint[]) WITH ORDINALITY AS s(slot, i)) END"
 					 " FROM (SELECT coalesce(pg_catalog.current_setting('anarchon.store', true), 'local')"
 					 " AS store) AS x",
-					 2, v, call_timeout(rq), &r);
+					 2, v, an_pg_call_timeout(rq), &r);
 	free(list);
 	if (rc != AN_OK)
 		return rc;
@@ -300,4 +299,7 @@ const an_store_methods an_cli_pg_methods = {
 	.check_url = pg_check_url,
 	.recall = pg_recall,
 	.fence = NULL,               /* the command holds no transaction a run could be tied to */
+	.pause = an_pg_pause,        /* store_pg_pause.c; no paused: anarchon_claim checks it */
+	.resume = an_pg_resume,
+	.pauses = an_pg_pauses,
 };

@@ -50,6 +50,15 @@ int			an_pg_parse_url(an_store *st, const char *url, an_pg *pg);
 /* text as it may be shown: the URL's secrets replaced by "***". */
 void		an_pg_scrub(const an_pg *pg, const char *text, char *out, size_t outlen);
 
+/* The bound of a call: busy_timeout_ms, which the server may wait for a lock, plus the slack. */
+int64_t		an_pg_call_timeout(const an_request *rq);
+
+/* store_pg_pause.c: the pause methods (core/store.h, version 5). */
+int			an_pg_pause(an_store *st, const an_request *rq, int64_t until);
+int			an_pg_resume(an_store *st, const an_request *rq, int *was_paused);
+int			an_pg_pauses(an_store *st, const an_request *rq, int64_t from, int64_t to,
+						 an_pause_span *spans, size_t max, size_t *n);
+
 /*
  * store_pg_conn.c: run sql with text parameters and wait for its one result,
  * connecting first when there is no connection.  what names the request in

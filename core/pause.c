@@ -12,7 +12,7 @@
 int
 an_pause_supported(const an_store *st)
 {
-	return st->m->version >= 5 && st->m->pause && st->m->resume && st->m->paused && st->m->pauses;
+	return AN_STORE_PAUSE_METHOD(st, pause) != NULL && AN_STORE_PAUSE_METHOD(st, resume) != NULL;
 }
 
 static int
@@ -29,7 +29,7 @@ an_pause_gate(an_store *st, const an_request *rq, an_claim_result *res)
 	int64_t		until = 0;
 	int			rc;
 
-	if (an_pause_supported(st))
+	if (AN_STORE_PAUSE_METHOD(st, paused) != NULL)
 	{
 		if ((rc = st->m->paused(st, rq, &until)) != AN_OK)
 			return rc;
@@ -83,7 +83,7 @@ an_pause_read(an_store *st, const an_request *rq, int64_t *until)
 {
 	*until = 0;
 	an_store_clear(st);
-	return an_pause_supported(st) ? st->m->paused(st, rq, until) : unsupported(st);
+	return AN_STORE_PAUSE_METHOD(st, paused) ? st->m->paused(st, rq, until) : unsupported(st);
 }
 
 size_t
@@ -111,7 +111,7 @@ an_pause_filter(an_store *st, const an_request *rq, int64_t *slots, size_t *n)
 	size_t		found = 0;
 	int			rc;
 
-	if (*n == 0 || !an_pause_supported(st))
+	if (*n == 0 || AN_STORE_PAUSE_METHOD(st, pauses) == NULL)
 		return AN_OK;
 	if ((spans = malloc(AN_PAUSE_SPANS_MAX * sizeof(*spans))) == NULL)
 		return an_store_fail(st, AN_E_NOMEM, "out of memory reading the pauses of a job");

@@ -25,7 +25,10 @@
 /* The most pauses of one job anarchon_missed or anarchon_due reads for one range. */
 #define AN_PAUSE_SPANS_MAX 4096
 
-/* Can st hold a pause (a version 5 table with every pause method)? */
+/* A pause method of the store, or NULL (none, or a table older than version 5). */
+#define AN_STORE_PAUSE_METHOD(st, method) ((st)->m->version >= 5 ? (st)->m->method : NULL)
+
+/* Can st hold a pause (a version 5 table with pause and resume)? */
 int			an_pause_supported(const an_store *st);
 
 /*
@@ -59,8 +62,8 @@ size_t		an_pause_drop(int64_t *slots, size_t n, const an_pause_span *spans, size
 
 /*
  * Drop from slots[0..*n) (ascending) those that fell inside a pause of
- * rq->job, past or current, as the store keeps them.  A store that cannot
- * hold a pause has none: nothing is dropped.
+ * rq->job, past or current, as the store keeps them (its pauses method).
+ * A store that cannot hold a pause has none: nothing is dropped.
  */
 int			an_pause_filter(an_store *st, const an_request *rq, int64_t *slots, size_t *n);
 

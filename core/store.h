@@ -231,7 +231,10 @@ typedef struct an_store_methods
 	 * A store with a clock of its own judges until on it and fails with
 	 * AN_E_INPUT when it is not ahead.  A store that cannot hold a pause
 	 * leaves pause, resume, paused and pauses NULL; the host then refuses
-	 * anarchon_pause naming the store (an_pause_unsupported).
+	 * anarchon_pause naming the store (core/pause.c).  A store whose claim
+	 * decides the pause itself (the command's PostgreSQL store: the server
+	 * checks it) sets pause and resume and may leave paused NULL, so that
+	 * a claim is one round trip.
 	 */
 	int			(*pause) (an_store *st, const an_request *rq, int64_t until);
 
@@ -246,6 +249,7 @@ typedef struct an_store_methods
 	 * paused: is rq->job paused now (on the store's clock where it has
 	 * one)?  *until = 0: no; AN_PAUSE_OPEN: until resumed; else when the
 	 * pause ends.  Asked before every claim (an_store_claim): one read.
+	 * Optional (see pause).
 	 */
 	int			(*paused) (an_store *st, const an_request *rq, int64_t *until);
 

@@ -7,17 +7,24 @@
  *   anarchon_paused(job)                       -> timestamptz: the pause's end,
  *                                                 'infinity' until resumed,
  *                                                 NULL when not paused
+ *   anarchon_pauses(job, from_at, to_at)       -> TABLE (since, until): the
+ *                                                 pauses, past and current, that
+ *                                                 overlap [from, to)
  *
  * Pause and resume are the job's owner's (job_rights.c, AN_PG_JOB_PAUSE);
  * reading a pause is open to pg_monitor too.  core/pause.c does the rest.
  */
 #include "anarchon_pg.h"
+#include "schedule_pg.h"
 
+#include "funcapi.h"
 #include "utils/builtins.h"
+#include "utils/tuplestore.h"
 
 PG_FUNCTION_INFO_V1(anarchon_pause);
 PG_FUNCTION_INFO_V1(anarchon_resume);
 PG_FUNCTION_INFO_V1(anarchon_paused);
+PG_FUNCTION_INFO_V1(anarchon_pauses);
 
 /* The request for the job of argument 0, checked, with the rights use needs. */
 static an_store *
@@ -93,6 +100,13 @@ anarchon_resume(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(was_paused != 0);
 }
 
+/* ms as a timestamptz, AN_PAUSE_OPEN as 'infinity'. */
+static TimestampTz
+pause_time(int64 ms)
+{
+	return ms == AN_PAUSE_OPEN ? DT_NOEND : an_pg_ms_to_ts(ms);
+}
+
 /* anarchon_paused(job): the pause's end, 'infinity', or NULL. */
 Datum
 anarchon_paused(PG_FUNCTION_ARGS)
@@ -106,7 +120,43 @@ anarchon_paused(PG_FUNCTION_ARGS)
 		an_pg_raise(st);
 	if (until == 0)
 		PG_RETURN_NULL();
-	if (until == AN_PAUSE_OPEN)
-		PG_RETURN_TIMESTAMPTZ(DT_NOEND);
-	PG_RETURN_TIMESTAMPTZ(an_pg_ms_to_ts(until));
+	PG_RETURN_TIMESTAMPTZ(pause_time(until));
+}
+
+/*
+ * anarchon_pauses(job, from_at, to_at): what anarchon_missed skips, from the
+ * store in force (the command's PostgreSQL store reads it too).
+ */
+Datum
+anarchon_pauses(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	an_request	rq;
+	an_settings settings;
+	an_store   *st = pause_request(fcinfo, AN_PG_JOB_READ, &rq, &settings);
+	int64		from = an_pg_arg_instant(fcinfo, 1, false, "from_at");
+	int64		to = an_pg_arg_instant(fcinfo, 2, false, "to_at");
+	an_pause_span *spans;
+	size_t		n = 0;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (from >= to || AN_STORE_PAUSE_METHOD(st, pauses) == NULL)
+		return (Datum) 0;
+	spans = palloc(AN_PAUSE_SPANS_MAX * sizeof(*spans));
+	if (st->m->pauses(st, &rq, from, to, spans, AN_PAUSE_SPANS_MAX, &n) != AN_OK)
+		an_pg_raise(st);
+	if (n > AN_PAUSE_SPANS_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("job \"%s\" has %zu pauses in the range, more than %d", rq.job, n, AN_PAUSE_SPANS_MAX),
+				 errhint("Ask about a shorter range.")));
+	for (size_t i = 0; i < n; i++)
+	{
+		Datum		values[2] = {TimestampTzGetDatum(pause_time(spans[i].start)),
+		TimestampTzGetDatum(pause_time(spans[i].end))};
+		bool		nulls[2] = {false, false};
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
 }

@@ -36,3 +36,11 @@ CREATE FUNCTION anarchon.anarchon_paused(job text)
 	RETURNS timestamptz
 	AS 'MODULE_PATHNAME', 'anarchon_paused'
 	LANGUAGE C VOLATILE;
+
+-- The pauses of the job, past and current, that overlap [from_at, to_at):
+-- what anarchon_missed and anarchon_due skip.  until is 'infinity' while the
+-- job stays paused until resumed.  Open to the job's owner and pg_monitor.
+CREATE FUNCTION anarchon.anarchon_pauses(job text, from_at timestamptz, to_at timestamptz)
+	RETURNS TABLE (since timestamptz, until timestamptz)
+	AS 'MODULE_PATHNAME', 'anarchon_pauses'
+	LANGUAGE C VOLATILE ROWS 10;
