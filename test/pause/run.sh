@@ -62,6 +62,7 @@ store_url() {
 	case $1 in
 		redis) echo "$REDIS" ;;
 		script) echo "$REDIS_SCRIPT" ;;
+		pg) echo "postgresql://$PGUSER@127.0.0.1:$PGPORT/postgres" ;;
 		*) echo "sqlite://$tmp/cli-local.db" ;;
 	esac
 }
@@ -125,8 +126,10 @@ yes_word() { case $1 in pg) echo t ;; sqlite) echo 1 ;; cli) echo resumed ;; esa
 no_word() { case $1 in pg) echo f ;; sqlite) echo 0 ;; cli) echo not-paused ;; esac; }
 open_until() { case $1 in pg) echo infinity ;; sqlite) echo 9223372036854775807 ;; esac; }
 
-for host in pg sqlite cli; do
-	for store in local redis; do
+for hs in "pg local" "pg redis" "sqlite local" "sqlite redis" "cli local" "cli redis" "cli pg"; do
+	set -- $hs
+	host=$1 store=$2
+	{
 		name="pause: $host, $store store"
 		job=pz-$host-$store
 		slot=$(( $(date +%s) * 1000 ))
@@ -155,7 +158,7 @@ for host in pg sqlite cli; do
 		else
 			not_ok "$name: after resume, $N claims at once" "outcomes: $(sort "$tmp/$job.2" | uniq -c | tr '\n' ' ')"
 		fi
-	done
+	}
 done
 
 # ---------------------------------------------------------------- one Redis, three hosts
@@ -202,11 +205,11 @@ done
 # missed, slots between the pause's return and the resume's call are not.
 t_before=$(date +%s%3N)
 sleep_until $((t_before + 3100))
-for hs in "pg local" "pg redis" "sqlite local" "cli local"; do set -- $hs; pause "$1" "$2" "pz-m-$1-$2" > /dev/null; done
+for hs in "pg local" "pg redis" "sqlite local" "cli local" "cli pg"; do set -- $hs; pause "$1" "$2" "pz-m-$1-$2" > /dev/null; done
 t_paused=$(date +%s%3N)
 sleep_until $((t_paused + 2500))
 t_resume=$(date +%s%3N)
-for hs in "pg local" "pg redis" "sqlite local" "cli local"; do set -- $hs; resume "$1" "$2" "pz-m-$1-$2" > /dev/null; done
+for hs in "pg local" "pg redis" "sqlite local" "cli local" "cli pg"; do set -- $hs; resume "$1" "$2" "pz-m-$1-$2" > /dev/null; done
 t_resumed=$(date +%s%3N)
 sleep_until $((t_resumed + 1500))
 t_to=$(date +%s%3N)
@@ -236,6 +239,10 @@ printf '.load %s\n.output /dev/null\nSELECT anarchon_config(%s, 0);\n.output std
 judge_missed "pause: sqlite, local store: anarchon_missed skips the slots inside a pause and reports the others" "$tmp/missed-sqlite"
 "$AN" missed --store "$(store_url local)" --job pz-m-cli-local --schedule "$SCHED" --from "$t_before" --to "$t_to" --max_late_ms 0 2>&1 | cut -f1 > "$tmp/missed-cli"
 judge_missed "pause: the command, sqlite file: anarchon missed skips the slots inside a pause and reports the others" "$tmp/missed-cli"
+"$AN" missed --store "$(store_url pg)" --job pz-m-cli-pg --schedule "$SCHED" --from "$t_before" --to "$t_to" --max_late_ms 0 2>&1 | cut -f1 > "$tmp/missed-cli-pg"
+judge_missed "pause: the command, PostgreSQL: anarchon missed skips the slots inside a pause and reports the others" "$tmp/missed-cli-pg"
+out=$(q -c "SELECT count(*) FROM anarchon_pauses('pz-m-pg-local', to_timestamp($t_before / 1000.0), to_timestamp($t_to / 1000.0))")
+is "pause: pg: anarchon_pauses lists the pause" "$out" 1
 # anarchon_due's catch-up looks at the same slots: none inside the pause.
 win=$((t_to - t_before))
 PGOPTIONS="-c anarchon.max_late_ms=$((win + 1000)) -c anarchon.catch_up=all -c anarchon.catch_up_ms=$win -c anarchon.catch_up_max=100" \
