@@ -65,39 +65,19 @@ anarchon_pause(PG_FUNCTION_ARGS)
 
 	if (PG_NARGS() > 1 && !PG_ARGISNULL(1))
 	{
-		TimestampTz ts = PG_GETARG_TIMESTAMPTZ(1);
-
-		if (TIMESTAMP_NOT_FINITE(ts))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("until must be a finite time"),
-					 errhint("Pass NULL to pause the job until anarchon_resume.")));
-		until = an_pg_ts_to_ms(ts);
+		until = an_pg_arg_instant(fcinfo, 1, false, "until");
 		if (an_pause_check_until(until, an_pg_now_ms(), err, sizeof(err)) != AN_OK)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("until must be in the future"),
-					 errdetail("%s is not after the database clock's now.", timestamptz_to_str(ts)),
+					 errdetail("%s is not after the database clock's now.",
+							   timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(1))),
 					 errhint("Pass a later time, or NULL to pause the job until anarchon_resume.")));
 	}
 	st = pause_request(fcinfo, AN_PG_JOB_PAUSE, &rq, &settings);
 	if (an_pause_set(st, &rq, until) != AN_OK)
 		an_pg_raise(st);
 	PG_RETURN_VOID();
-}
-
-/* anarchon_resume(job): true when the job was paused. */
-Datum
-anarchon_resume(PG_FUNCTION_ARGS)
-{
-	an_request	rq;
-	an_settings settings;
-	an_store   *st = pause_request(fcinfo, AN_PG_JOB_PAUSE, &rq, &settings);
-	int			was_paused = 0;
-
-	if (an_pause_end(st, &rq, &was_paused) != AN_OK)
-		an_pg_raise(st);
-	PG_RETURN_BOOL(was_paused != 0);
 }
 
 /* ms as a timestamptz, AN_PAUSE_OPEN as 'infinity'. */
@@ -107,20 +87,35 @@ pause_time(int64 ms)
 	return ms == AN_PAUSE_OPEN ? DT_NOEND : an_pg_ms_to_ts(ms);
 }
 
-/* anarchon_paused(job): the pause's end, 'infinity', or NULL. */
-Datum
-anarchon_paused(PG_FUNCTION_ARGS)
+/* resume (true when the job was paused) and paused (its end: 'infinity', or NULL). */
+static Datum
+ask(FunctionCallInfo fcinfo, bool resume)
 {
 	an_request	rq;
 	an_settings settings;
-	an_store   *st = pause_request(fcinfo, AN_PG_JOB_READ, &rq, &settings);
+	an_store   *st = pause_request(fcinfo, resume ? AN_PG_JOB_PAUSE : AN_PG_JOB_READ, &rq, &settings);
 	int64		until = 0;
+	int			was_paused = 0;
 
-	if (an_pause_read(st, &rq, &until) != AN_OK)
+	if ((resume ? an_pause_end(st, &rq, &was_paused) : an_pause_read(st, &rq, &until)) != AN_OK)
 		an_pg_raise(st);
+	if (resume)
+		PG_RETURN_BOOL(was_paused != 0);
 	if (until == 0)
 		PG_RETURN_NULL();
 	PG_RETURN_TIMESTAMPTZ(pause_time(until));
+}
+
+Datum
+anarchon_resume(PG_FUNCTION_ARGS)
+{
+	return ask(fcinfo, true);
+}
+
+Datum
+anarchon_paused(PG_FUNCTION_ARGS)
+{
+	return ask(fcinfo, false);
 }
 
 /*

@@ -71,43 +71,37 @@ an_sqlite_fn_pause(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_int(ctx, 1);
 }
 
+/* resume and paused: the store's answer as the result. */
+static void
+ask(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, int resume)
+{
+	an_request	rq;
+	an_store   *st;
+	int64_t		until = 0;
+	int			was_paused = 0;
+
+	if ((st = pause_call(ctx, fn, argv, &rq)) == NULL)
+		return;
+	if ((resume ? an_pause_end(st, &rq, &was_paused) : an_pause_read(st, &rq, &until)) != AN_OK)
+		an_sqlite_result_store_error(ctx, fn, st);
+	else if (resume)
+		sqlite3_result_int(ctx, was_paused);
+	else if (until == 0)
+		sqlite3_result_null(ctx);
+	else
+		sqlite3_result_int64(ctx, until);
+}
+
 void
 an_sqlite_fn_resume(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	static const char fn[] = "anarchon_resume";
-	an_request	rq;
-	an_store   *st;
-	int			was_paused = 0;
-
 	(void) argc;
-	if ((st = pause_call(ctx, fn, argv, &rq)) == NULL)
-		return;
-	if (an_pause_end(st, &rq, &was_paused) != AN_OK)
-	{
-		an_sqlite_result_store_error(ctx, fn, st);
-		return;
-	}
-	sqlite3_result_int(ctx, was_paused);
+	ask(ctx, "anarchon_resume", argv, 1);
 }
 
 void
 an_sqlite_fn_paused(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	static const char fn[] = "anarchon_paused";
-	an_request	rq;
-	an_store   *st;
-	int64_t		until = 0;
-
 	(void) argc;
-	if ((st = pause_call(ctx, fn, argv, &rq)) == NULL)
-		return;
-	if (an_pause_read(st, &rq, &until) != AN_OK)
-	{
-		an_sqlite_result_store_error(ctx, fn, st);
-		return;
-	}
-	if (until == 0)
-		sqlite3_result_null(ctx);
-	else
-		sqlite3_result_int64(ctx, until);
+	ask(ctx, "anarchon_paused", argv, 0);
 }

@@ -366,6 +366,12 @@ typedef struct rds_store
 	int			idmp_next;
 } rds_store;
 
+/*
+ * Start a call of a method (redis_store.c): clear the error, check that the
+ * store is open (NULL and a failure when not), start the call's deadline.
+ */
+rds_store  *rds_begin(an_store *st);
+
 /* Key of the job: "<prefix>:{<job>}:<what>", appended to c. */
 void		rds_cmd_key(rds_cmd *c, rds_store *rs, const char *job, const char *what);
 /* Key of one run of the job: "<prefix>:{<job>}:<what>:<slot>". */

@@ -53,22 +53,6 @@ static const char lua_resume[] =
 	"redis.call('DEL', KEYS[1])\n"
 	"return {1, now}\n";
 
-/* Start a call as every method does: the error cleared, the store open, the deadline set. */
-static rds_store *
-begin(an_store *st)
-{
-	rds_store  *rs = st->impl;
-
-	an_store_clear(st);
-	if (rs == NULL)
-	{
-		an_store_fail(st, AN_E_STATE, "the redis store is not open");
-		return NULL;
-	}
-	an_deadline_start(&rs->deadline, rs->conn.timeout_ms);
-	return rs;
-}
-
 /* "<since>:<until>" into a span; until 0 is AN_PAUSE_OPEN. */
 static int
 parse_span(const char *s, an_pause_span *sp)
@@ -86,125 +70,89 @@ parse_span(const char *s, an_pause_span *sp)
 	return 1;
 }
 
-/* One of the scripts on the job's keys: *done and the server's clock from its answer. */
-static int
-run_script(an_store *st, rds_store *rs, const an_request *rq, const char *source, int64_t until,
-		   int64_t *done, int64_t *now)
+/* What one method asks, and what it learned. */
+typedef struct pause_call
 {
-	rds_cmd		c;
+	const an_request *rq;
+	const char *script;          /* pause, resume: the script; NULL: a read */
+	int64_t		until;           /* pause: the argument; paused: the answer */
+	int64_t		done,
+				now;             /* a script's answer: did it act, Redis's clock */
+	int64_t		from,
+				to;              /* pauses: the range */
+	an_pause_span *spans;
+	size_t		max,
+				n;
+} pause_call;
+
+/* One of the scripts on the job's keys: c->done and the server's clock from its answer. */
+static int
+run_script(an_store *st, rds_store *rs, pause_call *c)
+{
+	rds_cmd		cmd;
 	redisReply *r = NULL;
 	int			rc;
 
-	rds_cmd_init(&c);
-	rds_cmd_add(&c, "EVAL");
-	rds_cmd_add(&c, source);
-	rds_cmd_add(&c, "2");
-	rds_cmd_key(&c, rs, rq->job, "paused");
-	rds_cmd_key(&c, rs, rq->job, "pauses");
-	rds_cmd_addf(&c, "%lld", (long long) until);
-	if ((rc = rds_call(st, rs, &c, &r)) != AN_OK)
+	rds_cmd_init(&cmd);
+	rds_cmd_add(&cmd, "EVAL");
+	rds_cmd_add(&cmd, c->script);
+	rds_cmd_add(&cmd, "2");
+	rds_cmd_key(&cmd, rs, c->rq->job, "paused");
+	rds_cmd_key(&cmd, rs, c->rq->job, "pauses");
+	rds_cmd_addf(&cmd, "%lld", (long long) c->until);
+	if ((rc = rds_call(st, rs, &cmd, &r)) != AN_OK)
 		return rc;
-	if ((rc = rds_array_int(st, rs, r, 0, done, "a pause script")) == AN_OK)
-		rc = rds_array_int(st, rs, r, 1, now, "a pause script");
+	if ((rc = rds_array_int(st, rs, r, 0, &c->done, "a pause script")) == AN_OK)
+		rc = rds_array_int(st, rs, r, 1, &c->now, "a pause script");
 	freeReplyObject(r);
 	return rc;
 }
 
-int
-rds_pause(an_store *st, const an_request *rq, int64_t until)
-{
-	rds_store  *rs = begin(st);
-	int64_t		done = 0,
-				now = 0;
-	int			tries = 0;
-	int			rc;
-
-	if (rs == NULL)
-		return st->err;
-	do
-		rc = run_script(st, rs, rq, lua_pause, until, &done, &now);
-	while (an_resend_once(st, rc, rs->conn.dropped, &tries));
-	if (rc == AN_OK && !done)
-	{
-		an_store_fail(st, AN_E_INPUT, "until must be in the future");
-		an_store_detailf(st, "Redis store %s's clock says %lld ms, and until is %lld ms.",
-						 rs->conn.where, (long long) now, (long long) until);
-		return an_store_hintf(st, "Pass a later time; the pause ends on the store's clock.");
-	}
-	return rc;
-}
-
-int
-rds_resume(an_store *st, const an_request *rq, int *was_paused)
-{
-	rds_store  *rs = begin(st);
-	int64_t		done = 0,
-				now = 0;
-	int			tries = 0;
-	int			rc;
-
-	if (rs == NULL)
-		return st->err;
-	do
-		rc = run_script(st, rs, rq, lua_resume, 0, &done, &now);
-	while (an_resend_once(st, rc, rs->conn.dropped, &tries));
-	*was_paused = rc == AN_OK && done;
-	return rc;
-}
-
 static int
-get_pause(an_store *st, rds_store *rs, const an_request *rq, int64_t *until)
+unreadable(an_store *st, rds_store *rs, const pause_call *c)
 {
-	rds_cmd		c;
+	return an_store_fail(st, AN_E_STORE, "redis store %s holds an unreadable pause of job %s",
+						 rs->conn.where, c->rq->job);
+}
+
+/* GET of the pause: c->until its end, 0 when the job is not paused. */
+static int
+get_pause(an_store *st, rds_store *rs, pause_call *c)
+{
+	rds_cmd		cmd;
 	redisReply *r = NULL;
 	an_pause_span sp;
 	int			rc;
 
-	rds_cmd_init(&c);
-	rds_cmd_add(&c, "GET");
-	rds_cmd_key(&c, rs, rq->job, "paused");
-	if ((rc = rds_call(st, rs, &c, &r)) != AN_OK)
+	c->until = 0;
+	rds_cmd_init(&cmd);
+	rds_cmd_add(&cmd, "GET");
+	rds_cmd_key(&cmd, rs, c->rq->job, "paused");
+	if ((rc = rds_call(st, rs, &cmd, &r)) != AN_OK)
 		return rc;
 	if (r->type == REDIS_REPLY_STRING && parse_span(r->str, &sp))
-		*until = sp.end;
+		c->until = sp.end;
 	else if (r->type != REDIS_REPLY_NIL)
-		rc = an_store_fail(st, AN_E_STORE, "redis store %s holds an unreadable pause of job %s",
-						   rs->conn.where, rq->job);
+		rc = unreadable(st, rs, c);
 	freeReplyObject(r);
 	return rc;
 }
 
-int
-rds_paused(an_store *st, const an_request *rq, int64_t *until)
-{
-	rds_store  *rs = begin(st);
-	int			tries = 0;
-	int			rc;
-
-	*until = 0;
-	if (rs == NULL)
-		return st->err;
-	do
-		rc = get_pause(st, rs, rq, until);
-	while (an_resend_once(st, rc, rs->conn.dropped, &tries));
-	return rc;
-}
-
+/* The pauses that start before c->to and end after c->from, ascending by start. */
 static int
-read_pauses(an_store *st, rds_store *rs, const an_request *rq, int64_t from, int64_t to,
-			an_pause_span *spans, size_t max, size_t *n)
+read_pauses(an_store *st, rds_store *rs, pause_call *c)
 {
-	rds_cmd		c;
+	rds_cmd		cmd;
 	redisReply *r = NULL;
 	int			rc;
 
-	*n = 0;
-	rds_cmd_init(&c);
-	rds_cmd_add(&c, "ZRANGEBYSCORE");
-	rds_cmd_key(&c, rs, rq->job, "pauses");
-	rds_cmd_add(&c, "-inf");
-	rds_cmd_addf(&c, "(%lld", (long long) to);
-	if ((rc = rds_call(st, rs, &c, &r)) != AN_OK)
+	c->n = 0;
+	rds_cmd_init(&cmd);
+	rds_cmd_add(&cmd, "ZRANGEBYSCORE");
+	rds_cmd_key(&cmd, rs, c->rq->job, "pauses");
+	rds_cmd_add(&cmd, "-inf");
+	rds_cmd_addf(&cmd, "(%lld", (long long) c->to);
+	if ((rc = rds_call(st, rs, &cmd, &r)) != AN_OK)
 		return rc;
 	if (r->type != REDIS_REPLY_ARRAY)
 		rc = rds_reply_fail(st, rs, r, "ZRANGEBYSCORE of the pauses");
@@ -213,12 +161,63 @@ read_pauses(an_store *st, rds_store *rs, const an_request *rq, int64_t from, int
 		an_pause_span sp;
 
 		if (r->element[i]->type != REDIS_REPLY_STRING || !parse_span(r->element[i]->str, &sp))
-			rc = an_store_fail(st, AN_E_STORE, "redis store %s holds an unreadable pause of job %s",
-							   rs->conn.where, rq->job);
-		else if (sp.end > from && (*n)++ < max)
-			spans[*n - 1] = sp;
+			rc = unreadable(st, rs, c);
+		else if (sp.end > c->from && c->n++ < c->max)
+			c->spans[c->n - 1] = sp;
 	}
 	freeReplyObject(r);
+	return rc;
+}
+
+/* Run op for c as every method of the store runs: once more if a kept connection dropped. */
+static int
+with_resend(an_store *st, int (*op) (an_store *, rds_store *, pause_call *), pause_call *c)
+{
+	rds_store  *rs = rds_begin(st);
+	int			tries = 0;
+	int			rc;
+
+	if (rs == NULL)
+		return st->err;
+	do
+		rc = op(st, rs, c);
+	while (an_resend_once(st, rc, rs->conn.dropped, &tries));
+	return rc;
+}
+
+int
+rds_pause(an_store *st, const an_request *rq, int64_t until)
+{
+	pause_call	c = {.rq = rq, .script = lua_pause, .until = until};
+	int			rc = with_resend(st, run_script, &c);
+
+	if (rc == AN_OK && !c.done)
+	{
+		an_store_fail(st, AN_E_INPUT, "until must be in the future");
+		an_store_detailf(st, "Redis store %s's clock says %lld ms, and until is %lld ms.",
+						 ((rds_store *) st->impl)->conn.where, (long long) c.now, (long long) until);
+		return an_store_hintf(st, "Pass a later time; the pause ends on the store's clock.");
+	}
+	return rc;
+}
+
+int
+rds_resume(an_store *st, const an_request *rq, int *was_paused)
+{
+	pause_call	c = {.rq = rq, .script = lua_resume};
+	int			rc = with_resend(st, run_script, &c);
+
+	*was_paused = rc == AN_OK && c.done;
+	return rc;
+}
+
+int
+rds_paused(an_store *st, const an_request *rq, int64_t *until)
+{
+	pause_call	c = {.rq = rq};
+	int			rc = with_resend(st, get_pause, &c);
+
+	*until = rc == AN_OK ? c.until : 0;
 	return rc;
 }
 
@@ -226,15 +225,9 @@ int
 rds_pauses(an_store *st, const an_request *rq, int64_t from, int64_t to,
 		   an_pause_span *spans, size_t max, size_t *n)
 {
-	rds_store  *rs = begin(st);
-	int			tries = 0;
-	int			rc;
+	pause_call	c = {.rq = rq, .from = from, .to = to, .spans = spans, .max = max};
+	int			rc = with_resend(st, read_pauses, &c);
 
-	*n = 0;
-	if (rs == NULL)
-		return st->err;
-	do
-		rc = read_pauses(st, rs, rq, from, to, spans, max, n);
-	while (an_resend_once(st, rc, rs->conn.dropped, &tries));
+	*n = rc == AN_OK ? c.n : 0;
 	return rc;
 }

@@ -283,8 +283,8 @@ done:
 }
 
 /* Start a call: clear the error, check the store is open, set the deadline. */
-static rds_store *
-begin(an_store *st)
+rds_store  *
+rds_begin(an_store *st)
 {
 	rds_store  *rs = st->impl;
 
@@ -407,7 +407,7 @@ redis_validate(an_store *st, const an_settings *s)
 static int
 redis_claim(an_store *st, const an_request *rq, an_claim_result *res)
 {
-	rds_store  *rs = begin(st);
+	rds_store  *rs = rds_begin(st);
 	int			tries = 0;
 	int			rc;
 
@@ -426,7 +426,7 @@ redis_claim(an_store *st, const an_request *rq, an_claim_result *res)
 static int
 redis_heartbeat(an_store *st, const an_request *rq, int *owned)
 {
-	rds_store  *rs = begin(st);
+	rds_store  *rs = rds_begin(st);
 	int			tries = 0;
 	int			rc;
 
@@ -442,7 +442,7 @@ redis_heartbeat(an_store *st, const an_request *rq, int *owned)
 static int
 redis_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
 {
-	rds_store  *rs = begin(st);
+	rds_store  *rs = rds_begin(st);
 	int			tries = 0;
 	int			rc;
 
@@ -460,7 +460,7 @@ redis_finish(an_store *st, const an_request *rq, an_run_state status, int *owned
 static int
 redis_check(an_store *st, const an_request *rq, an_check_result *res)
 {
-	rds_store  *rs = begin(st);
+	rds_store  *rs = rds_begin(st);
 	int			tries = 0;
 	int			rc;
 

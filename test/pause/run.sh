@@ -36,16 +36,7 @@ REDIS="redis://127.0.0.1:$rport/0?strategy=lease&prefix=pz"
 REDIS_SCRIPT="redis://127.0.0.1:$rport/0?strategy=script&prefix=pzs"
 step "pause: redis-server on 127.0.0.1:$rport"
 
-if ! pg_install > "$tmp/install.log" 2>&1; then
-	not_ok "pause: install the extension" "$(tail -n 20 "$tmp/install.log")"
-	suite_end
-	exit
-fi
-if ! pg_start "fsync = off" "synchronous_commit = off" 2> "$tmp/start.log"; then
-	not_ok "pause: start PostgreSQL" "$(tail -n 20 "$tmp/start.log")"
-	suite_end
-	exit
-fi
+pg_up pause "$tmp" "fsync = off" "synchronous_commit = off" || { suite_end; exit; }
 q() { psql -X -A -t -q -v ON_ERROR_STOP=1 "$@" 2>&1; }
 if ! out=$(q -c "CREATE EXTENSION anarchon" \
 	-c "CREATE SERVER pz_redis FOREIGN DATA WRAPPER anarchon OPTIONS (url '$REDIS')"); then
@@ -282,7 +273,7 @@ has "pause: pg: a job with a control character (22023)" "$(pgerr "SELECT anarcho
 out=$(pgerr "SELECT anarchon_pause('pz-bad', now() - interval '1 second')")
 has "pause: pg: until in the past (22023)" "$out" "22023"
 has "pause: pg: ... says until must be in the future" "$out" "until must be in the future"
-has "pause: pg: until 'infinity' is refused, with a hint to pass NULL" "$(pgerr "SELECT anarchon_pause('pz-bad', 'infinity')")" "Pass NULL"
+has "pause: pg: until 'infinity' is refused (22023)" "$(pgerr "SELECT anarchon_pause('pz-bad', 'infinity')")" "until must be a finite time"
 sqlerr() { printf '.load %s\n%s;\n' "$EXT" "$1" | sqlite3 :memory: 2>&1; }
 has "pause: sqlite: an empty job" "$(sqlerr "SELECT anarchon_pause('')")" "anarchon_pause: job"
 has "pause: sqlite: a job that is not text" "$(sqlerr "SELECT anarchon_pause(5)")" "job must be text"
