@@ -218,6 +218,8 @@ BEGIN
 			-- the moment between its finish and its next claim, which would
 			-- then answer 'overlap' too: a missed slot skipped by everyone.
 			EXIT WHEN v_outcome = 'overlap';
+			-- 'paused': every later slot of this call would answer it too.
+			EXIT WHEN v_outcome = 'paused';
 			CONTINUE;
 		END IF;
 

@@ -243,6 +243,28 @@ judge_missed "pause: pg, local store: anarchon_due's catch-up skips the slots in
 	--catch-up all --catch-up-ms "$win" --catch-up-max 100 2>&1 | cut -f1 > "$tmp/due-cli"
 judge_missed "pause: the command: due's catch-up skips the slots inside a pause" "$tmp/due-cli"
 
+# ---------------------------------------------------------------- anarchon.run and anarchon run of a paused job
+
+q -c "CREATE TABLE pz_ran (job text)" > /dev/null
+pause pg local pz-run > /dev/null
+out=$(q -c "CALL anarchon.run('pz-run', '$SCHED', 'INSERT INTO pz_ran VALUES (''pz-run'')')" -c "SELECT count(*) FROM pz_ran" \
+	-c "SELECT outcome FROM anarchon.run_log WHERE job = 'pz-run'" | tr '\n' ' ')
+is "pause: pg: CALL anarchon.run of a paused job answers paused, runs nothing, logs paused" "$out" "paused 0 paused "
+resume pg local pz-run > /dev/null
+out=$(q -c "CALL anarchon.run('pz-run', '$SCHED', 'INSERT INTO pz_ran VALUES (''pz-run'')')" -c "SELECT count(*) FROM pz_ran" | tr '\n' ' ')
+is "pause: pg: resumed, CALL anarchon.run runs the command" "$out" "won 1 "
+pause cli redis pz-run > /dev/null
+: > "$tmp/pz-run.cli"
+"$AN" run --store "$(store_url redis)" --job pz-run --schedule "$SCHED" --verbose -- sh -c 'echo ran >> "$1"' sh "$tmp/pz-run.cli" 2> "$tmp/pz-run.err"
+rc=$?
+if [ "$rc" = 0 ] && [ ! -s "$tmp/pz-run.cli" ] && grep -q "paused, not this host's to run" "$tmp/pz-run.err"; then
+	ok "pause: the command: run of a paused job exits 0 without running its command, and says so with --verbose"
+else
+	not_ok "pause: the command: run of a paused job" "exit $rc" "ran: $(cat "$tmp/pz-run.cli")" "stderr: $(cat "$tmp/pz-run.err")"
+fi
+"$AN" run --store "$(store_url redis)" --job pz-run --schedule "$SCHED" --not-mine-exit 9 -- true
+is "pause: the command: ... or --not-mine-exit" "$?" 9
+
 # ---------------------------------------------------------------- who may pause in PostgreSQL
 
 q -c "CREATE ROLE pz_alice LOGIN" -c "CREATE ROLE pz_bob LOGIN" > /dev/null
