@@ -217,9 +217,7 @@ BEGIN
 			-- later slots once it ends.  Claiming them now could win one in
 			-- the moment between its finish and its next claim, which would
 			-- then answer 'overlap' too: a missed slot skipped by everyone.
-			EXIT WHEN v_outcome = 'overlap';
-			-- 'paused': every later slot of this call would answer it too.
-			EXIT WHEN v_outcome = 'paused';
+			EXIT WHEN v_outcome IN ('overlap', 'paused');	-- 'paused': so would every later slot
 			CONTINUE;
 		END IF;
 
