@@ -29,7 +29,7 @@ typedef struct an_sqlite_conn
 void		an_sqlite_fn_pause(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void		an_sqlite_fn_resume(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void		an_sqlite_fn_paused(sqlite3_context *ctx, int argc, sqlite3_value **argv);
-/* functions.c's helpers for them. */
+/* What functions.c lends them: its error result and its job argument. */
 void		an_sqlite_result_store_error(sqlite3_context *ctx, const char *fn, const an_store *st);
 const char *an_sqlite_arg_job(sqlite3_context *ctx, const char *fn, sqlite3_value *v);
 
