@@ -46,8 +46,6 @@ an_pause_gate(an_store *st, const an_request *rq, an_claim_result *res)
 an_error
 an_pause_check_until(int64_t until, int64_t now, char *err, size_t errlen)
 {
-	if (until == 0)
-		return AN_OK;
 	if (until <= now)
 	{
 		snprintf(err, errlen, "until must be in the future: %lld is not after now (%lld)",

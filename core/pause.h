@@ -39,9 +39,10 @@ int			an_pause_supported(const an_store *st);
 int			an_pause_gate(an_store *st, const an_request *rq, an_claim_result *res);
 
 /*
- * Check an until given to anarchon_pause against the host's clock now: 0
- * (until resumed) or a time ahead of now and no later than AN_SLOT_MAX.
- * AN_E_INPUT with a message otherwise.
+ * Check an until given to anarchon_pause against the host's clock now: a
+ * time ahead of now and no later than AN_SLOT_MAX (0, the start of time, is
+ * in the past like any other).  AN_E_INPUT with a message otherwise.  A
+ * pause without until is not checked: the hosts pass 0 to the store.
  */
 an_error	an_pause_check_until(int64_t until, int64_t now, char *err, size_t errlen);
 

@@ -301,8 +301,9 @@ has "pause: sqlite: an empty job" "$(sqlerr "SELECT anarchon_pause('')")" "anarc
 has "pause: sqlite: a job that is not text" "$(sqlerr "SELECT anarchon_pause(5)")" "job must be text"
 has "pause: sqlite: until in the past" "$(sqlerr "SELECT anarchon_pause('j', anarchon_now() - 1000)")" "until must be in the future"
 has "pause: sqlite: until in seconds" "$(sqlerr "SELECT anarchon_pause('j', 2000000000)")" "multiply by 1000"
+has "pause: sqlite: until 0 is in the past, not \"until resumed\"" "$(sqlerr "SELECT anarchon_pause('j', 0)")" "until must be in the future"
 has "pause: sqlite: until as text" "$(sqlerr "SELECT anarchon_pause('j', 'tomorrow')")" "anarchon_pause: until"
-for args in "--job '' " "--job j --until 1000000000000" "--job j --until soon" ""; do
+for args in "--job '' " "--job j --until 1000000000000" "--job j --until 0" "--job j --until soon" ""; do
 	out=$(eval "\"\$AN\" pause --store \"sqlite://$tmp/bad.db\" $args" 2>&1)
 	rc=$?
 	if [ "$rc" = 64 ] && [ -n "$out" ]; then ok "pause: the command refuses pause $args with 64 ($out)"
