@@ -175,6 +175,8 @@ until_ms=$(( $(date +%s%3N) + 2000 ))
 slot=$(( $(date +%s) * 1000 ))
 for hs in "pg local" "pg redis" "sqlite local" "sqlite redis" "cli local"; do
 	set -- $hs
+	# Paused until resumed first: the pause with until replaces its end.
+	pause "$1" "$2" "pz-until-$1-$2" > /dev/null
 	pause "$1" "$2" "pz-until-$1-$2" "$until_ms" > "$tmp/until-$1-$2.out"
 	is "pause: $1, $2 store: paused until now + 2 s, a claim answers paused" "$(claim "$1" "$2" "pz-until-$1-$2" "$slot" a)" paused
 done
@@ -182,6 +184,8 @@ is "pause: pg, local store: anarchon_paused says when it ends" \
 	"$(sql pg local "SELECT (extract(epoch FROM anarchon_paused('pz-until-pg-local')) * 1000)::bigint")" "$until_ms"
 is "pause: sqlite, redis store: anarchon_paused says when it ends" \
 	"$(sql sqlite redis "SELECT anarchon_paused('pz-until-sqlite-redis')")" "$until_ms"
+is "pause: redis: a pause whose end was set anew is one pause, with that end" \
+	"$(redis-cli -p "$rport" ZRANGE 'pz:{pz-until-sqlite-redis}:pauses' 0 -1 | sed 's/^[0-9]*://' | tr '\n' ' ')" "$until_ms "
 sleep_until $((until_ms + 300))
 slot=$(( $(date +%s) * 1000 ))
 for hs in "pg local" "pg redis" "sqlite local" "sqlite redis" "cli local"; do
@@ -196,6 +200,7 @@ done
 # missed, slots between the pause's return and the resume's call are not.
 t_before=$(date +%s%3N)
 sleep_until $((t_before + 3100))
+t_pausing=$(date +%s%3N)
 for hs in "pg local" "pg redis" "sqlite local" "cli local" "cli pg"; do set -- $hs; pause "$1" "$2" "pz-m-$1-$2" > /dev/null; done
 t_paused=$(date +%s%3N)
 sleep_until $((t_paused + 2500))
@@ -209,7 +214,7 @@ t_to=$(date +%s%3N)
 judge_missed() {
 	local name=$1 file=$2 s problems=() before=0 inside=0 after=0
 	for s in $(seq $(( (t_before / 1000 + 1) * 1000 )) 1000 $((t_to - 1))); do
-		if [ "$s" -lt "$((t_paused - 1500))" ]; then
+		if [ "$s" -lt "$t_pausing" ]; then
 			before=$((before + 1)); grep -qx "$s" "$file" || problems+=("slot $s, before the pause, is not reported")
 		elif [ "$s" -ge "$t_paused" ] && [ "$s" -lt "$t_resume" ]; then
 			inside=$((inside + 1)); grep -qx "$s" "$file" && problems+=("slot $s, inside the pause, is reported")
@@ -239,8 +244,9 @@ win=$((t_to - t_before))
 PGOPTIONS="-c anarchon.max_late_ms=$((win + 1000)) -c anarchon.catch_up=all -c anarchon.catch_up_ms=$win -c anarchon.catch_up_max=100" \
 	q -c "SELECT slot FROM anarchon_due('pz-m-pg-local', '$SCHED', $t_to::bigint)" > "$tmp/due-pg"
 judge_missed "pause: pg, local store: anarchon_due's catch-up skips the slots inside a pause" "$tmp/due-pg"
-"$AN" due --store "$(store_url local)" --job pz-m-cli-local --schedule "$SCHED" --max_late_ms $((win + 1000)) \
-	--catch-up all --catch-up-ms "$win" --catch-up-max 100 2>&1 | cut -f1 > "$tmp/due-cli"
+# The command's now is later than t_to: its window reaches 10 s further back.
+"$AN" due --store "$(store_url local)" --job pz-m-cli-local --schedule "$SCHED" --max_late_ms $((win + 11000)) \
+	--catch-up all --catch-up-ms $((win + 10000)) --catch-up-max 100 2>&1 | cut -f1 > "$tmp/due-cli"
 judge_missed "pause: the command: due's catch-up skips the slots inside a pause" "$tmp/due-cli"
 
 # ---------------------------------------------------------------- anarchon.run and anarchon run of a paused job
