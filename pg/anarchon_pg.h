@@ -91,6 +91,9 @@ typedef struct an_pg_call
 /* Read job (arg 0), slot (arg 1) and, when with_token, token (arg 2). */
 void		an_pg_read_call(FunctionCallInfo fcinfo, an_pg_slot_kind kind,
 							bool with_token, an_pg_call *call);
+/* Read a job or a token (not NULL) from argument argno into out, validated. */
+void		an_pg_read_job(FunctionCallInfo fcinfo, int argno, char *out);
+void		an_pg_read_token(FunctionCallInfo fcinfo, int argno, char *out);
 /*
  * Apply argument argno (of SQL type INT4OID, INT8OID or TEXTOID), when given
  * and not NULL, as an override of setting `name` for this call.

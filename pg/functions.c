@@ -68,8 +68,12 @@ claim(FunctionCallInfo fcinfo, an_pg_slot_kind kind, an_claim_result *res)
 {
 	an_pg_call	call;
 	an_store   *st;
+	char		err[AN_ERRMAX];
 
 	an_pg_read_call(fcinfo, kind, true, &call);
+	/* A manual slot is claimed by anarchon_run_now only (core/run_now.h). */
+	if (an_validate_slot(call.rq.slot, err, sizeof(err)) != AN_OK)
+		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
 	for (int i = 0; i < (int) lengthof(claim_overrides); i++)
 		an_pg_override(fcinfo, 3 + i, claim_overrides[i].type, claim_overrides[i].name, &call);
 
