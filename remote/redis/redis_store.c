@@ -473,8 +473,27 @@ redis_check(an_store *st, const an_request *rq, an_check_result *res)
 	return rc;
 }
 
+/* A manual run: its request and its claim, sent once more together after a dropped connection. */
+static int
+redis_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64_t *slot)
+{
+	rds_store  *rs = begin(st);
+	int			tries = 0;
+	int			rc;
+
+	if (rs == NULL)
+		return st->err;
+	memset(res, 0, sizeof(*res));
+	if ((rc = redis_validate(st, rq->settings)) != AN_OK)
+		return rc;
+	do
+		rc = rds_run_now(st, rs, rq, res, slot);
+	while (an_resend_once(st, rc, rs->conn.dropped, &tries));
+	return rc;
+}
+
 const an_store_methods an_redis_methods = {
-	.version = 3,
+	.version = 6,
 	.name = "redis",
 	.open = redis_open,
 	.claim = redis_claim,
@@ -486,4 +505,5 @@ const an_store_methods an_redis_methods = {
 	.close = redis_close,
 	.check_url = redis_check_url,
 	.recall = rds_recall,        /* anarchon_missed, strategy lease (redis_missed.c) */
+	.run_now = redis_run_now,    /* strategy lease (redis_run_now.c) */
 };
