@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "run_now.h"
 
 enum
 {
@@ -129,7 +130,7 @@ take(an_cli *cli, int id, const char *arg)
 			if (strcmp(arg, "now") == 0)
 				v -= v % 1000;
 			cli->slot = v;
-			return rule(an_validate_slot(v, err, sizeof(err)), err);
+			return rule(an_validate_run_slot(v, err, sizeof(err)), err);
 		case O_SCHEDULE:
 			cli->schedule_text = arg;
 			cli->has_schedule = 1;
@@ -309,6 +310,14 @@ an_cli_parse(an_cli *cli, const an_cli_verb *verb, int argc, char **argv)
 	{
 		an_cli_error("give --slot or --schedule, not both");
 		return AN_EXIT_USAGE;
+	}
+	/* A manual slot is one a run-now chose: checked, finished, never claimed by name. */
+	if (cli->slot && an_slot_is_manual(cli->slot) &&
+		(strcmp(verb->name, "claim") == 0 || strcmp(verb->name, "run") == 0))
+	{
+		char		err[AN_ERRMAX];
+
+		return rule(an_validate_slot(cli->slot, err, sizeof(err)), err);
 	}
 	if (cli->run_now && (cli->slot || cli->has_schedule))
 	{
