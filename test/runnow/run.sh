@@ -87,7 +87,7 @@ ask() {
 			read -r outcome slot token <<< "$r"
 			echo "$outcome $slot" >> "$answers"
 			if [ "$outcome" = won ]; then
-				q -c "INSERT INTO rn_log VALUES ('$job', 'epoch'::timestamptz + $slot * interval '1 millisecond')" \
+				PGOPTIONS=$(pg_options "$store") q -c "INSERT INTO rn_log VALUES ('$job', 'epoch'::timestamptz + $slot * interval '1 millisecond')" \
 					-c "SELECT anarchon_finish('$job', $slot::bigint, '$token')" > /dev/null
 			fi ;;
 		sqlite)
@@ -103,10 +103,12 @@ ask() {
 					sqlite3 "$(sqlite_db "$store")" > /dev/null
 			fi ;;
 		cli)
+			# (A redirection's word is expanded in the command's own process: name the file first.)
+			local err=$out.err.$BASHPID
 			"$AN" run --store "$(cli_store "$store")" --job "$job" --now --max_late_ms "$WINDOW" --verbose \
-				-- sh -c 'echo "$ANARCHON_SLOT" >> "$1"' sh "$out" 2> "$out.err.$BASHPID"
+				-- sh -c 'echo "$ANARCHON_SLOT" >> "$1"' sh "$out" 2> "$err"
 			r=$?
-			outcome=$(sed -n 's/.*(manual slot [^)]*): \([a-z]*\).*/\1/p' "$out.err.$BASHPID" | head -n 1)
+			outcome=$(sed -n 's/.*(manual slot [^)]*): \([a-z]*\).*/\1/p' "$err" | head -n 1)
 			echo "${outcome:-exit-$r} -" >> "$answers" ;;
 	esac
 }
@@ -122,7 +124,7 @@ batch() {
 }
 
 # judge NAME OUT ANSWERS COUNT WANT_RUNS: OUT holds WANT_RUNS distinct manual
-# slots, each once; ANSWERS holds COUNT answers of which one per run is 'won'.
+# slots, each once; ANSWERS holds COUNT answers, of which exactly one 'won'.
 judge() {
 	local name=$1 out=$2 answers=$3 count=$4 want=$5 problems=() runs dup won bad
 	runs=$(wc -l < "$out")
@@ -132,7 +134,7 @@ judge() {
 	grep -qvE '^[0-9]+001$' "$out" && problems+=("a run on a slot that is not manual: $(tr '\n' ' ' < "$out")")
 	[ "$(wc -l < "$answers")" -eq "$count" ] || problems+=("$(wc -l < "$answers") answers, want $count")
 	won=$(grep -c '^won ' "$answers")
-	[ "$won" -eq "$want" ] || problems+=("$won callers won, want $want")
+	[ "$won" -eq 1 ] || problems+=("$won callers won, want 1")
 	bad=$(grep -vE '^(won|running|done) ' "$answers" | head -n 3 | tr '\n' ';')
 	[ -z "$bad" ] || problems+=("unexpected answers: $bad")
 	if [ ${#problems[@]} -eq 0 ]; then
@@ -296,7 +298,7 @@ has "runnow: sqlite refuses max_late_ms under a second" "$out" "Set max_late_ms 
 out=$(printf '.load %s\nSELECT anarchon_claim(%s, 4102444800001, %s);\n' "$EXT" "'j'" "'t'" | sqlite3 :memory: 2>&1)
 has "runnow: sqlite refuses a claim of a manual slot" "$out" "is not a whole second"
 
-for bad in "--now --slot now" "--now --schedule * * * * *"; do
+for bad in "--now --slot now" "--now --schedule @hourly"; do
 	# shellcheck disable=SC2086
 	out=$("$AN" run --store "sqlite://$tmp/bad.db" --job j $bad -- true 2>&1)
 	rc=$?
