@@ -91,6 +91,12 @@ typedef struct an_pg_call
 /* Read job (arg 0), slot (arg 1) and, when with_token, token (arg 2). */
 void		an_pg_read_call(FunctionCallInfo fcinfo, an_pg_slot_kind kind,
 							bool with_token, an_pg_call *call);
+/*
+ * functions.c: the store a claim of call goes to, once the current user may
+ * claim its job, within the limits, at a moment a rollback cannot undo, and
+ * with settings the store accepts (each refusal an ereport).
+ */
+an_store   *an_pg_claim_store(FunctionCallInfo fcinfo, const an_pg_call *call);
 /* Read a job or a token (not NULL) from argument argno into out, validated. */
 void		an_pg_read_job(FunctionCallInfo fcinfo, int argno, char *out);
 void		an_pg_read_token(FunctionCallInfo fcinfo, int argno, char *out);

@@ -62,6 +62,22 @@ store_with(const void *method, const char *what)
 	return st;
 }
 
+an_store *
+an_pg_claim_store(FunctionCallInfo fcinfo, const an_pg_call *call)
+{
+	an_store   *st = an_pg_store();
+
+	an_store_clear(st);
+	an_pg_require_job_right(call->job, AN_PG_JOB_CLAIM, &call->settings);
+	an_pg_require_claim_limits(&call->rq);
+	/* Only the local store decides inside the caller's transaction. */
+	if (st->m == &an_pg_local_methods)
+		an_pg_require_final_claim(fcinfo);
+	if (st->m->validate && st->m->validate(st, &call->settings) != AN_OK)
+		an_pg_raise(st);
+	return st;
+}
+
 /* Claim the run the arguments name; the common body of the claim functions. */
 static void
 claim(FunctionCallInfo fcinfo, an_pg_slot_kind kind, an_claim_result *res)
@@ -77,15 +93,7 @@ claim(FunctionCallInfo fcinfo, an_pg_slot_kind kind, an_claim_result *res)
 	for (int i = 0; i < (int) lengthof(claim_overrides); i++)
 		an_pg_override(fcinfo, 3 + i, claim_overrides[i].type, claim_overrides[i].name, &call);
 
-	st = an_pg_store();
-	an_store_clear(st);
-	an_pg_require_job_right(call.job, AN_PG_JOB_CLAIM, &call.settings);
-	an_pg_require_claim_limits(&call.rq);
-	/* Only the local store decides inside the caller's transaction. */
-	if (st->m == &an_pg_local_methods)
-		an_pg_require_final_claim(fcinfo);
-	if (st->m->validate && st->m->validate(st, &call.settings) != AN_OK)
-		an_pg_raise(st);
+	st = an_pg_claim_store(fcinfo, &call);
 	if (an_store_claim(st, &call.rq, res) != AN_OK)
 		an_pg_raise(st);
 }

@@ -56,14 +56,7 @@ anarchon_run_now(PG_FUNCTION_ARGS)
 	/* What the limits on how far ahead a claim may reach are asked about. */
 	call.rq.slot = an_manual_slot(an_pg_now_ms());
 
-	st = an_pg_store();
-	an_store_clear(st);
-	an_pg_require_job_right(call.job, AN_PG_JOB_CLAIM, &call.settings);
-	an_pg_require_claim_limits(&call.rq);
-	if (st->m == &an_pg_local_methods)
-		an_pg_require_final_claim(fcinfo);
-	if (st->m->validate && st->m->validate(st, &call.settings) != AN_OK)
-		an_pg_raise(st);
+	st = an_pg_claim_store(fcinfo, &call);
 	if (an_store_run_now(st, &call.rq, &res, &slot) != AN_OK)
 		an_pg_raise(st);
 

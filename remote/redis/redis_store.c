@@ -404,8 +404,13 @@ redis_validate(an_store *st, const an_settings *s)
 								memory, rs->strategy->wonlost && rs->strategy->wonlost->late_on_host ? rs->skew_ms : 0, s);
 }
 
+/*
+ * A claim of rq->slot, or (manual not NULL) a run-now's request and the claim
+ * of its slot (redis_run_now.c), sent once more together after a dropped
+ * connection.
+ */
 static int
-redis_claim(an_store *st, const an_request *rq, an_claim_result *res)
+claim_or_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64_t *manual)
 {
 	rds_store  *rs = begin(st);
 	int			tries = 0;
@@ -418,9 +423,21 @@ redis_claim(an_store *st, const an_request *rq, an_claim_result *res)
 	if ((rc = redis_validate(st, rq->settings)) != AN_OK)
 		return rc;
 	do
-		rc = rs->strategy->claim(st, rs, rq, res);
+		rc = manual ? rds_run_now(st, rs, rq, res, manual) : rs->strategy->claim(st, rs, rq, res);
 	while (an_resend_once(st, rc, rs->conn.dropped, &tries));
 	return rc;
+}
+
+static int
+redis_claim(an_store *st, const an_request *rq, an_claim_result *res)
+{
+	return claim_or_run_now(st, rq, res, NULL);
+}
+
+static int
+redis_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64_t *slot)
+{
+	return claim_or_run_now(st, rq, res, slot);
 }
 
 static int
@@ -469,25 +486,6 @@ redis_check(an_store *st, const an_request *rq, an_check_result *res)
 	memset(res, 0, sizeof(*res));
 	do
 		rc = rs->strategy->check(st, rs, rq, res);
-	while (an_resend_once(st, rc, rs->conn.dropped, &tries));
-	return rc;
-}
-
-/* A manual run: its request and its claim, sent once more together after a dropped connection. */
-static int
-redis_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64_t *slot)
-{
-	rds_store  *rs = begin(st);
-	int			tries = 0;
-	int			rc;
-
-	if (rs == NULL)
-		return st->err;
-	memset(res, 0, sizeof(*res));
-	if ((rc = redis_validate(st, rq->settings)) != AN_OK)
-		return rc;
-	do
-		rc = rds_run_now(st, rs, rq, res, slot);
 	while (an_resend_once(st, rc, rs->conn.dropped, &tries));
 	return rc;
 }

@@ -32,28 +32,8 @@ WINDOW=2000
 
 built_or_end runnow sqlite cli || exit 1
 
-rport=$(free_port) && redis_start runnow "$rport" || { not_ok "runnow: start redis-server"; suite_end; exit; }
-REDIS="redis://127.0.0.1:$rport/0?strategy=lease&prefix=rn"
-step "runnow: redis-server on 127.0.0.1:$rport"
-
-if ! pg_install > "$tmp/install.log" 2>&1; then
-	not_ok "runnow: install the extension" "$(tail -n 20 "$tmp/install.log")"
-	suite_end
-	exit
-fi
-if ! pg_start "fsync = off" "synchronous_commit = off" 2> "$tmp/start.log"; then
-	not_ok "runnow: start PostgreSQL" "$(tail -n 20 "$tmp/start.log")"
-	suite_end
-	exit
-fi
+redis_and_pg_start runnow "$tmp" rn rn_redis rn_log || { suite_end; exit; }
 q() { psql -X -A -t -q -v ON_ERROR_STOP=1 "$@" 2>&1; }
-if ! out=$(q -c "CREATE EXTENSION anarchon" \
-	-c "CREATE SERVER rn_redis FOREIGN DATA WRAPPER anarchon OPTIONS (url '$REDIS')" \
-	-c "CREATE TABLE rn_log (job text, slot timestamptz)"); then
-	not_ok "runnow: the extension, a Redis foreign server and the log table" "$out"
-	suite_end
-	exit
-fi
 
 # ---------------------------------------------------------------- helpers
 
@@ -261,7 +241,7 @@ esac
 # has NAME TEXT WANT: ok when TEXT holds WANT.
 has() { if printf '%s' "$2" | grep -qiF -- "$3"; then ok "$1"; else not_ok "$1" "want: $3" "got: $2"; fi; }
 
-STREAM="redis://127.0.0.1:$rport/0?strategy=stream-id&prefix=rn-sid"
+STREAM=${REDIS%%\?*}?strategy=stream-id&prefix=rn-sid
 out=$("$AN" run --store "$STREAM" --job rn-sid --now -- true 2>&1)
 rc=$?
 has "runnow: the command refuses run --now on Redis stream-id, naming the strategy" "$out" "cannot run a job now with strategy stream-id"
