@@ -72,7 +72,7 @@ an_store_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64
 		an_store_fail(st, AN_E_UNSUPPORTED, "store \"%s\" cannot run a job now", st->m->name);
 		an_store_detailf(st, "A run-now needs a store that keeps the runs of a job with leases:"
 						 " it chooses the manual slot under the job's lock.");
-		return an_store_hintf(st, "Use the local store or Redis with strategy=lease for jobs that are run now.");
+		return an_store_hintf(st, "Use a SQLite or PostgreSQL store, or Redis with strategy=lease, for jobs that are run now.");
 	}
 	if ((rc = an_run_now_check(st, rq->settings)) != AN_OK)
 		return rc;

@@ -62,6 +62,13 @@ store_with(const void *method, const char *what)
 	return st;
 }
 
+void
+an_pg_claim_overrides(FunctionCallInfo fcinfo, int first, an_pg_call *call)
+{
+	for (int i = 0; i < (int) lengthof(claim_overrides); i++)
+		an_pg_override(fcinfo, first + i, claim_overrides[i].type, claim_overrides[i].name, call);
+}
+
 an_store *
 an_pg_claim_store(FunctionCallInfo fcinfo, const an_pg_call *call)
 {
@@ -90,8 +97,7 @@ claim(FunctionCallInfo fcinfo, an_pg_slot_kind kind, an_claim_result *res)
 	/* A manual slot is claimed by anarchon_run_now only (core/run_now.h). */
 	if (an_validate_slot(call.rq.slot, err, sizeof(err)) != AN_OK)
 		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
-	for (int i = 0; i < (int) lengthof(claim_overrides); i++)
-		an_pg_override(fcinfo, 3 + i, claim_overrides[i].type, claim_overrides[i].name, &call);
+	an_pg_claim_overrides(fcinfo, 3, &call);
 
 	st = an_pg_claim_store(fcinfo, &call);
 	if (an_store_claim(st, &call.rq, res) != AN_OK)

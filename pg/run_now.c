@@ -1,8 +1,10 @@
 /*
- * run_now.c — anarchon_run_now(job [, token [, lease_ms]]): one manual run of
- * the job, exactly once across the fleet (core/run_now.h).
+ * run_now.c — anarchon_run_now(job [, token [, lease_ms, max_late_ms,
+ * attempts, overlap, busy_timeout_ms]]): one manual run of the job, exactly
+ * once across the fleet (core/run_now.h).  The optional arguments override
+ * the settings for the call, as anarchon_claim's do.
  *
- * It returns (outcome, slot, token): 'won' tells the caller to run the job
+ * It returns (outcome, slot, token, attempt, lease_until): 'won' tells the caller to run the job
  * now and to heartbeat and finish the manual slot with that token; anything
  * else ('running', 'done', 'overlap') means another caller has it or a run of
  * the job holds a live lease.  Without a token one is made, as
@@ -13,7 +15,6 @@
 #include "run_now.h"
 
 #include "access/htup_details.h"
-#include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
 
@@ -27,8 +28,8 @@ anarchon_run_now(PG_FUNCTION_ARGS)
 	an_claim_result res;
 	int64		slot = 0;
 	TupleDesc	desc;
-	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
+	Datum		values[5];
+	bool		nulls[5] = {false, false, false, false, false};
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "anarchon_run_now must return a composite type");
@@ -52,7 +53,7 @@ anarchon_run_now(PG_FUNCTION_ARGS)
 	call.rq.job = call.job;
 	call.rq.token = call.token;
 	call.rq.settings = &call.settings;
-	an_pg_override(fcinfo, 2, INT8OID, "lease_ms", &call);
+	an_pg_claim_overrides(fcinfo, 2, &call);
 	/* What the limits on how far ahead a claim may reach are asked about. */
 	call.rq.slot = an_manual_slot(an_pg_now_ms());
 
@@ -63,5 +64,10 @@ anarchon_run_now(PG_FUNCTION_ARGS)
 	values[0] = CStringGetTextDatum(an_outcome_name(res.outcome));
 	values[1] = TimestampTzGetDatum(an_pg_ms_to_ts(slot));
 	values[2] = CStringGetTextDatum(call.token);
+	/* As anarchon_claim_info: NULL when nothing was claimed. */
+	values[3] = Int32GetDatum(res.attempt);
+	nulls[3] = res.attempt == 0;
+	values[4] = TimestampTzGetDatum(an_pg_ms_to_ts(res.lease_until));
+	nulls[4] = res.lease_until == 0;
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }

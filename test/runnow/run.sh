@@ -5,7 +5,7 @@
 # For each host (PostgreSQL's anarchon_run_now, SQLite's anarchon_run_now,
 # the command's `anarchon run --now`) and each store (the host's own, and
 # Redis with strategy=lease: a foreign server, anarchon_config('store'),
-# --store), with max_late_ms 2000:
+# --store; and the command through PostgreSQL), with max_late_ms 2000:
 #   - 16 processes ask at the same instant (20 ms before a second ends, so
 #     that some ask in the next second and must join the first request):
 #     the job runs exactly once, counted from what the winners wrote, every
@@ -50,7 +50,13 @@ sqlite_head() {
 	echo "SELECT anarchon_config('max_late_ms', $WINDOW);"
 	echo ".output stdout"
 }
-cli_store() { if [ "$1" = redis ]; then echo "$REDIS"; else echo "sqlite://$tmp/cli-local.db"; fi; }
+cli_store() {
+	case $1 in
+		redis) echo "$REDIS" ;;
+		postgresql) echo "postgresql://$PGUSER@127.0.0.1:$PGPORT/postgres" ;;
+		*) echo "sqlite://$tmp/cli-local.db" ;;
+	esac
+}
 
 # ms TEXT: a psql timestamptz as ms since the epoch.
 pg_ms() { q -c "SELECT (extract(epoch FROM '$1'::timestamptz) * 1000)::bigint"; }
@@ -136,13 +142,13 @@ manual_state() {
 	esac
 }
 
-# history_manual HOST STORE JOB: how many runs of JOB the local store's table
+# history_manual HOST STORE JOB: how many runs of JOB the database's table
 # holds as manual (slot one millisecond past its second).
 history_manual() {
-	case $1 in
-		pg) q -c "SELECT count(*) FROM anarchon.runs WHERE job = '$3' AND slot = date_trunc('second', slot) + interval '1 millisecond'" ;;
-		sqlite) sqlite3 "$tmp/sqlite-local.db" "SELECT count(*) FROM anarchon_runs WHERE job = '$3' AND slot % 1000 = 1" ;;
-		cli) sqlite3 "$tmp/cli-local.db" "SELECT count(*) FROM anarchon_runs WHERE job = '$3' AND slot % 1000 = 1" ;;
+	case $1/$2 in
+		pg/* | */postgresql) q -c "SELECT count(*) FROM anarchon.runs WHERE job = '$3' AND slot = date_trunc('second', slot) + interval '1 millisecond'" ;;
+		sqlite/*) sqlite3 "$tmp/sqlite-local.db" "SELECT count(*) FROM anarchon_runs WHERE job = '$3' AND slot % 1000 = 1" ;;
+		cli/*) sqlite3 "$tmp/cli-local.db" "SELECT count(*) FROM anarchon_runs WHERE job = '$3' AND slot % 1000 = 1" ;;
 	esac
 }
 
@@ -174,9 +180,9 @@ scenario() {
 		got=$(manual_state "$host" "$store" "$job" "$first")
 		check "runnow: $host, $store store: the manual run ($first) is finished succeeded (got '$got')" test "$got" = succeeded
 	fi
-	if [ "$store" = local ]; then
+	if [ "$store" != redis ]; then
 		got=$(history_manual "$host" "$store" "$job")
-		check "runnow: $host, local store: the history holds 1 manual run (got '$got')" test "$got" = 1
+		check "runnow: $host, $store store: the history holds 1 manual run (got '$got')" test "$got" = 1
 	fi
 
 	# After the window: one more run, on a new slot.
@@ -203,6 +209,9 @@ for host in pg sqlite cli; do
 		scenario "$host" "$store"
 	done
 done
+# The command through PostgreSQL: its anarchon_run_now decides, with the
+# command's settings.
+scenario cli postgresql
 
 # ---------------------------------------------------------------- overlap skip
 
