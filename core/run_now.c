@@ -38,15 +38,21 @@ an_run_now_check(an_store *st, const an_settings *s)
 	return an_store_hintf(st, "Set max_late_ms to at least 1000.");
 }
 
+/* What pick_manual is given: the store's look-up (a function pointer is no void *). */
+typedef struct manual_finder
+{
+	an_manual_find find;
+} manual_finder;
+
 /* an_lease_pick of a run-now: the current request's slot, or a new one. */
 static int
 pick_manual(an_store *st, void *arg, const an_request *rq, int64_t now, int64_t *slot)
 {
-	an_manual_find find = (an_manual_find) arg;
+	const manual_finder *mf = arg;
 	int			found = 0;
 	int			rc;
 
-	if ((rc = find(st, rq->job, now - rq->settings->max_late_ms, slot, &found)) != AN_OK)
+	if ((rc = mf->find(st, rq->job, now - rq->settings->max_late_ms, slot, &found)) != AN_OK)
 		return rc;
 	if (!found)
 		*slot = an_manual_slot(now);
@@ -57,7 +63,9 @@ int
 an_lease_run_now(an_store *st, const an_lease_ops *ops, an_manual_find find,
 				 const an_request *rq, an_claim_result *res, int64_t *slot)
 {
-	return an_lease_claim_picked(st, ops, rq, pick_manual, (void *) find, res, slot);
+	manual_finder mf = {find};
+
+	return an_lease_claim_picked(st, ops, rq, pick_manual, &mf, res, slot);
 }
 
 int
