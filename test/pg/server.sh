@@ -7,6 +7,8 @@
 #                              data and socket under a temporary folder; each
 #                              argument is appended to postgresql.conf
 #                              (e.g. "shared_preload_libraries = 'pg_cron'")
+#   pg_suite_start SUITE DIR [CONF_LINE ...]
+#                              both, each failure a not ok of SUITE (logs in DIR)
 #   pg_stop [DATA_DIR]         stop it (pg_start registers this with at_exit,
 #                              for its own data folder: a suite may start two)
 #   pg_as_server_user CMD...   run CMD as the user that owns the server
@@ -70,6 +72,22 @@ pg_installed_same() {
 		[ -f "$f" ] || continue
 		cmp -s "$f" "$ext/${f##*/}" || return 1
 	done
+}
+
+# pg_suite_start SUITE DIR [postgresql.conf lines...]: pg_install, then
+# pg_start, each failure reported as SUITE's not ok with the end of its log
+# (kept in DIR); 1 then, and the suite ends.
+pg_suite_start() {
+	local suite=$1 dir=$2
+	shift 2
+	if ! pg_install > "$dir/install.log" 2>&1; then
+		not_ok "$suite: install the extension" "$(tail -n 20 "$dir/install.log")"
+		return 1
+	fi
+	if ! pg_start "$@" 2> "$dir/start.log"; then
+		not_ok "$suite: start PostgreSQL" "$(tail -n 20 "$dir/start.log")"
+		return 1
+	fi
 }
 
 pg_start() {
