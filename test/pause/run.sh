@@ -36,7 +36,7 @@ REDIS="redis://127.0.0.1:$rport/0?strategy=lease&prefix=pz"
 REDIS_SCRIPT="redis://127.0.0.1:$rport/0?strategy=script&prefix=pzs"
 step "pause: redis-server on 127.0.0.1:$rport"
 
-pg_up pause "$tmp" "fsync = off" "synchronous_commit = off" || { suite_end; exit; }
+pg_suite_start pause "$tmp" "fsync = off" "synchronous_commit = off" || { suite_end; exit; }
 q() { psql -X -A -t -q -v ON_ERROR_STOP=1 "$@" 2>&1; }
 if ! out=$(q -c "CREATE EXTENSION anarchon" \
 	-c "CREATE SERVER pz_redis FOREIGN DATA WRAPPER anarchon OPTIONS (url '$REDIS')"); then

@@ -12,8 +12,6 @@
 #   pg_stop [DATA_DIR]         stop it (pg_start registers this with at_exit,
 #                              for its own data folder: a suite may start two)
 #   pg_as_server_user CMD...   run CMD as the user that owns the server
-#   pg_up SUITE DIR [CONF ...]  pg_install, then pg_start CONF...; on failure a
-#                              "not ok" naming SUITE with the log's tail (logs in DIR)
 #
 # root may not run initdb or postgres, so as root the server runs as the
 # `postgres` OS user; as anyone else, as that user.  pg_start exports PGHOST
@@ -27,19 +25,6 @@ pg_as_server_user() {
 		runuser -u postgres -- "$@"
 	else
 		"$@"
-	fi
-}
-
-pg_up() {
-	local suite=$1 dir=$2
-	shift 2
-	if ! pg_install > "$dir/install.log" 2>&1; then
-		not_ok "$suite: install the extension" "$(tail -n 20 "$dir/install.log")"
-		return 1
-	fi
-	if ! pg_start "$@" 2> "$dir/start.log"; then
-		not_ok "$suite: start PostgreSQL" "$(tail -n 20 "$dir/start.log")"
-		return 1
 	fi
 }
 
