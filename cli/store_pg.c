@@ -86,7 +86,7 @@ pg_claim(an_store *st, const an_request *rq, an_claim_result *res)
 	snprintf(lease, sizeof(lease), "%lld", (long long) s.lease_ms);
 	snprintf(late, sizeof(late), "%lld", (long long) s.max_late_ms);
 	snprintf(attempts, sizeof(attempts), "%d", (int) s.attempts);
-	v[6] = s.overlap_skip ? "skip" : "allow";
+	v[6] = an_settings_overlap_name(&s);
 	snprintf(busy, sizeof(busy), "%lld", (long long) s.busy_timeout_ms);
 	if (st->stats && st->host && st->host->now_ms)
 		sent = an_store_host_now(st);

@@ -398,6 +398,9 @@ redis_validate(an_store *st, const an_settings *s)
 	memory = rs->strategy->memory_ms(rs);
 	if (memory < 0)
 		return AN_OK;
+	snprintf(what, sizeof(what), "redis strategy %s", rs->strategy->name);
+	if (an_wonlost_refuse_replace(st, what, s) != AN_OK)
+		return st->err;
 	snprintf(what, sizeof(what), "%s (how long the redis %s strategy remembers a claim)",
 			 rs->strategy->memory_param, rs->strategy->name);
 	return an_wonlost_memory_ok(st, what, rs->strategy->memory_param,
