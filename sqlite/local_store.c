@@ -416,7 +416,7 @@ op_replace_others(an_store *st, const an_request *rq, int64_t now)
 		an_store_fail(st, AN_E_CONFIG, "anarchon_runs was created before overlap 'replace' existed:"
 					  " its state column does not accept 'replaced'");
 		an_store_detailf(st, "Nothing was decided.");
-		return an_store_hintf(st, "Rebuild anarchon_runs with the new CHECK (the doc's operating page shows how),"
+		return an_store_hintf(st, "Rebuild anarchon_runs with the new CHECK (doc/operating.md, \"Overlap replace\", shows how),"
 							  " or use overlap 'skip' or 'allow'.");
 	}
 	return rc;
