@@ -245,6 +245,20 @@ done
 got=$(q -c "SELECT runs FROM anarchon.runs_by_state() WHERE job = 'calls-pg-local' AND state = 'replaced'")
 check "replace: anarchon.runs_by_state counts the replaced run ($got)" test "$got" = 1
 
+# A file whose anarchon_runs was made before 'replaced' existed: the claim
+# that would mark a run fails, says why and how to rebuild, and decides nothing.
+sqlite3 "$tmp/old.db" "CREATE TABLE anarchon_runs (job TEXT NOT NULL, slot INTEGER NOT NULL,
+	attempt INTEGER NOT NULL, token TEXT NOT NULL,
+	state TEXT NOT NULL CHECK (state IN ('running', 'succeeded', 'failed', 'interrupted')),
+	lease_until INTEGER NOT NULL, claimed_at INTEGER NOT NULL, finished_at INTEGER,
+	PRIMARY KEY (job, slot)) WITHOUT ROWID"
+got=$(printf ".load %s\nSELECT anarchon_config('overlap', 'replace');\nSELECT anarchon_claim('old', %s, 'a');\nSELECT anarchon_claim('old', %s, 'b');\n" \
+	"$EXT" "$S1" "$S2" | sqlite3 "$tmp/old.db" 2>&1)
+check "replace: sqlite, a table made before 'replaced': the claim fails and says to rebuild it ($got)" \
+	grep -q "created before overlap 'replace' existed.*Rebuild anarchon_runs" <<< "$got"
+check "replace: ... and decides nothing (one run, still running)" \
+	test "$(sqlite3 "$tmp/old.db" "SELECT group_concat(state) FROM anarchon_runs")" = running
+
 # ---------------------------------------------------------------- refused
 
 # has NAME TEXT WANT: ok when TEXT holds WANT.
