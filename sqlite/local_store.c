@@ -448,15 +448,8 @@ op_unlock(an_store *st, int commit)
 }
 
 static const an_lease_ops local_ops = {
-	.lock = op_lock,
-	.now = op_now,
-	.read = op_read,
-	.other_live = op_other_live,
-	.insert = op_insert,
-	.takeover = op_takeover,
-	.interrupt = op_interrupt,
-	.unlock = op_unlock,
-	.replace_others = op_replace_others,
+	op_lock, op_now, op_read, op_other_live, op_insert, op_takeover, op_interrupt, op_unlock,
+	op_replace_others
 };
 
 /* ---------------------------------------------------------------- store methods */

@@ -37,16 +37,7 @@ rport=$(free_port) && redis_start catchup "$rport" || { not_ok "catchup: start r
 REDIS="redis://127.0.0.1:$rport/0?strategy=lease&prefix=cu"
 step "catchup: redis-server on 127.0.0.1:$rport"
 
-if ! pg_install > "$tmp/install.log" 2>&1; then
-	not_ok "catchup: install the extension" "$(tail -n 20 "$tmp/install.log")"
-	suite_end
-	exit
-fi
-if ! pg_start "fsync = off" "synchronous_commit = off" 2> "$tmp/start.log"; then
-	not_ok "catchup: start PostgreSQL" "$(tail -n 20 "$tmp/start.log")"
-	suite_end
-	exit
-fi
+pg_ready catchup "fsync = off" "synchronous_commit = off" || { suite_end; exit; }
 q() { psql -X -A -t -q -v ON_ERROR_STOP=1 "$@" 2>&1; }
 if ! out=$(q -c "CREATE EXTENSION anarchon" \
 	-c "CREATE SERVER cu_redis FOREIGN DATA WRAPPER anarchon OPTIONS (url '$REDIS')" \
@@ -187,9 +178,6 @@ for host in pg sqlite cli; do
 done
 
 # ---------------------------------------------------------------- bad settings
-
-# has NAME TEXT WANT: ok when TEXT holds WANT (PostgreSQL's DETAIL starts with a capital).
-has() { if printf '%s' "$2" | grep -qiF -- "$3"; then ok "$1"; else not_ok "$1" "want: $3" "got: $2"; fi; }
 
 WINDOW_RULE="raise max_late_ms to at least catch_up_ms"
 for v in "catch_up sometimes allowed values are 'none', 'latest' and 'all'" \

@@ -10,6 +10,9 @@
 #   pg_stop [DATA_DIR]         stop it (pg_start registers this with at_exit,
 #                              for its own data folder: a suite may start two)
 #   pg_as_server_user CMD...   run CMD as the user that owns the server
+#   pg_ready SUITE [CONF_LINE ...]
+#                              pg_install, then pg_start; a failure of either
+#                              is a "not ok" line with its log, and returns 1
 #
 # root may not run initdb or postgres, so as root the server runs as the
 # `postgres` OS user; as anyone else, as that user.  pg_start exports PGHOST
@@ -96,4 +99,18 @@ pg_stop() {
 	pg_as_server_user "$PG_BINDIR/pg_ctl" -D "$data" -m fast -w -t 60 stop > /dev/null 2>&1 ||
 		pg_as_server_user "$PG_BINDIR/pg_ctl" -D "$data" -m immediate -w stop > /dev/null 2>&1
 	return 0
+}
+
+pg_ready() {
+	local suite=$1 logs
+	shift
+	logs=$(t_tmpdir)
+	if ! pg_install > "$logs/install.log" 2>&1; then
+		not_ok "$suite: install the extension" "$(tail -n 20 "$logs/install.log")"
+		return 1
+	fi
+	if ! pg_start "$@" 2> "$logs/start.log"; then
+		not_ok "$suite: start PostgreSQL" "$(tail -n 20 "$logs/start.log")"
+		return 1
+	fi
 }

@@ -41,16 +41,7 @@ REDIS="redis://127.0.0.1:$rport/0?strategy=lease&prefix=rp"
 WONLOST="redis://127.0.0.1:$rport/0?strategy=stream-id&prefix=wl"
 step "replace: redis-server on 127.0.0.1:$rport"
 
-if ! pg_install > "$tmp/install.log" 2>&1; then
-	not_ok "replace: install the extension" "$(tail -n 20 "$tmp/install.log")"
-	suite_end
-	exit
-fi
-if ! pg_start "fsync = off" "synchronous_commit = off" 2> "$tmp/start.log"; then
-	not_ok "replace: start PostgreSQL" "$(tail -n 20 "$tmp/start.log")"
-	suite_end
-	exit
-fi
+pg_ready replace "fsync = off" "synchronous_commit = off" || { suite_end; exit; }
 q() { psql -X -A -t -q -v ON_ERROR_STOP=1 "$@" 2>&1; }
 # rp_work: the command of anarchon.run, 10 s long; its row stays only if it ends.
 if ! out=$(q -c "CREATE EXTENSION anarchon" \
@@ -260,9 +251,6 @@ check "replace: ... and decides nothing (one run, still running)" \
 	test "$(sqlite3 "$tmp/old.db" "SELECT group_concat(state) FROM anarchon_runs")" = running
 
 # ---------------------------------------------------------------- refused
-
-# has NAME TEXT WANT: ok when TEXT holds WANT.
-has() { if printf '%s' "$2" | grep -qiF -- "$3"; then ok "$1"; else not_ok "$1" "want: $3" "got: $2"; fi; }
 
 NEEDS="overlap 'replace' needs a store with leases"
 S=$(( $(date +%s) * 1000 ))
