@@ -5,9 +5,9 @@
 # A 10 s command on a two-second schedule, under overlap 'replace' with a
 # 3 s lease (a heartbeat every second).  At each of $WAVES slots, $PER
 # instances per job start at the same moment, through the command (`anarchon
-# run`, on a SQLite file and on Redis strategy=lease) and through PostgreSQL
-# (CALL anarchon.run, on the local store and on Redis through a foreign
-# server), all four side by side.  What must hold, counted from what the
+# run`, on a SQLite file, on Redis strategy=lease and on PostgreSQL's local
+# store) and through PostgreSQL (CALL anarchon.run, on the local store and on
+# Redis through a foreign server), all five side by side.  What must hold, counted from what the
 # commands wrote and what the stores say:
 #   - one winner per slot, and only the slots of the waves;
 #   - every run but the last was stopped after the next slot was won and
@@ -69,7 +69,13 @@ echo "end $ANARCHON_SLOT" >> "$out"
 EOF
 chmod +x "$tmp/job.sh"
 
-cli_store() { if [ "$1" = redis ]; then echo "$REDIS"; else echo "sqlite://$tmp/cli-local.db"; fi; }
+cli_store() {
+	case $1 in
+		redis) echo "$REDIS" ;;
+		pg) echo "postgresql://$PGUSER@127.0.0.1:$PGPORT/postgres" ;;
+		*) echo "sqlite://$tmp/cli-local.db" ;;
+	esac
+}
 pg_opts() {
 	local o="-c anarchon.overlap=replace -c anarchon.lease_ms=$LEASE"
 	[ "$1" = redis ] && o="$o -c anarchon.store=rp_redis"
@@ -93,7 +99,7 @@ instance() {
 
 # ---------------------------------------------------------------- the waves
 
-COMBOS="cli:local cli:redis pg:local pg:redis"
+COMBOS="cli:local cli:redis cli:pg pg:local pg:redis"
 now=$(date +%s)
 base=$(( (now + 2 + (now % 2)) * 1000 ))   # an even second, at least a second away
 pids=()
@@ -187,7 +193,7 @@ judge_pg() {
 	fi
 }
 
-for store in local redis; do judge_cli "$store"; done
+for store in local redis pg; do judge_cli "$store"; done
 for store in local redis; do judge_pg "$store"; done
 out=$(q -c "SELECT anarchon_finish('rp-pg-local', slot, token) FROM anarchon.runs
 	WHERE job = 'rp-pg-local' AND slot = to_timestamp($base / 1000.0)")
