@@ -61,7 +61,7 @@ cat > "$tmp/job.sh" <<'EOF'
 #!/bin/sh
 out=$1
 echo "start $ANARCHON_SLOT $ANARCHON_TOKEN" >> "$out"
-trap 'kill $p 2> /dev/null; echo "term $ANARCHON_SLOT" >> "$out"; exit 143' TERM
+trap 'kill $p 2> /dev/null; echo "term $ANARCHON_SLOT $(date +%s%3N)" >> "$out"; exit 143' TERM
 sleep 10 &
 p=$!
 wait $p
@@ -126,15 +126,15 @@ judge_cli() {
 		s=$((base + k * 2000))
 		[ "$(grep -c "^start $s " "$out")" = 1 ] || problems+=("slot $s: $(grep -c "^start $s " "$out") winners")
 		if [ "$k" -lt $((WAVES - 1)) ]; then
-			grep -qx "term $s" "$out" || problems+=("slot $s: its command got no SIGTERM")
+			grep -q "^term $s " "$out" || problems+=("slot $s: its command got no SIGTERM")
 			grep -qx "end $s" "$out" && problems+=("slot $s: its command ran its 10 s to the end")
-			# Stopped after the next slot's winner started, not before.
-			[ "$(grep -n "^start $((s + 2000)) " "$out" | cut -d: -f1)" -lt "$(grep -nx "term $s" "$out" | cut -d: -f1)" ] 2> /dev/null ||
-				problems+=("slot $s: stopped before the next slot was won")
+			# Stopped once the next slot had begun (its winner may not have written its line yet).
+			[ "$(awk -v s="$s" '$1 == "term" && $2 == s {print $3}' "$out")" -ge $((s + 2000)) ] 2> /dev/null ||
+				problems+=("slot $s: stopped before the next slot began")
 			want=replaced
 		else
 			grep -qx "end $s" "$out" || problems+=("slot $s (the last): its command did not end by itself")
-			grep -qx "term $s" "$out" && problems+=("slot $s (the last): its command got SIGTERM")
+			grep -q "^term $s " "$out" && problems+=("slot $s (the last): its command got SIGTERM")
 			want=succeeded
 		fi
 		got=$("$AN" check --store "$u" --job "$j" --slot "$s" 2>&1)
@@ -300,7 +300,7 @@ if have_valgrind "replace valgrind"; then
 		wait "$vpid"
 		cat "$tmp/vg-$store.tap"
 		grep -q '^not ok' "$tmp/vg-$store.tap" && T_FAILED=$((T_FAILED + 1))
-		check "replace valgrind: run $store: the command got SIGTERM" grep -qx "term $S" "$tmp/vg-$store.out"
+		check "replace valgrind: run $store: the command got SIGTERM" grep -q "^term $S " "$tmp/vg-$store.out"
 	done
 fi
 
