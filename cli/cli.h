@@ -41,7 +41,8 @@ enum
 	AN_OPT_RUN = 1 << 7,         /* --jitter, --kill-after, --shell, --verbose */
 	AN_OPT_NOT_MINE = 1 << 8,
 	AN_OPT_COMMAND = 1 << 9,     /* words after -- */
-	AN_OPT_FORMAT = 1 << 10      /* --format (stats) */
+	AN_OPT_FORMAT = 1 << 10,     /* --format (stats) */
+	AN_OPT_NOW = 1 << 11         /* --now (run): a manual run instead of a slot */
 };
 
 /* What `stats` writes (--format). */
@@ -61,6 +62,7 @@ typedef struct an_cli
 	const char *schedule_text;
 	an_schedule schedule;
 	int			has_schedule;
+	int			run_now;         /* --now */
 	const char *token;
 	an_settings settings;
 	int64_t		from,
@@ -128,6 +130,8 @@ void		an_cli_error(const char *fmt,...) __attribute__((format(printf, 1, 2)));
 
 /* The verbs. */
 int			an_cli_run(an_cli *cli);
+/* run_now.c: `anarchon run --now`, one manual run of the job fleet-wide. */
+int			an_cli_run_now(an_cli *cli);
 int			an_cli_claim(an_cli *cli);
 int			an_cli_heartbeat(an_cli *cli);
 int			an_cli_finish(an_cli *cli);

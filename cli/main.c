@@ -16,9 +16,10 @@
 #define CATCH_UP_USAGE "[--catch-up none|latest|all] [--catch-up-ms N] [--catch-up-max N]"
 
 const an_cli_verb an_cli_verbs[] = {
-	{"run", AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_SETTINGS | AN_OPT_RUN | AN_OPT_NOT_MINE | AN_OPT_COMMAND,
+	{"run", AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_SETTINGS | AN_OPT_RUN | AN_OPT_NOT_MINE | AN_OPT_COMMAND
+		| AN_OPT_NOW,
 		AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_COMMAND, an_cli_run,
-		"run --store URL --job JOB (--schedule EXPR | --slot TIME) [--jitter MS] [--not-mine-exit N]\n"
+		"run --store URL --job JOB (--schedule EXPR | --slot TIME | --now) [--jitter MS] [--not-mine-exit N]\n"
 		"             [--kill-after MS] [--shell] [--verbose] " SETTINGS_USAGE "\n"
 		"             " CATCH_UP_USAGE " -- COMMAND [ARG...]",
 		"Claim the slot of the schedule that has begun (or --slot); when this host wins it,\n"
@@ -26,6 +27,8 @@ const an_cli_verb an_cli_verbs[] = {
 		"keep its lease alive while it runs, and finish the run from its exit status.\n"
 		"With --catch-up latest or all (and --schedule), missed slots of the last --catch-up-ms\n"
 		"no instance ran are claimed first, oldest first, each run once fleet-wide like any slot.\n"
+		"With --now, one extra run of the job: the hosts that ask within --max-late-ms of each\n"
+		"other share one manual run, which one of them runs.\n"
 		"Exits with the command's status (the first that failed stops the rest); 0 (or\n"
 		"--not-mine-exit) when another host has every slot; 64 for bad usage; 75 when the store\n"
 		"cannot be reached."},

@@ -13,11 +13,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "run_now.h"
 
 enum
 {
 	O_STORE = 256, O_JOB, O_SLOT, O_SCHEDULE, O_TOKEN, O_FROM, O_TO, O_STATUS,
-	O_JITTER, O_KILL_AFTER, O_SHELL, O_VERBOSE, O_NOT_MINE, O_FORMAT, O_HELP,
+	O_JITTER, O_KILL_AFTER, O_SHELL, O_VERBOSE, O_NOT_MINE, O_FORMAT, O_HELP, O_NOW,
 	O_SETTING                    /* O_SETTING + i: setting i of setting_names */
 };
 
@@ -52,6 +53,7 @@ static const struct
 	{"verbose", no_argument, O_VERBOSE, AN_OPT_RUN},
 	{"not-mine-exit", required_argument, O_NOT_MINE, AN_OPT_NOT_MINE},
 	{"format", required_argument, O_FORMAT, AN_OPT_FORMAT},
+	{"now", no_argument, O_NOW, AN_OPT_NOW},
 	{"help", no_argument, O_HELP, 0},
 	{NULL, 0, 0, 0}
 };
@@ -128,7 +130,7 @@ take(an_cli *cli, int id, const char *arg)
 			if (strcmp(arg, "now") == 0)
 				v -= v % 1000;
 			cli->slot = v;
-			return rule(an_validate_slot(v, err, sizeof(err)), err);
+			return rule(an_validate_run_slot(v, err, sizeof(err)), err);
 		case O_SCHEDULE:
 			cli->schedule_text = arg;
 			cli->has_schedule = 1;
@@ -162,6 +164,9 @@ take(an_cli *cli, int id, const char *arg)
 			return AN_EXIT_OK;
 		case O_VERBOSE:
 			cli->verbose = 1;
+			return AN_EXIT_OK;
+		case O_NOW:
+			cli->run_now = 1;
 			return AN_EXIT_OK;
 		case O_NOT_MINE:
 			if ((rc = number("not-mine-exit", arg, 0, 255, &v)) == AN_EXIT_OK)
@@ -223,9 +228,10 @@ check_needs(an_cli *cli, const an_cli_verb *verb)
 		an_cli_error("%s needs --schedule EXPR", verb->name);
 		return AN_EXIT_USAGE;
 	}
-	if ((needs & AN_OPT_SLOT) && !cli->slot && !cli->has_schedule)
+	if ((needs & AN_OPT_SLOT) && !cli->slot && !cli->has_schedule && !cli->run_now)
 	{
-		an_cli_error("%s needs --slot TIME or --schedule EXPR", verb->name);
+		an_cli_error("%s needs --slot TIME or --schedule EXPR%s", verb->name,
+					 (verb->takes & AN_OPT_NOW) ? " (or --now)" : "");
 		return AN_EXIT_USAGE;
 	}
 	if ((needs & AN_OPT_TOKEN) && cli->token == NULL)
@@ -303,6 +309,19 @@ an_cli_parse(an_cli *cli, const an_cli_verb *verb, int argc, char **argv)
 	if (cli->slot && cli->has_schedule && !(verb->needs & AN_OPT_RANGE))
 	{
 		an_cli_error("give --slot or --schedule, not both");
+		return AN_EXIT_USAGE;
+	}
+	/* A manual slot is one a run-now chose: checked, finished, never claimed by name. */
+	if (cli->slot && an_slot_is_manual(cli->slot) &&
+		(strcmp(verb->name, "claim") == 0 || strcmp(verb->name, "run") == 0))
+	{
+		char		err[AN_ERRMAX];
+
+		return rule(an_validate_slot(cli->slot, err, sizeof(err)), err);
+	}
+	if (cli->run_now && (cli->slot || cli->has_schedule))
+	{
+		an_cli_error("give --now, --slot or --schedule, not two: --now runs the job once, apart from its schedule");
 		return AN_EXIT_USAGE;
 	}
 	/* All the options are known here, whatever their order: the window's rule. */

@@ -139,6 +139,8 @@ an_cli_run(an_cli *cli)
 				overlap,
 				ran_any = 0;
 
+	if (cli->run_now)
+		return an_cli_run_now(cli);
 	if ((rc = an_cli_command_check(cli)) != AN_EXIT_OK || (rc = an_cli_slot(cli, &slot)) != AN_EXIT_OK)
 		return rc;
 	/* The moment the slot was read: due slots are judged then, not after the jitter. */

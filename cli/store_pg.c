@@ -60,8 +60,14 @@ pg_open(an_store *st, const char *url, void *arg)
 	return an_pg_connect(st, pg, NULL);
 }
 
+/*
+ * A claim, or (slot_out not NULL) a run-now: one call of sql, whose arguments
+ * are job, [slot,] token and the request's settings, and whose answer is
+ * outcome, attempt, lease end (ms), the server's clock (ms) [, the slot (ms)].
+ */
 static int
-pg_claim(an_store *st, const an_request *rq, an_claim_result *res)
+claim_call(an_store *st, const an_request *rq, const char *what, const char *sql,
+		   an_claim_result *res, int64_t *slot_out)
 {
 	an_pg	   *pg = pg_of(st);
 	an_settings s;
@@ -70,7 +76,8 @@ pg_claim(an_store *st, const an_request *rq, an_claim_result *res)
 				late[24],
 				attempts[16],
 				busy[24];
-	const char *v[8] = {rq->job, slot, rq->token, lease, late, attempts, NULL, busy};
+	const char *v[8];
+	int			n = 0;
 	const char *outcome;
 	PGresult   *r;
 	int64_t		sent = 0;
@@ -86,23 +93,27 @@ pg_claim(an_store *st, const an_request *rq, an_claim_result *res)
 	snprintf(lease, sizeof(lease), "%lld", (long long) s.lease_ms);
 	snprintf(late, sizeof(late), "%lld", (long long) s.max_late_ms);
 	snprintf(attempts, sizeof(attempts), "%d", (int) s.attempts);
-	v[6] = an_settings_overlap_name(&s);
 	snprintf(busy, sizeof(busy), "%lld", (long long) s.busy_timeout_ms);
+	v[n++] = rq->job;
+	if (slot_out == NULL)
+		v[n++] = slot;
+	v[n++] = rq->token;
+	v[n++] = lease;
+	v[n++] = late;
+	v[n++] = attempts;
+	v[n++] = an_settings_overlap_name(&s);
+	v[n++] = busy;
 	if (st->stats && st->host && st->host->now_ms)
 		sent = an_store_host_now(st);
-	/* The server's clock too, for the offset `anarchon stats` shows. */
-	if ((rc = an_pg_query(st, pg, "the claim",
-						  "SELECT c.outcome, c.attempt, (extract(epoch FROM c.lease_until) * 1000)::bigint,"
-						  " (extract(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint"
-						  " FROM anarchon.anarchon_claim_info($1::text, $2::bigint, $3::text, $4::bigint,"
-						  " $5::bigint, $6::integer, $7::text, $8::bigint) AS c",
-						  8, v, call_timeout(rq), &r)) != AN_OK)
+	if ((rc = an_pg_query(st, pg, what, sql, n, v, call_timeout(rq), &r)) != AN_OK)
 		return rc;
 	if (sent && value(r, 3))
 		an_store_saw_clock(st, strtoll(value(r, 3), NULL, 10), sent, an_store_host_now(st));
 	res->outcome = AN_LOST;
 	res->attempt = value(r, 1) ? (int32_t) strtol(value(r, 1), NULL, 10) : 0;
 	res->lease_until = value(r, 2) ? strtoll(value(r, 2), NULL, 10) : 0;
+	if (slot_out)
+		*slot_out = value(r, 4) ? strtoll(value(r, 4), NULL, 10) : 0;
 	outcome = value(r, 0);
 	rc = AN_E_STORE;
 	for (int o = AN_WON; o <= AN_LOST && outcome; o++)
@@ -112,10 +123,31 @@ pg_claim(an_store *st, const an_request *rq, an_claim_result *res)
 			rc = AN_OK;
 		}
 	if (rc != AN_OK)
-		an_store_fail(st, AN_E_STORE, "PostgreSQL answered the claim with an unknown outcome \"%.40s\"",
-					  outcome ? outcome : "NULL");
+		an_store_fail(st, AN_E_STORE, "PostgreSQL answered %s with an unknown outcome \"%.40s\"",
+					  what, outcome ? outcome : "NULL");
 	PQclear(r);
 	return rc;
+}
+
+/* The server's clock too, for the offset `anarchon stats` shows. */
+#define CLAIM_COLUMNS "SELECT c.outcome, c.attempt, (extract(epoch FROM c.lease_until) * 1000)::bigint," \
+	" (extract(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint"
+
+static int
+pg_claim(an_store *st, const an_request *rq, an_claim_result *res)
+{
+	return claim_call(st, rq, "the claim", CLAIM_COLUMNS
+					  " FROM anarchon.anarchon_claim_info($1::text, $2::bigint, $3::text, $4::bigint,"
+					  " $5::bigint, $6::integer, $7::text, $8::bigint) AS c", res, NULL);
+}
+
+/* run now: the database chooses the manual slot and claims it (anarchon_run_now). */
+static int
+pg_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64_t *slot)
+{
+	return claim_call(st, rq, "the run-now", CLAIM_COLUMNS ", (extract(epoch FROM c.slot) * 1000)::bigint"
+					  " FROM anarchon.anarchon_run_now($1::text, $2::text, $3::bigint,"
+					  " $4::bigint, $5::integer, $6::text, $7::bigint) AS c", res, slot);
 }
 
 /* A function answering boolean: *owned, or an error when the answer is neither. */
@@ -300,4 +332,5 @@ const an_store_methods an_cli_pg_methods = {
 	.check_url = pg_check_url,
 	.recall = pg_recall,
 	.fence = NULL,               /* the command holds no transaction a run could be tied to */
+	.run_now = pg_run_now,
 };

@@ -136,6 +136,15 @@ int
 an_lease_claim(an_store *st, const an_lease_ops *ops, const an_request *rq,
 			   an_claim_result *res)
 {
+	return an_lease_claim_picked(st, ops, rq, NULL, NULL, res, NULL);
+}
+
+int
+an_lease_claim_picked(an_store *st, const an_lease_ops *ops, const an_request *in,
+					  an_lease_pick pick, void *arg, an_claim_result *res, int64_t *slot)
+{
+	an_request	picked = *in;
+	const an_request *rq = &picked;
 	an_run		run;
 	int64_t		now = 0;
 	int			rc;
@@ -158,6 +167,11 @@ an_lease_claim(an_store *st, const an_lease_ops *ops, const an_request *rq,
 
 		an_store_saw_clock(st, now, host, host);
 	}
+	/* The slot is chosen where the decision is: under the lock, on its clock. */
+	if (rc == AN_OK && pick)
+		rc = pick(st, arg, rq, now, &picked.slot);
+	if (rc == AN_OK && slot)
+		*slot = picked.slot;
 	if (rc == AN_OK)
 		rc = ops->read(st, rq, &run);
 	if (rc == AN_OK)

@@ -67,6 +67,21 @@ typedef struct an_lease_ops
 int			an_lease_claim(an_store *st, const an_lease_ops *ops,
 						   const an_request *rq, an_claim_result *res);
 
+/*
+ * Choose the slot of a claim (run-now's manual slot, core/run_now.c) with the
+ * store's lock held and its clock read: set *slot, or fail on the store.
+ */
+typedef int (*an_lease_pick) (an_store *st, void *arg, const an_request *rq, int64_t now,
+							  int64_t *slot);
+
+/*
+ * an_lease_claim of the slot that pick (given arg) chooses under the lock;
+ * rq->slot is not read.  *slot (when not NULL) is the slot claimed.
+ */
+int			an_lease_claim_picked(an_store *st, const an_lease_ops *ops, const an_request *rq,
+								  an_lease_pick pick, void *arg, an_claim_result *res,
+								  int64_t *slot);
+
 /* What anarchon_check says of a run read at `now`. */
 an_check_state an_lease_check_state(const an_run *run, int64_t now);
 

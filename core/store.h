@@ -123,8 +123,9 @@ typedef struct an_check_result
  *   2  check_url
  *   3  recall
  *   4  fence
+ *   6  run_now
  */
-#define AN_STORE_VERSION 4
+#define AN_STORE_VERSION 6
 
 typedef struct an_store_methods
 {
@@ -211,6 +212,21 @@ typedef struct an_store_methods
 	 * and holds nothing (an_store_fence).
 	 */
 	int			(*fence) (an_store *st, const an_request *rq, int *owned);
+
+	/* ---- version 6 ---- */
+
+	/*
+	 * run_now (optional): one manual run of rq->job (core/run_now.h).  Choose
+	 * the slot atomically -- the job's current manual request made within
+	 * max_late_ms, else a new one, an_manual_slot of the store's clock -- so
+	 * that every caller of the window gets the same one, and claim it for
+	 * rq->token as claim would (rq->slot is not read).  Sets *slot to the
+	 * slot claimed, whatever the outcome.  Stores that cannot choose it
+	 * atomically leave it NULL; the hosts then refuse a run-now naming the
+	 * store.
+	 */
+	int			(*run_now) (an_store *st, const an_request *rq, an_claim_result *res,
+							int64_t *slot);
 } an_store_methods;
 
 struct an_store

@@ -92,6 +92,20 @@ typedef struct an_pg_call
 void		an_pg_read_call(FunctionCallInfo fcinfo, an_pg_slot_kind kind,
 							bool with_token, an_pg_call *call);
 /*
+ * functions.c: the store a claim of call goes to, once the current user may
+ * claim its job, within the limits, at a moment a rollback cannot undo, and
+ * with settings the store accepts (each refusal an ereport).
+ */
+an_store   *an_pg_claim_store(FunctionCallInfo fcinfo, const an_pg_call *call);
+/*
+ * functions.c: a claim's optional arguments (lease_ms, max_late_ms, attempts,
+ * overlap, busy_timeout_ms), from argument `first` on, as overrides.
+ */
+void		an_pg_claim_overrides(FunctionCallInfo fcinfo, int first, an_pg_call *call);
+/* Read a job or a token (not NULL) from argument argno into out, validated. */
+void		an_pg_read_job(FunctionCallInfo fcinfo, int argno, char *out);
+void		an_pg_read_token(FunctionCallInfo fcinfo, int argno, char *out);
+/*
  * Apply argument argno (of SQL type INT4OID, INT8OID or TEXTOID), when given
  * and not NULL, as an override of setting `name` for this call.
  */

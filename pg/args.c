@@ -8,6 +8,7 @@
  * answers NULL would read as "nobody won" to a careless caller.
  */
 #include "anarchon_pg.h"
+#include "run_now.h"
 
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
@@ -48,6 +49,18 @@ read_word(FunctionCallInfo fcinfo, int argno, char *out,
 	out[len] = '\0';
 }
 
+void
+an_pg_read_job(FunctionCallInfo fcinfo, int argno, char *out)
+{
+	read_word(fcinfo, argno, out, an_validate_job);
+}
+
+void
+an_pg_read_token(FunctionCallInfo fcinfo, int argno, char *out)
+{
+	read_word(fcinfo, argno, out, an_validate_token);
+}
+
 static int64
 read_slot(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 {
@@ -64,8 +77,12 @@ read_slot(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 		if (TIMESTAMP_NOT_FINITE(ts))
 			reject_input(AN_E_INPUT, TIMESTAMP_IS_NOBEGIN(ts) ? "slot is -infinity: " AN_SLOT_RULE
 						 : "slot is infinity: " AN_SLOT_RULE);
-		/* A fraction of a second (of a millisecond too): a clock's reading, not a schedule's. */
-		if (ts % USECS_PER_SEC != 0)
+		/*
+		 * A fraction of a second (of a millisecond too): a clock's reading,
+		 * not a schedule's; but a run-now's slot, one millisecond past its
+		 * second, addresses a manual run (core/run_now.h).
+		 */
+		if (ts % USECS_PER_SEC != 0 && ts % USECS_PER_SEC != AN_MANUAL_OFFSET_MS * 1000)
 			reject_input(AN_E_INPUT, "slot is not a whole second: " AN_SLOT_RULE "; " AN_SLOT_FROM_CLOCK);
 		slot = an_pg_ts_to_ms(ts);
 		/* Said as the timestamp it was given, not as milliseconds. */
@@ -75,7 +92,7 @@ read_slot(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 			reject_input(AN_E_INPUT, err);
 		}
 	}
-	reject_input(an_validate_slot(slot, err, sizeof(err)), err);
+	reject_input(an_validate_run_slot(slot, err, sizeof(err)), err);
 	return slot;
 }
 

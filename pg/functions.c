@@ -62,26 +62,44 @@ store_with(const void *method, const char *what)
 	return st;
 }
 
+void
+an_pg_claim_overrides(FunctionCallInfo fcinfo, int first, an_pg_call *call)
+{
+	for (int i = 0; i < (int) lengthof(claim_overrides); i++)
+		an_pg_override(fcinfo, first + i, claim_overrides[i].type, claim_overrides[i].name, call);
+}
+
+an_store *
+an_pg_claim_store(FunctionCallInfo fcinfo, const an_pg_call *call)
+{
+	an_store   *st = an_pg_store();
+
+	an_store_clear(st);
+	an_pg_require_job_right(call->job, AN_PG_JOB_CLAIM, &call->settings);
+	an_pg_require_claim_limits(&call->rq);
+	/* Only the local store decides inside the caller's transaction. */
+	if (st->m == &an_pg_local_methods)
+		an_pg_require_final_claim(fcinfo);
+	if (st->m->validate && st->m->validate(st, &call->settings) != AN_OK)
+		an_pg_raise(st);
+	return st;
+}
+
 /* Claim the run the arguments name; the common body of the claim functions. */
 static void
 claim(FunctionCallInfo fcinfo, an_pg_slot_kind kind, an_claim_result *res)
 {
 	an_pg_call	call;
 	an_store   *st;
+	char		err[AN_ERRMAX];
 
 	an_pg_read_call(fcinfo, kind, true, &call);
-	for (int i = 0; i < (int) lengthof(claim_overrides); i++)
-		an_pg_override(fcinfo, 3 + i, claim_overrides[i].type, claim_overrides[i].name, &call);
+	/* A manual slot is claimed by anarchon_run_now only (core/run_now.h). */
+	if (an_validate_slot(call.rq.slot, err, sizeof(err)) != AN_OK)
+		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
+	an_pg_claim_overrides(fcinfo, 3, &call);
 
-	st = an_pg_store();
-	an_store_clear(st);
-	an_pg_require_job_right(call.job, AN_PG_JOB_CLAIM, &call.settings);
-	an_pg_require_claim_limits(&call.rq);
-	/* Only the local store decides inside the caller's transaction. */
-	if (st->m == &an_pg_local_methods)
-		an_pg_require_final_claim(fcinfo);
-	if (st->m->validate && st->m->validate(st, &call.settings) != AN_OK)
-		an_pg_raise(st);
+	st = an_pg_claim_store(fcinfo, &call);
 	if (an_store_claim(st, &call.rq, res) != AN_OK)
 		an_pg_raise(st);
 }

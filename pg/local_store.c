@@ -39,7 +39,7 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
-#include "lease.h"
+#include "run_now.h"
 
 typedef enum local_query
 {
@@ -54,6 +54,7 @@ typedef enum local_query
 	Q_FINISH,
 	Q_FENCE,
 	Q_PRUNE,
+	Q_MANUAL,
 	Q_COUNT
 } local_query;
 
@@ -134,6 +135,12 @@ static const query_def queries[Q_COUNT] = {
 		"DELETE FROM anarchon.runs r USING anarchon.runs_jobs j "
 		"WHERE r.job = j.job AND r.slot < $1 AND (r.state <> 'running' OR r.lease_until < $2)",
 		2, {TIMESTAMPTZOID, TIMESTAMPTZOID}},
+	/* The job's current manual request: its newest manual slot (core/run_now.h). */
+	[Q_MANUAL] = {
+		"SELECT slot FROM anarchon.runs WHERE job = $1 AND slot >= $2 "
+		"AND slot = pg_catalog.date_trunc('second', slot) + $3 * interval '1 millisecond' "
+		"ORDER BY slot DESC LIMIT 1",
+		3, {TEXTOID, TIMESTAMPTZOID, INT4OID}},
 };
 
 static SPIPlanPtr plans[Q_COUNT];
@@ -385,6 +392,21 @@ static const an_lease_ops local_ops = {
 	.replace_others = op_replace_others,
 };
 
+/* an_manual_find: read with the job's row lock held. */
+static int
+find_manual(an_store *st, const char *job, int64_t since, int64_t *slot, int *found)
+{
+	Datum		v[3] = {CStringGetTextDatum(job), TimestampTzGetDatum(an_pg_ms_to_ts(since)),
+	Int32GetDatum(AN_MANUAL_OFFSET_MS)};
+	bool		isnull;
+
+	*found = run(Q_MANUAL, v, SPI_OK_SELECT) > 0;
+	if (*found)
+		*slot = an_pg_ts_to_ms(DatumGetTimestampTz(SPI_getbinval(SPI_tuptable->vals[0],
+																 SPI_tuptable->tupdesc, 1, &isnull)));
+	return AN_OK;
+}
+
 /* ---------------------------------------------------------------- the store methods */
 
 static int
@@ -402,6 +424,19 @@ local_claim(an_store *st, const an_request *rq, an_claim_result *res)
 	require_writable("anarchon_claim");
 	connect_spi(&owner);
 	rc = an_lease_claim(st, &local_ops, rq, res);
+	finish_spi(&owner);
+	return rc;
+}
+
+static int
+local_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64_t *slot)
+{
+	an_pg_owner_state owner;
+	int			rc;
+
+	require_writable("anarchon_run_now");
+	connect_spi(&owner);
+	rc = an_lease_run_now(st, &local_ops, find_manual, rq, res, slot);
 	finish_spi(&owner);
 	return rc;
 }
@@ -488,7 +523,7 @@ local_close(an_store *st)
 }
 
 const an_store_methods an_pg_local_methods = {
-	.version = 4,
+	.version = 6,
 	.name = "local",
 	.open = local_open,
 	.claim = local_claim,
@@ -499,4 +534,5 @@ const an_store_methods an_pg_local_methods = {
 	.validate = NULL,
 	.close = local_close,
 	.fence = local_fence,
+	.run_now = local_run_now,
 };

@@ -59,6 +59,6 @@ ROLLBACK;
 
 -- bad input, as in the other functions (checked before the transaction rule)
 SELECT anarchon_fence(NULL, 4102444800000, 'tok-a');
-SELECT anarchon_fence('fence', 4102444800001, 'tok-a');
+SELECT anarchon_fence('fence', 4102444800002, 'tok-a');
 SELECT anarchon_fence('fence', 4102444800000, 'a b');
 DROP TABLE fence_work;

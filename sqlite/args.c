@@ -5,6 +5,7 @@
 
 #include "anarchon.h"
 #include "args.h"
+#include "run_now.h"
 
 SQLITE_EXTENSION_INIT3
 
@@ -91,7 +92,7 @@ arg_ms(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *what,
 int
 an_sqlite_arg_slot(sqlite3_context *ctx, const char *fn, sqlite3_value *v, int64_t *out)
 {
-	return arg_ms(ctx, fn, v, "slot", out, an_validate_slot, an_validate_slot_double);
+	return arg_ms(ctx, fn, v, "slot", out, an_validate_run_slot, an_validate_slot_double);
 }
 
 int

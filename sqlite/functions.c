@@ -5,6 +5,7 @@
  *   anarchon_heartbeat(job, slot, token)        1: lease renewed; 0: token fenced off
  *   anarchon_finish(job, slot, token [,status]) 1: recorded; 0: fenced.  status 'succeeded' | 'failed'
  *   anarchon_fence(job, slot, token)            1, or an error when token does not own the running run
+ *   anarchon_run_now(job [, token])             {"outcome", "slot", "token"} as JSON: one manual run
  *   anarchon_check(job, slot)                   'none' | 'running' | 'expired' | 'succeeded' | 'failed' | 'interrupted' | 'replaced'
  *   anarchon_token()                            32 lowercase hex digits from SQLite's CSPRNG
  *   anarchon_config(name [, value])             a setting of this connection, read or set
@@ -22,6 +23,7 @@
 
 #include "args.h"
 #include "host.h"
+#include "run_now.h"
 
 SQLITE_EXTENSION_INIT3
 
@@ -116,10 +118,17 @@ fn_claim(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	an_request	rq;
 	an_claim_result res;
 	an_store   *st;
+	char		err[AN_ERRMAX];
 
 	(void) argc;
 	if ((st = prepare_call(ctx, "anarchon_claim", argv, 1, &rq)) == NULL)
 		return;
+	/* A manual slot is claimed by anarchon_run_now only (core/run_now.h). */
+	if (an_validate_slot(rq.slot, err, sizeof(err)) != AN_OK)
+	{
+		an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_claim", err);
+		return;
+	}
 	if ((st->m->validate && st->m->validate(st, rq.settings) != AN_OK) ||
 		an_store_claim(st, &rq, &res) != AN_OK)
 	{
@@ -249,14 +258,11 @@ fn_check(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 static _Atomic pid_t token_pid;
 
 static void
-fn_token(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+new_token(char hex[AN_TOKEN_HEX + 1])
 {
 	unsigned char raw[16];
-	char		hex[AN_TOKEN_HEX + 1];
 	pid_t		pid = getpid();
 
-	(void) argc;
-	(void) argv;
 	if (token_pid != pid)
 	{
 		sqlite3_randomness(0, NULL);
@@ -264,7 +270,68 @@ fn_token(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	}
 	sqlite3_randomness(sizeof(raw), raw);
 	an_token_hex(raw, hex);
+}
+
+static void
+fn_token(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	char		hex[AN_TOKEN_HEX + 1];
+
+	(void) argc;
+	(void) argv;
+	new_token(hex);
 	sqlite3_result_text(ctx, hex, AN_TOKEN_HEX, SQLITE_TRANSIENT);
+}
+
+/*
+ * anarchon_run_now(job [, token]): one manual run of job, exactly once across
+ * the fleet (core/run_now.h).  One value, since a scalar function has one:
+ * {"outcome": ..., "slot": ..., "token": ...} as JSON text.  'won' means run
+ * the job now, then heartbeat and finish (job, slot, token).
+ */
+static void
+fn_run_now(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	an_sqlite_conn *conn = sqlite3_user_data(ctx);
+	an_request	rq;
+	an_claim_result res;
+	an_store   *st;
+	char		hex[AN_TOKEN_HEX + 1];
+	char		err[AN_ERRMAX];
+	int64_t		slot;
+	char	   *json;
+
+	memset(&rq, 0, sizeof(rq));
+	rq.settings = &conn->settings;
+	if ((rq.job = arg_text(ctx, "anarchon_run_now", argv[0], "job", an_validate_job)) == NULL)
+		return;
+	if (argc > 1)
+	{
+		if ((rq.token = arg_text(ctx, "anarchon_run_now", argv[1], "token", an_validate_token)) == NULL)
+			return;
+	}
+	else
+	{
+		new_token(hex);
+		rq.token = hex;
+	}
+	if ((st = an_sqlite_store(conn, err, sizeof(err))) == NULL)
+	{
+		an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_run_now", err);
+		return;
+	}
+	if ((st->m->validate && st->m->validate(st, rq.settings) != AN_OK) ||
+		an_store_run_now(st, &rq, &res, &slot) != AN_OK)
+	{
+		result_store_error(ctx, "anarchon_run_now", st);
+		return;
+	}
+	json = sqlite3_mprintf("{\"outcome\":\"%s\",\"slot\":%lld,\"token\":\"%s\"}",
+						   an_outcome_name(res.outcome), (long long) slot, rq.token);
+	if (json == NULL)
+		sqlite3_result_error_nomem(ctx);
+	else
+		sqlite3_result_text(ctx, json, -1, sqlite3_free);
 }
 
 static void
@@ -470,6 +537,8 @@ typedef struct fn_entry
 
 static const fn_entry functions[] = {
 	{"anarchon_claim", 3, EFFECTS, fn_claim},
+	{"anarchon_run_now", 1, EFFECTS, fn_run_now},
+	{"anarchon_run_now", 2, EFFECTS, fn_run_now},
 	{"anarchon_heartbeat", 3, EFFECTS, fn_heartbeat},
 	{"anarchon_finish", 3, EFFECTS, fn_finish},
 	{"anarchon_finish", 4, EFFECTS, fn_finish},

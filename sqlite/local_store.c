@@ -41,7 +41,7 @@
 #include <unistd.h>
 
 #include "host.h"
-#include "lease.h"
+#include "run_now.h"
 
 SQLITE_EXTENSION_INIT3
 
@@ -60,6 +60,7 @@ enum stmt_id
 	S_FINISH,
 	S_FENCE,
 	S_PRUNE,
+	S_MANUAL,
 	S_COUNT
 };
 
@@ -99,6 +100,9 @@ static const char *const stmt_sql[S_COUNT] = {
 	/* A run still holding a live lease is kept, however old its slot. */
 	[S_PRUNE] = "DELETE FROM anarchon_runs"
 	" WHERE slot < ?1 AND (state <> 'running' OR lease_until < ?2)",
+	/* The job's current manual request: its newest manual slot (core/run_now.h). */
+	[S_MANUAL] = "SELECT slot FROM anarchon_runs"
+	" WHERE job = ?1 AND slot >= ?2 AND slot % 1000 = ?3 ORDER BY slot DESC LIMIT 1",
 };
 
 /*
@@ -460,6 +464,33 @@ do_claim(an_store *st, const an_request *rq, an_claim_result *res)
 	return an_lease_claim(st, &local_ops, rq, res);
 }
 
+/* an_manual_find: read under the claim's BEGIN IMMEDIATE. */
+static int
+find_manual(an_store *st, const char *job, int64_t since, int64_t *slot, int *found)
+{
+	local_store *ls = st->impl;
+	sqlite3_stmt *s = ls->stmt[S_MANUAL];
+	int			rc;
+
+	sqlite3_bind_text(s, 1, job, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, since);
+	sqlite3_bind_int(s, 3, AN_MANUAL_OFFSET_MS);
+	rc = sqlite3_step(s);
+	*found = (rc == SQLITE_ROW);
+	if (*found)
+		*slot = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return fail_db(st, ls->db, "looking for the job's manual request");
+	return AN_OK;
+}
+
+static int
+do_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64_t *slot)
+{
+	return an_lease_run_now(st, &local_ops, find_manual, rq, res, slot);
+}
+
 /* Heartbeat and finish: one fenced UPDATE each, atomic on its own. */
 static int
 fenced_update(an_store *st, sqlite3_stmt *s, const char *fn, int *owned)
@@ -705,6 +736,12 @@ local_claim(an_store *st, const an_request *rq, an_claim_result *res)
 }
 
 static int
+local_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64_t *slot)
+{
+	WITH_STMTS("anarchon_run_now", rq->settings, do_run_now(st, rq, res, slot));
+}
+
+static int
 local_heartbeat(an_store *st, const an_request *rq, int *owned)
 {
 	if (in_callers_write(st->impl))
@@ -814,7 +851,7 @@ local_open(an_store *st, const char *url, void *arg)
 }
 
 const an_store_methods an_sqlite_local_methods = {
-	.version = 4,
+	.version = 6,
 	.name = "local",
 	.open = local_open,
 	.claim = local_claim,
@@ -825,4 +862,5 @@ const an_store_methods an_sqlite_local_methods = {
 	.validate = NULL,
 	.close = local_close,
 	.fence = local_fence,
+	.run_now = local_run_now,
 };

@@ -215,8 +215,11 @@ extern const rds_script rds_lua_scan;
 extern const rds_script rds_lua_idmp_setup;
 extern const rds_script rds_lua_stream_id_claim;
 extern const rds_script rds_lua_mark;
+extern const rds_script rds_lua_run_now;
 
-#define RDS_NSCRIPTS 8
+/* The index of each script after the first eight, then how many there are. */
+#define RDS_SCRIPT_RUN_NOW 8
+#define RDS_NSCRIPTS 9
 
 /*
  * The first element of a claim script's answer when the job's marker names
@@ -281,6 +284,13 @@ extern const rds_strategy rds_strategy_lease;
 extern const rds_strategy rds_strategy_stream_id;
 extern const rds_strategy rds_strategy_idmp;
 extern const rds_strategy rds_strategy_script;
+
+/*
+ * run now (redis_run_now.c): the job's manual request, then the lease claim
+ * of its slot (*slot); other strategies refuse it.
+ */
+int			rds_run_now(an_store *st, struct rds_store *rs, const an_request *rq,
+						an_claim_result *res, int64_t *slot);
 
 /* The store's recall method (redis_missed.c): which slots have a run (lease only). */
 int			rds_recall(an_store *st, const an_request *rq, const int64_t *slots, size_t n,

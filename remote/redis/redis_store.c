@@ -407,8 +407,13 @@ redis_validate(an_store *st, const an_settings *s)
 								memory, rs->strategy->wonlost && rs->strategy->wonlost->late_on_host ? rs->skew_ms : 0, s);
 }
 
+/*
+ * A claim of rq->slot, or (manual not NULL) a run-now's request and the claim
+ * of its slot (redis_run_now.c), sent once more together after a dropped
+ * connection.
+ */
 static int
-redis_claim(an_store *st, const an_request *rq, an_claim_result *res)
+claim_or_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64_t *manual)
 {
 	rds_store  *rs = begin(st);
 	int			tries = 0;
@@ -421,9 +426,21 @@ redis_claim(an_store *st, const an_request *rq, an_claim_result *res)
 	if ((rc = redis_validate(st, rq->settings)) != AN_OK)
 		return rc;
 	do
-		rc = rs->strategy->claim(st, rs, rq, res);
+		rc = manual ? rds_run_now(st, rs, rq, res, manual) : rs->strategy->claim(st, rs, rq, res);
 	while (an_resend_once(st, rc, rs->conn.dropped, &tries));
 	return rc;
+}
+
+static int
+redis_claim(an_store *st, const an_request *rq, an_claim_result *res)
+{
+	return claim_or_run_now(st, rq, res, NULL);
+}
+
+static int
+redis_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64_t *slot)
+{
+	return claim_or_run_now(st, rq, res, slot);
 }
 
 static int
@@ -477,7 +494,7 @@ redis_check(an_store *st, const an_request *rq, an_check_result *res)
 }
 
 const an_store_methods an_redis_methods = {
-	.version = 3,
+	.version = 6,
 	.name = "redis",
 	.open = redis_open,
 	.claim = redis_claim,
@@ -489,4 +506,5 @@ const an_store_methods an_redis_methods = {
 	.close = redis_close,
 	.check_url = redis_check_url,
 	.recall = rds_recall,        /* anarchon_missed, strategy lease (redis_missed.c) */
+	.run_now = redis_run_now,    /* strategy lease (redis_run_now.c) */
 };

@@ -33,19 +33,8 @@ SETTINGS_MS="max_late_ms=20000 catch_up_ms=10000 catch_up_max=3"
 
 built_or_end catchup sqlite cli || exit 1
 
-rport=$(free_port) && redis_start catchup "$rport" || { not_ok "catchup: start redis-server"; suite_end; exit; }
-REDIS="redis://127.0.0.1:$rport/0?strategy=lease&prefix=cu"
-step "catchup: redis-server on 127.0.0.1:$rport"
-
-pg_ready catchup "fsync = off" "synchronous_commit = off" || { suite_end; exit; }
+redis_and_pg_start catchup "$tmp" cu cu_redis cu_log || { suite_end; exit; }
 q() { psql -X -A -t -q -v ON_ERROR_STOP=1 "$@" 2>&1; }
-if ! out=$(q -c "CREATE EXTENSION anarchon" \
-	-c "CREATE SERVER cu_redis FOREIGN DATA WRAPPER anarchon OPTIONS (url '$REDIS')" \
-	-c "CREATE TABLE cu_log (job text, slot timestamptz)"); then
-	not_ok "catchup: the extension, a Redis foreign server and the log table" "$out"
-	suite_end
-	exit
-fi
 
 # ---------------------------------------------------------------- helpers
 

@@ -7,12 +7,11 @@
 #                              data and socket under a temporary folder; each
 #                              argument is appended to postgresql.conf
 #                              (e.g. "shared_preload_libraries = 'pg_cron'")
+#   pg_suite_start SUITE DIR [CONF_LINE ...]
+#                              both, each failure a not ok of SUITE (logs in DIR)
 #   pg_stop [DATA_DIR]         stop it (pg_start registers this with at_exit,
 #                              for its own data folder: a suite may start two)
 #   pg_as_server_user CMD...   run CMD as the user that owns the server
-#   pg_ready SUITE [CONF_LINE ...]
-#                              pg_install, then pg_start; a failure of either
-#                              is a "not ok" line with its log, and returns 1
 #
 # root may not run initdb or postgres, so as root the server runs as the
 # `postgres` OS user; as anyone else, as that user.  pg_start exports PGHOST
@@ -60,6 +59,22 @@ pg_installed_same() {
 	done
 }
 
+# pg_suite_start SUITE DIR [postgresql.conf lines...]: pg_install, then
+# pg_start, each failure reported as SUITE's not ok with the end of its log
+# (kept in DIR); 1 then, and the suite ends.
+pg_suite_start() {
+	local suite=$1 dir=$2
+	shift 2
+	if ! pg_install > "$dir/install.log" 2>&1; then
+		not_ok "$suite: install the extension" "$(tail -n 20 "$dir/install.log")"
+		return 1
+	fi
+	if ! pg_start "$@" 2> "$dir/start.log"; then
+		not_ok "$suite: start PostgreSQL" "$(tail -n 20 "$dir/start.log")"
+		return 1
+	fi
+}
+
 pg_start() {
 	local conf
 	PG_DIR=$(t_tmpdir)
@@ -99,18 +114,4 @@ pg_stop() {
 	pg_as_server_user "$PG_BINDIR/pg_ctl" -D "$data" -m fast -w -t 60 stop > /dev/null 2>&1 ||
 		pg_as_server_user "$PG_BINDIR/pg_ctl" -D "$data" -m immediate -w stop > /dev/null 2>&1
 	return 0
-}
-
-pg_ready() {
-	local suite=$1 logs
-	shift
-	logs=$(t_tmpdir)
-	if ! pg_install > "$logs/install.log" 2>&1; then
-		not_ok "$suite: install the extension" "$(tail -n 20 "$logs/install.log")"
-		return 1
-	fi
-	if ! pg_start "$@" 2> "$logs/start.log"; then
-		not_ok "$suite: start PostgreSQL" "$(tail -n 20 "$logs/start.log")"
-		return 1
-	fi
 }

@@ -2,6 +2,10 @@
 #
 #   redis_start NAME PORT [redis-server options...]   under $R_DIR/NAME, AOF on
 #   redis_stop NAME                                    SIGCONT, then SIGTERM, wait
+#   redis_and_pg_start SUITE DIR PREFIX SERVER LOG     a Redis (REDIS: its lease URL
+#       with PREFIX) and a PostgreSQL (test/pg/server.sh) with the extension,
+#       SERVER, a foreign server for that Redis, and LOG, a table (job text,
+#       slot timestamptz) for what the commands ran; 1 after SUITE's not ok
 # Every server started is stopped at exit, even when a check fails.
 R_DIR=${R_DIR:-$(t_tmpdir)}
 
@@ -63,4 +67,18 @@ frozen_call() {
 	t1=$(now_ms)
 	kill -CONT "$(redis_pid main)"
 	FROZEN_MS=$((t1 - t0))
+}
+
+redis_and_pg_start() {
+	local suite=$1 dir=$2 prefix=$3 server=$4 log=$5 port out
+	port=$(free_port) && redis_start "$suite" "$port" || { not_ok "$suite: start redis-server"; return 1; }
+	REDIS="redis://127.0.0.1:$port/0?strategy=lease&prefix=$prefix"
+	step "$suite: redis-server on 127.0.0.1:$port"
+	pg_suite_start "$suite" "$dir" "fsync = off" "synchronous_commit = off" || return 1
+	if ! out=$(psql -X -A -t -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION anarchon" \
+		-c "CREATE SERVER $server FOREIGN DATA WRAPPER anarchon OPTIONS (url '$REDIS')" \
+		-c "CREATE TABLE $log (job text, slot timestamptz)" 2>&1); then
+		not_ok "$suite: the extension, a Redis foreign server and the log table" "$out"
+		return 1
+	fi
 }

@@ -36,22 +36,15 @@ LEASE=3000
 
 built_or_end replace sqlite cli || exit 1
 
-rport=$(free_port) && redis_start replace "$rport" || { not_ok "replace: start redis-server"; suite_end; exit; }
-REDIS="redis://127.0.0.1:$rport/0?strategy=lease&prefix=rp"
-WONLOST="redis://127.0.0.1:$rport/0?strategy=stream-id&prefix=wl"
-step "replace: redis-server on 127.0.0.1:$rport"
-
-pg_ready replace "fsync = off" "synchronous_commit = off" || { suite_end; exit; }
+redis_and_pg_start replace "$tmp" rp rp_redis rp_effects || { suite_end; exit; }
+WONLOST="${REDIS%%\?*}?strategy=stream-id&prefix=wl"
 q() { psql -X -A -t -q -v ON_ERROR_STOP=1 "$@" 2>&1; }
 # rp_work: the command of anarchon.run, 10 s long; its row stays only if it ends.
-if ! out=$(q -c "CREATE EXTENSION anarchon" \
-	-c "CREATE SERVER rp_redis FOREIGN DATA WRAPPER anarchon OPTIONS (url '$REDIS')" \
-	-c "CREATE SERVER rp_wonlost FOREIGN DATA WRAPPER anarchon OPTIONS (url '$WONLOST')" \
-	-c "CREATE TABLE rp_effects (job text, slot timestamptz)" \
+if ! out=$(q -c "CREATE SERVER rp_wonlost FOREIGN DATA WRAPPER anarchon OPTIONS (url '$WONLOST')" \
 	-c "CREATE FUNCTION rp_work(job text) RETURNS void LANGUAGE sql AS
 		\$\$ INSERT INTO rp_effects VALUES (job, current_setting('anarchon_run.slot')::timestamptz);
 		    SELECT pg_sleep(10) \$\$"); then
-	not_ok "replace: the extension, the foreign servers and the command's table" "$out"
+	not_ok "replace: a won/lost foreign server and the command" "$out"
 	suite_end
 	exit
 fi
