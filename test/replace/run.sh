@@ -232,6 +232,11 @@ EOF
 		-c "SET anarchon.overlap = skip" -c "SELECT anarchon_claim('$j', $S3::bigint, 'd')" | tr '\n' '|')
 	check "replace: pg, $store store: the same calls: $got" test "$got" = "$WANT_CALLS|"
 done
+# A manual run is a win like any other: under replace it ends the run still going.
+S=$(( $(date +%s) * 1000 ))
+got=$(printf ".load %s\nSELECT anarchon_config('overlap', 'replace');\nSELECT anarchon_claim('rn', %s, 'a');\nSELECT anarchon_run_now('rn', 'm') ->> 'outcome';\nSELECT anarchon_check('rn', %s);\n" \
+	"$EXT" "$S" "$S" | sqlite3 "$tmp/sqlite-calls.db" 2>&1 | tail -n 3 | tr '\n' '|')
+check "replace: sqlite: a manual run (anarchon_run_now) replaces the running run: $got" test "$got" = "won|won|replaced|"
 got=$(q -c "SELECT runs FROM anarchon.runs_by_state() WHERE job = 'calls-pg-local' AND state = 'replaced'")
 check "replace: anarchon.runs_by_state counts the replaced run ($got)" test "$got" = 1
 
