@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "tz.h"
 
-#define SETTINGS_USAGE "[--lease_ms N] [--max_late_ms N] [--attempts N] [--overlap skip|allow] [--busy_timeout_ms N]"
+#define SETTINGS_USAGE "[--lease_ms N] [--max_late_ms N] [--attempts N] [--overlap skip|allow|replace] [--busy_timeout_ms N]"
 #define CATCH_UP_USAGE "[--catch-up none|latest|all] [--catch-up-ms N] [--catch-up-max N]"
 
 const an_cli_verb an_cli_verbs[] = {
@@ -48,7 +48,7 @@ const an_cli_verb an_cli_verbs[] = {
 	{"check", AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_SETTINGS,
 		AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT, an_cli_check,
 		"check --store URL --job JOB (--schedule EXPR | --slot TIME)",
-		"Print the state of a slot's run: none, running, expired, succeeded, failed or interrupted."},
+		"Print the state of a slot's run: none, running, expired, succeeded, failed, interrupted or replaced."},
 	{"slots", AN_OPT_SLOT | AN_OPT_RANGE, AN_OPT_SLOT | AN_OPT_RANGE, an_cli_slots,
 		"slots --schedule EXPR --from TIME --to TIME",
 		"Print the schedule's slots from <= slot < to, one per line: ms, tab, RFC 3339 UTC."},

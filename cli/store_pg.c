@@ -100,7 +100,7 @@ claim_call(an_store *st, const an_request *rq, const char *what, const char *sql
 	v[n++] = lease;
 	v[n++] = late;
 	v[n++] = attempts;
-	v[n++] = s.overlap_skip ? "skip" : "allow";
+	v[n++] = an_settings_overlap_name(&s);
 	v[n++] = busy;
 	if (st->stats && st->host && st->host->now_ms)
 		sent = an_store_host_now(st);
@@ -216,7 +216,7 @@ pg_check(an_store *st, const an_request *rq, an_check_result *res)
 	memset(res, 0, sizeof(*res));
 	state = value(r, 0);
 	rc = AN_E_STORE;
-	for (int c = AN_CHECK_NONE; c <= AN_CHECK_INTERRUPTED && state; c++)
+	for (int c = AN_CHECK_NONE; c <= AN_CHECK_REPLACED && state; c++)
 		if (strcmp(state, an_check_state_name((an_check_state) c)) == 0)
 		{
 			res->state = (an_check_state) c;

@@ -7,7 +7,7 @@
  * signal is never lost while a heartbeat waits on the network.
  *
  * The lease is lost when a heartbeat answers fenced (another host took the
- * slot over) or when none has succeeded for a whole lease (the store cannot
+ * slot over, or a later slot won under overlap 'replace') or when none has succeeded for a whole lease (the store cannot
  * be reached: another host may take over at any moment).  The command then
  * gets SIGTERM, and SIGKILL after --kill-after.  It also gets SIGTERM when
  * this process dies (PR_SET_PDEATHSIG): a command whose lease nobody keeps
@@ -103,6 +103,18 @@ lose(supervised *s, const char *why)
 	s->kill_at_ms = an_cli_now_ms() + s->cli->kill_after_ms;
 }
 
+/* Why a heartbeat was fenced, in words: a replaced run says so (overlap 'replace'). */
+static const char *
+fenced_why(supervised *s)
+{
+	an_check_result res;
+
+	an_store_clear(s->cli->store);
+	if (an_store_check(s->cli->store, &s->rq, &res) == AN_OK && res.state == AN_CHECK_REPLACED)
+		return "replaced: a later slot of the job won under overlap 'replace'";
+	return "another instance holds it now";
+}
+
 static void
 beat(supervised *s)
 {
@@ -117,7 +129,7 @@ beat(supervised *s)
 	{
 		if (!owned)
 		{
-			lose(s, "another instance holds it now");
+			lose(s, fenced_why(s));
 			return;
 		}
 		s->last_owned_ms = sent;

@@ -49,12 +49,13 @@ typedef enum an_run_state
 	AN_RUN_RUNNING,
 	AN_RUN_SUCCEEDED,
 	AN_RUN_FAILED,
-	AN_RUN_INTERRUPTED
+	AN_RUN_INTERRUPTED,
+	AN_RUN_REPLACED              /* a later slot won under overlap 'replace' */
 } an_run_state;
 
 /* What anarchon_check answers: the run state, with "running" split by lease. */
 #define AN_CHECK_LIST(X) X(CHECK_NONE, 0) X(CHECK_RUNNING, 1) X(CHECK_EXPIRED, 2) \
-	X(CHECK_SUCCEEDED, 3) X(CHECK_FAILED, 4) X(CHECK_INTERRUPTED, 5)
+	X(CHECK_SUCCEEDED, 3) X(CHECK_FAILED, 4) X(CHECK_INTERRUPTED, 5) X(CHECK_REPLACED, 6)
 typedef enum an_check_state
 {
 	AN_CHECK_LIST(AN_ENUM_MEMBER_)
@@ -84,7 +85,8 @@ typedef struct an_settings
 	int64_t		lease_ms;           /* 30000 */
 	int64_t		max_late_ms;        /* 60000 */
 	int32_t		attempts;           /* 1 */
-	int			overlap_skip;       /* 1 = 'skip' (default), 0 = 'allow' */
+	int			overlap_skip;       /* 1 = 'skip' (default), 0 = 'allow' or 'replace' */
+	int			overlap_replace;    /* 1 = 'replace': a won slot ends the job's other live runs */
 	int64_t		busy_timeout_ms;    /* 5000 */
 	int			catch_up;           /* an_catch_up: AN_CATCH_UP_NONE */
 	int64_t		catch_up_ms;        /* 60000: how far back anarchon_due looks */
@@ -166,6 +168,9 @@ an_error	an_settings_check_keep(const an_settings *s, int64_t keep_ms,
  * since settings may be set in either order.
  */
 an_error	an_settings_check_catch_up(const an_settings *s, char *err, size_t errlen);
+
+/* The overlap setting as text: 'skip', 'allow' or 'replace'. */
+const char *an_settings_overlap_name(const an_settings *s);
 
 /*
  * The slot before which runs may be pruned: now - keep_ms (keep_ms >= 0), or

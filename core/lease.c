@@ -32,8 +32,30 @@ an_lease_check_state(const an_run *run, int64_t now)
 			return AN_CHECK_FAILED;
 		case AN_RUN_INTERRUPTED:
 			return AN_CHECK_INTERRUPTED;
+		case AN_RUN_REPLACED:
+			return AN_CHECK_REPLACED;
 	}
 	return AN_CHECK_NONE;
+}
+
+/*
+ * A slot won under overlap 'replace' ends the runs skip would have waited
+ * for, in the same transaction as the win: their owners' next heartbeat or
+ * finish is fenced, and nobody can see the new run beside a live old one.
+ */
+static int
+won(an_store *st, const an_lease_ops *ops, const an_request *rq, int64_t now,
+	int32_t attempt, int64_t lease_until, an_claim_result *res)
+{
+	int			rc;
+
+	if (rq->settings->overlap_replace &&
+		(rc = ops->replace_others(st, rq, now)) != AN_OK)
+		return rc;
+	res->outcome = AN_WON;
+	res->attempt = attempt;
+	res->lease_until = lease_until;
+	return AN_OK;
 }
 
 /* decide runs the table on a locked run; it writes through ops where the table says so. */
@@ -74,10 +96,7 @@ decide(an_store *st, const an_lease_ops *ops, const an_request *rq,
 		}
 		if ((rc = ops->insert(st, rq, now, lease_until)) != AN_OK)
 			return rc;
-		res->outcome = AN_WON;
-		res->attempt = 1;
-		res->lease_until = lease_until;
-		return AN_OK;
+		return won(st, ops, rq, now, 1, lease_until, res);
 	}
 
 	if (run->state != AN_RUN_RUNNING)
@@ -104,10 +123,7 @@ decide(an_store *st, const an_lease_ops *ops, const an_request *rq,
 	{
 		if ((rc = ops->takeover(st, rq, run->attempt + 1, now, lease_until)) != AN_OK)
 			return rc;
-		res->outcome = AN_WON;
-		res->attempt = run->attempt + 1;
-		res->lease_until = lease_until;
-		return AN_OK;
+		return won(st, ops, rq, now, run->attempt + 1, lease_until, res);
 	}
 
 	if ((rc = ops->interrupt(st, rq, now)) != AN_OK)

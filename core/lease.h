@@ -2,13 +2,14 @@
  * lease.h — the claim of a lease store, written once.
  *
  * The claim's decision table (late, overlap, own resent claim, running,
- * takeover, interrupted, done) lives in lease.c and nowhere else in C.  A
+ * takeover, interrupted, done, replace) lives in lease.c and nowhere else in C.  A
  * lease store that decides inside a database transaction (SQLite's BEGIN
  * IMMEDIATE, PostgreSQL's per-job row lock) supplies only the primitive steps
  * below; the engine calls them in this order, so that every answer is decided
  * under the lock and on the clock read after it was granted:
  *
- *   lock → now → read the run → decide → [other live run?] → write → unlock
+ *   lock → now → read the run → decide → [other live run?] → write
+ *        → [replace the other live runs] → unlock
  *
  * Redis's lease strategy runs the same table in a Lua script, because there
  * the whole decision must execute inside Redis; the lease claim script in
@@ -55,6 +56,11 @@ typedef struct an_lease_ops
 	int			(*interrupt) (an_store *st, const an_request *rq, int64_t now);
 	/* Commit (commit = 1) or roll back; must not fail silently. */
 	int			(*unlock) (an_store *st, int commit);
+	/*
+	 * Overlap 'replace': mark the job's other runs that hold a lease >= now
+	 * (the runs 'skip' would answer overlap for) replaced, finished at now.
+	 */
+	int			(*replace_others) (an_store *st, const an_request *rq, int64_t now);
 } an_lease_ops;
 
 /* Run one claim through ops.  The store's lock is released before it returns. */

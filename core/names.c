@@ -43,6 +43,8 @@ an_run_state_name(an_run_state s)
 			return "failed";
 		case AN_RUN_INTERRUPTED:
 			return "interrupted";
+		case AN_RUN_REPLACED:
+			return "replaced";
 	}
 	return "none";
 }
@@ -51,7 +53,7 @@ an_run_state
 an_run_state_parse(const char *name)
 {
 	static const an_run_state all[] = {
-		AN_RUN_RUNNING, AN_RUN_SUCCEEDED, AN_RUN_FAILED, AN_RUN_INTERRUPTED
+		AN_RUN_RUNNING, AN_RUN_SUCCEEDED, AN_RUN_FAILED, AN_RUN_INTERRUPTED, AN_RUN_REPLACED
 	};
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
@@ -77,6 +79,8 @@ an_check_state_name(an_check_state c)
 			return "failed";
 		case AN_CHECK_INTERRUPTED:
 			return "interrupted";
+		case AN_CHECK_REPLACED:
+			return "replaced";
 	}
 	return "none";
 }

@@ -34,6 +34,7 @@ an_settings_default(an_settings *s)
 	s->max_late_ms = AN_MAX_LATE_MS_DEFAULT;
 	s->attempts = AN_ATTEMPTS_DEFAULT;
 	s->overlap_skip = 1;
+	s->overlap_replace = 0;
 	s->busy_timeout_ms = AN_BUSY_TIMEOUT_MS_DEFAULT;
 	s->catch_up = AN_CATCH_UP_NONE;
 	s->catch_up_ms = AN_CATCH_UP_MS_DEFAULT;
@@ -41,6 +42,13 @@ an_settings_default(an_settings *s)
 }
 
 static const char *const catch_up_names[] = {"none", "latest", "all"};
+static const char *const overlap_names[] = {"skip", "allow", "replace"};
+
+const char *
+an_settings_overlap_name(const an_settings *s)
+{
+	return overlap_names[s->overlap_skip ? 0 : s->overlap_replace ? 2 : 1];
+}
 
 an_error
 an_settings_check_catch_up(const an_settings *s, char *err, size_t errlen)
@@ -135,16 +143,15 @@ an_settings_set(an_settings *s, const char *name, const char *value,
 	}
 	if (strcmp(name, "overlap") == 0)
 	{
-		if (value && strcmp(value, "skip") == 0)
-			s->overlap_skip = 1;
-		else if (value && strcmp(value, "allow") == 0)
-			s->overlap_skip = 0;
-		else
-		{
-			an_errf(err, errlen, "invalid value for overlap: allowed values are 'skip' and 'allow'");
-			return AN_E_INPUT;
-		}
-		return AN_OK;
+		for (int i = 0; i < 3; i++)
+			if (value && strcmp(value, overlap_names[i]) == 0)
+			{
+				s->overlap_skip = i == 0;
+				s->overlap_replace = i == 2;
+				return AN_OK;
+			}
+		an_errf(err, errlen, "invalid value for overlap: allowed values are 'skip', 'allow' and 'replace'");
+		return AN_E_INPUT;
 	}
 	if (strcmp(name, "catch_up") == 0)
 	{
@@ -193,7 +200,7 @@ an_settings_get(const an_settings *s, const char *name, char *out, size_t outlen
 				char *err, size_t errlen)
 {
 	if (name && strcmp(name, "overlap") == 0)
-		snprintf(out, outlen, "%s", s->overlap_skip ? "skip" : "allow");
+		snprintf(out, outlen, "%s", an_settings_overlap_name(s));
 	else if (name && strcmp(name, "catch_up") == 0)
 		snprintf(out, outlen, "%s", catch_up_names[s->catch_up]);
 	else if (name && strcmp(name, "attempts") == 0)

@@ -153,3 +153,15 @@ an_wonlost_memory_ok(an_store *st, const char *what, const char *param,
 						  "is kept closer than %lld ms to the others', lower max_skew_ms in the store URL.",
 						  param, (long long) need, (long long) skew_ms);
 }
+
+int
+an_wonlost_refuse_replace(an_store *st, const char *store, const an_settings *s)
+{
+	if (!s->overlap_replace)
+		return AN_OK;
+	an_store_fail(st, AN_E_UNSUPPORTED, "overlap 'replace' needs a store with leases, and %s has none", store);
+	an_store_detailf(st, "A won/lost store keeps who won each slot, not a running run that a later win could "
+					 "mark replaced: the earlier run would go on, and its heartbeats would not be fenced.");
+	return an_store_hintf(st, "Use a lease store (the local store, or Redis with strategy=lease), "
+						  "or set overlap to 'skip' or 'allow'.");
+}

@@ -126,4 +126,13 @@ int			an_wonlost_late(const an_store *st, const an_request *rq);
 int			an_wonlost_memory_ok(an_store *st, const char *what, const char *param,
 								 int64_t memory_ms, int64_t skew_ms, const an_settings *s);
 
+/*
+ * AN_OK unless s asks for overlap 'replace', which a won/lost store cannot
+ * honour: it keeps who won each slot, not a running run that a later win
+ * could end, so an earlier run could neither be stopped nor fenced.  Else
+ * AN_E_UNSUPPORTED naming `store` ("the nats store", "redis strategy
+ * stream-id"), with a hint.  Every won/lost store's validate calls it.
+ */
+int			an_wonlost_refuse_replace(an_store *st, const char *store, const an_settings *s);
+
 #endif							/* ANARCHON_WONLOST_H */

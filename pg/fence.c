@@ -40,7 +40,7 @@ fence(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 				 errmsg("the token does not own the running run of job \"%s\" at %s",
 						call.job, timestamptz_to_str(an_pg_ms_to_ts(call.rq.slot))),
 				 errdetail("The run's lease ran out and another caller took it over, or the run is no "
-						   "longer running (finished or interrupted)."),
+						   "longer running (finished, interrupted or replaced)."),
 				 errhint("Roll back this transaction: its writes belong to a run that is no longer "
 						 "this caller's.")));
 	PG_RETURN_BOOL(true);

@@ -237,7 +237,7 @@ anarchon_finish_ms(PG_FUNCTION_ARGS)
 	return finish(fcinfo, AN_PG_SLOT_MS);
 }
 
-/* anarchon_check: 'none', 'running', 'expired', 'succeeded', 'failed' or 'interrupted'. */
+/* anarchon_check: 'none', 'running', 'expired', 'succeeded', 'failed', 'interrupted' or 'replaced'. */
 static Datum
 check(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 {

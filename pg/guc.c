@@ -189,7 +189,7 @@ an_pg_define_gucs(void)
 			define(s->name, s->description, boot, parse_setting);
 		}
 		define("overlap",
-			   "'skip': no new run of a job while another run of it holds a live lease (the claim answers 'overlap'); 'allow': runs may overlap.",
+			   "'skip': no new run of a job while another run of it holds a live lease (the claim answers 'overlap'); 'allow': runs may overlap; 'replace': a won slot marks the job's other live runs replaced (fenced).",
 			   "skip", parse_setting);
 		define("catch_up",
 			   "What anarchon_due (and so anarchon.run) does about slots every instance missed: 'none', 'latest' (the newest missed slot of the last catch_up_ms) or 'all' (up to catch_up_max of them).",

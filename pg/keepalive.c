@@ -14,7 +14,17 @@
  *     worker renewing a run nobody works on);
  *   - when the backend is gone (terminated, crashed): checked before every
  *     heartbeat, so a backup takes over one lease (plus at most a third) later;
- *   - when a heartbeat answers false: the run is no longer this token's.
+ *   - when a heartbeat answers false: the run is no longer this token's (a
+ *     later slot won under overlap 'replace', or the run was taken over).
+ *     The command then has no reason to go on: its finish would be refused
+ *     and its effects rolled back.  So the worker records that it was fenced
+ *     and cancels the backend's statement as pg_cancel_backend would
+ *     (SIGINT); anarchon.run catches that cancel, asks keepalive_fenced()
+ *     whether it was ours, and records the run as replaced or fenced.  The
+ *     cancel is sent only while the backend has not said stop; a stop that
+ *     comes between that test and the signal (microseconds) lets the cancel
+ *     hit anarchon.run's finish instead, which then fails the call, the run
+ *     being no longer ours either way.
  * A heartbeat that fails (the store is unreachable) is tried again at the next
  * beat; if the lease runs out meanwhile, the run can be taken over and the
  * command's finish is refused (fenced), as without a keep-alive.
@@ -42,6 +52,7 @@
 
 PG_FUNCTION_INFO_V1(anarchon_keepalive_start);
 PG_FUNCTION_INFO_V1(anarchon_keepalive_stop);
+PG_FUNCTION_INFO_V1(anarchon_keepalive_fenced);
 PGDLLEXPORT void anarchon_keepalive_main(Datum arg);
 
 /* What the backend tells its worker. */
@@ -53,6 +64,7 @@ typedef struct keepalive_shared
 	int64		slot_ms;
 	int64		lease_ms;
 	volatile bool stop;
+	volatile bool fenced;        /* set by the worker: a heartbeat answered false */
 	char		job[AN_JOB_MAX + 1];
 	char		token[AN_TOKEN_MAX + 1];
 	char		store[NAMEDATALEN + 8];
@@ -164,6 +176,16 @@ anarchon_keepalive_stop(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(had);
 }
 
+/*
+ * keepalive_fenced(): true when this backend's last keep-alive found its run
+ * fenced (and so cancelled the command); still answers after keepalive_stop.
+ */
+Datum
+anarchon_keepalive_fenced(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(segment != NULL && ((keepalive_shared *) dsm_segment_address(segment))->fenced);
+}
+
 /* ---------------------------------------------------------------- the worker */
 
 /* One heartbeat in a transaction of its own: 1 owned, 0 fenced, -1 failed. */
@@ -234,7 +256,16 @@ anarchon_keepalive_main(Datum arg)
 			BackendPidGetProc(ks.backend_pid) == NULL)
 			break;
 		if (beat(&ks) == 0)
-			break;				/* fenced: the run is another token's now */
+		{
+			keepalive_shared *shared = dsm_segment_address(seg);
+
+			/* fenced: the run is another token's now (see the top of the file) */
+			shared->fenced = true;
+			pg_memory_barrier();
+			if (!shared->stop)
+				(void) kill(ks.backend_pid, SIGINT);
+			break;
+		}
 	}
 	proc_exit(0);
 }

@@ -49,6 +49,7 @@ typedef enum local_query
 	Q_INSERT_RUN,
 	Q_TAKEOVER,
 	Q_INTERRUPT,
+	Q_REPLACE,
 	Q_HEARTBEAT,
 	Q_FINISH,
 	Q_FENCE,
@@ -98,6 +99,11 @@ static const query_def queries[Q_COUNT] = {
 	[Q_INTERRUPT] = {
 		"UPDATE anarchon.runs SET state = 'interrupted', finished_at = $3 "
 		"WHERE job = $1 AND slot = $2",
+		3, {TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
+	/* The runs Q_OTHER_LIVE finds (runs_live_idx): 'replace' ends what 'skip' would wait for. */
+	[Q_REPLACE] = {
+		"UPDATE anarchon.runs SET state = 'replaced', finished_at = $3 "
+		"WHERE job = $1 AND state = 'running' AND lease_until >= $3 AND slot <> $2",
 		3, {TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
 	/* Fencing: only the token that owns a running run may touch it. */
 	[Q_HEARTBEAT] = {
@@ -342,6 +348,21 @@ op_interrupt(an_store *st, const an_request *rq, int64_t now)
 }
 
 /*
+ * The job's lock is held, so no claim of the job runs meanwhile; a
+ * heartbeat or finish of a replaced run waits for its row and then finds it
+ * no longer running.
+ */
+static int
+op_replace_others(an_store *st, const an_request *rq, int64_t now)
+{
+	Datum		v[3] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot)),
+	TimestampTzGetDatum(an_pg_ms_to_ts(now))};
+
+	run_locking(st, Q_REPLACE, v, SPI_OK_UPDATE, rq->job, rq->settings->busy_timeout_ms);
+	return AN_OK;
+}
+
+/*
  * Commit belongs to the caller.  A rollback request cannot happen (the steps
  * above ereport instead of returning errors); if it ever did, aborting the
  * caller's transaction is the only way to take back what the claim wrote.
@@ -368,6 +389,7 @@ static const an_lease_ops local_ops = {
 	.takeover = op_takeover,
 	.interrupt = op_interrupt,
 	.unlock = op_unlock,
+	.replace_others = op_replace_others,
 };
 
 /* an_manual_find: read with the job's row lock held. */

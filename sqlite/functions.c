@@ -6,7 +6,7 @@
  *   anarchon_finish(job, slot, token [,status]) 1: recorded; 0: fenced.  status 'succeeded' | 'failed'
  *   anarchon_fence(job, slot, token)            1, or an error when token does not own the running run
  *   anarchon_run_now(job [, token])             {"outcome", "slot", "token"} as JSON: one manual run
- *   anarchon_check(job, slot)                   'none' | 'running' | 'expired' | 'succeeded' | 'failed' | 'interrupted'
+ *   anarchon_check(job, slot)                   'none' | 'running' | 'expired' | 'succeeded' | 'failed' | 'interrupted' | 'replaced'
  *   anarchon_token()                            32 lowercase hex digits from SQLite's CSPRNG
  *   anarchon_config(name [, value])             a setting of this connection, read or set
  *   anarchon_prune([keep_ms])                   deletes runs no claim can ask about any more
@@ -192,7 +192,7 @@ fn_fence(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	else if (!owned)
 		an_sqlite_error(ctx, SQLITE_CONSTRAINT, fn,
 						"the token does not own the running run."
-						" Its lease ran out and another caller took it over, or it is finished or interrupted."
+						" Its lease ran out and another caller took it over, or it is finished, interrupted or replaced."
 						" Roll back this transaction: its writes belong to a run that is no longer this caller's.");
 	else
 		sqlite3_result_int(ctx, 1);

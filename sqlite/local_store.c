@@ -57,6 +57,7 @@ enum stmt_id
 	S_INSERT,
 	S_TAKEOVER,
 	S_INTERRUPT,
+	S_REPLACE,
 	S_HEARTBEAT,
 	S_FINISH,
 	S_FENCE,
@@ -81,6 +82,9 @@ static const char *const stmt_sql[S_COUNT] = {
 	" claimed_at = ?4 WHERE job = ?1 AND slot = ?2",
 	[S_INTERRUPT] = "UPDATE anarchon_runs SET state = 'interrupted', finished_at = ?4"
 	" WHERE job = ?1 AND slot = ?2",
+	/* The same runs as S_OTHER_LIVE, so that 'replace' ends what 'skip' would wait for. */
+	[S_REPLACE] = "UPDATE anarchon_runs SET state = 'replaced', finished_at = ?4"
+	" WHERE job = ?1 AND state = 'running' AND lease_until >= ?4 AND slot <> ?2",
 	/* Fencing: only the token that owns a running run may touch it. */
 	[S_HEARTBEAT] = "UPDATE anarchon_runs SET lease_until = ?5"
 	" WHERE job = ?1 AND slot = ?2 AND token = ?3 AND state = 'running'",
@@ -118,7 +122,7 @@ static const char schema_sql[] =
 " slot INTEGER NOT NULL,"
 " attempt INTEGER NOT NULL,"
 " token TEXT NOT NULL,"
-" state TEXT NOT NULL CHECK (state IN ('running', 'succeeded', 'failed', 'interrupted')),"
+" state TEXT NOT NULL CHECK (state IN ('running', 'succeeded', 'failed', 'interrupted', 'replaced')),"
 " lease_until INTEGER NOT NULL,"
 " claimed_at INTEGER NOT NULL,"
 " finished_at INTEGER,"
@@ -414,6 +418,25 @@ op_interrupt(an_store *st, const an_request *rq, int64_t now)
 }
 
 static int
+op_replace_others(an_store *st, const an_request *rq, int64_t now)
+{
+	local_store *ls = st->impl;
+	int			rc = run_write(st, bind_req(ls, S_REPLACE, rq, now, 0),
+							   "marking the job's other runs replaced");
+
+	/* CREATE TABLE IF NOT EXISTS keeps the CHECK of a table made before 'replaced'. */
+	if (rc != AN_OK && sqlite3_extended_errcode(ls->db) == SQLITE_CONSTRAINT_CHECK)
+	{
+		an_store_fail(st, AN_E_CONFIG, "anarchon_runs was created before overlap 'replace' existed:"
+					  " its state column does not accept 'replaced'");
+		an_store_detailf(st, "Nothing was decided.");
+		return an_store_hintf(st, "Rebuild anarchon_runs with the new CHECK (doc/operating.md, \"Overlap replace\", shows how),"
+							  " or use overlap 'skip' or 'allow'.");
+	}
+	return rc;
+}
+
+static int
 op_unlock(an_store *st, int commit)
 {
 	local_store *ls = st->impl;
@@ -439,7 +462,8 @@ op_unlock(an_store *st, int commit)
 }
 
 static const an_lease_ops local_ops = {
-	op_lock, op_now, op_read, op_other_live, op_insert, op_takeover, op_interrupt, op_unlock
+	op_lock, op_now, op_read, op_other_live, op_insert, op_takeover, op_interrupt, op_unlock,
+	op_replace_others
 };
 
 /* ---------------------------------------------------------------- store methods */

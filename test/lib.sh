@@ -21,6 +21,10 @@ check() {
 	if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$(printf '%s' "$out" | tail -n 20)"; fi
 }
 
+# has NAME TEXT WANT: ok when TEXT holds WANT, whatever the case (PostgreSQL's
+# DETAIL starts with a capital), else what was wanted and what came.
+has() { if printf '%s' "$2" | grep -qiF -- "$3"; then ok "$1"; else not_ok "$1" "want: $3" "got: $2"; fi; }
+
 # diff_ok NAME EXPECTED ACTUAL: ok when the files are the same, else the diff.
 diff_ok() {
 	if diff -u "$2" "$3" > "$3.diff" 2>&1; then ok "$1"; rm -f "$3.diff"

@@ -4,7 +4,7 @@
 -- domain's check compiled, while a table's CHECK is re-read on every INSERT,
 -- which is a measurable part of a claim.
 CREATE DOMAIN anarchon.run_state AS text
-	CHECK (VALUE IN ('running', 'succeeded', 'failed', 'interrupted'));
+	CHECK (VALUE IN ('running', 'succeeded', 'failed', 'interrupted', 'replaced'));
 
 -- One row per (job, slot): who won which attempt, and how it ended.  It is the
 -- history, so it grows with every slot; every query the functions run on it

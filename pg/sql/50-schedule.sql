@@ -49,9 +49,11 @@ CREATE TABLE anarchon.run_log (
 	-- the claim's answer (won, running, done, late, overlap, lost), or
 	-- 'error' when the claim itself failed (the store could not decide)
 	outcome		text NOT NULL,
-	-- only when outcome = 'won': succeeded, failed, or fenced (the run was
-	-- no longer ours when the command ended; its effects were rolled back)
-	status		text CHECK (status IN ('succeeded', 'failed', 'fenced')),
+	-- only when outcome = 'won': succeeded, failed, fenced (the run was
+	-- no longer ours when the command ended; its effects were rolled back),
+	-- or replaced (fenced because a later slot won under overlap 'replace';
+	-- the keep-alive cancelled the command)
+	status		text CHECK (status IN ('succeeded', 'failed', 'fenced', 'replaced')),
 	error		text,
 	run_by		name NOT NULL,
 	-- the caller's application_name ('pg_cron' for pg_cron's jobs)
@@ -118,6 +120,12 @@ CREATE FUNCTION anarchon.keepalive_start(job text, slot timestamptz, token text,
 CREATE FUNCTION anarchon.keepalive_stop()
 	RETURNS boolean
 	AS 'MODULE_PATHNAME', 'anarchon_keepalive_stop'
+	LANGUAGE C VOLATILE;
+-- keepalive_fenced(): did this backend's keep-alive find its run fenced, and
+-- so cancel the command?  (How anarchon.run tells that cancel from others.)
+CREATE FUNCTION anarchon.keepalive_fenced()
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'anarchon_keepalive_fenced'
 	LANGUAGE C VOLATILE;
 
 -- anarchon.run(job, schedule, command [, lease_ms]) claims the slots that
@@ -237,21 +245,40 @@ BEGIN
 			PERFORM pg_catalog.set_config('anarchon_run.token', v_token, true);
 			EXECUTE command;
 			v_status := 'succeeded';
-		EXCEPTION WHEN OTHERS THEN
-			v_status := 'failed';
-			v_cmd_state := SQLSTATE;
-			v_error := SQLSTATE || ': ' || SQLERRM;
+		EXCEPTION
+			-- The keep-alive cancels a command whose run is no longer ours
+			-- (replaced by a later slot, or taken over); its finish is
+			-- refused below.  Any other cancel (the user's, a
+			-- statement_timeout) still ends the call.
+			WHEN query_canceled THEN
+				IF NOT anarchon.keepalive_fenced() THEN
+					RAISE;
+				END IF;
+				v_status := 'failed';
+				v_error := 'the keep-alive cancelled the command: a heartbeat found the run no longer ours';
+			WHEN OTHERS THEN
+				v_status := 'failed';
+				v_cmd_state := SQLSTATE;
+				v_error := SQLSTATE || ': ' || SQLERRM;
 		END;
 		PERFORM anarchon.keepalive_stop();
 
 		-- Fenced: the lease ran out and the run was taken over or marked
 		-- interrupted.  Roll the command's effects back (with the local store
 		-- they and the finish commit together or not at all).
+		-- Replaced: a later slot won under overlap 'replace' (anarchon_check
+		-- says so); the same roll-back, recorded as what it is.
 		IF NOT anarchon.anarchon_finish(job, v_slot, v_token, v_status) THEN
 			ROLLBACK;
-			v_error := pg_catalog.concat_ws('; ', v_error,
-				'the lease ran out before the command ended and the run was no longer ours: its effects were rolled back (raise lease_ms above the longest run)');
-			v_status := 'fenced';
+			IF anarchon.anarchon_check(job, v_slot) = 'replaced' THEN
+				v_error := pg_catalog.concat_ws('; ', v_error,
+					'a later slot of the job won under overlap ''replace'' and replaced this run: its effects were rolled back');
+				v_status := 'replaced';
+			ELSE
+				v_error := pg_catalog.concat_ws('; ', v_error,
+					'the lease ran out before the command ended and the run was no longer ours: its effects were rolled back (raise lease_ms above the longest run)');
+				v_status := 'fenced';
+			END IF;
 		END IF;
 		PERFORM anarchon.run_log_add(job, v_slot, v_outcome, v_status, v_error, v_started);
 		COMMIT;
@@ -263,6 +290,10 @@ BEGIN
 			RAISE EXCEPTION 'anarchon.run: the command of job "%" failed in slot %', job, v_slot
 				USING ERRCODE = v_cmd_state, DETAIL = v_error,
 					HINT = 'The run is finished ''failed'' and the command''s effects were undone; anarchon.run_log has the error.';
+		ELSIF v_status = 'replaced' THEN
+			RAISE EXCEPTION 'anarchon.run: job "%" slot % was replaced by a later slot while its command ran', job, v_slot
+				USING ERRCODE = 'AN001', DETAIL = v_error,
+					HINT = 'anarchon.overlap is ''replace'': each new slot that is won ends the runs of the job still going. Use ''skip'' to let a run finish first.';
 		ELSIF v_status = 'fenced' THEN
 			RAISE EXCEPTION 'anarchon.run: job "%" slot % was no longer this call''s run when its command ended', job, v_slot
 				USING ERRCODE = 'AN001', DETAIL = v_error,

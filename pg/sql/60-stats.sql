@@ -49,7 +49,7 @@ GRANT SELECT ON anarchon.stats TO pg_monitor;
 -- The runs of each job whose slot is at most `within` old (future slots
 -- included), by state: running (its lease still holds), expired (running,
 -- but its lease ran out: no heartbeat came, and a claim would take it over or
--- mark it interrupted), succeeded, failed, interrupted.  Jobs without a run
+-- mark it interrupted), succeeded, failed, interrupted, replaced.  Jobs without a run
 -- in the window are left out.  The cost: one probe of runs_jobs's primary key
 -- per job the local store ever claimed for, and one range scan of runs's
 -- primary key over each job's runs in the window; no table is read whole.
@@ -76,12 +76,13 @@ BEGIN
 			       count(*) FILTER (WHERE r.state = 'succeeded') AS succeeded,
 			       count(*) FILTER (WHERE r.state = 'failed') AS failed,
 			       count(*) FILTER (WHERE r.state = 'interrupted') AS interrupted,
+			       count(*) FILTER (WHERE r.state = 'replaced') AS replaced,
 			       count(*) AS total
 			  FROM anarchon.runs r
 			 WHERE r.job = j.job AND r.slot >= now() - within) c
 		 CROSS JOIN LATERAL (VALUES ('running', c.running), ('expired', c.expired),
 			('succeeded', c.succeeded), ('failed', c.failed),
-			('interrupted', c.interrupted)) AS s (state, runs)
+			('interrupted', c.interrupted), ('replaced', c.replaced)) AS s (state, runs)
 		 WHERE c.total > 0
 		 ORDER BY 1, 2;
 END

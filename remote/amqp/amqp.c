@@ -323,6 +323,8 @@ amqp_validate(an_store *st, const an_settings *s)
 {
 	amqp_store *a = st->impl;
 
+	if (an_wonlost_refuse_replace(st, "the amqp store", s) != AN_OK)
+		return st->err;
 	return an_wonlost_memory_ok(st, "slot_ttl_ms (how long a gate queue outlives its last claim)",
 								"slot_ttl_ms", a->ttl_ms, a->skew_ms, s);
 }

@@ -504,6 +504,8 @@ nats_validate(an_store *st, const an_settings *s)
 	an_deadline d;
 	char		what[160];
 
+	if (an_wonlost_refuse_replace(st, "the nats store", s) != AN_OK)
+		return st->err;
 	an_deadline_start(&d, n->timeout_ms);
 	if (ready(st, n, &d, s) != AN_OK)
 		return st->err;

@@ -41,7 +41,7 @@ lease_claim(an_store *st, rds_store *rs, const an_request *rq, an_claim_result *
 	rds_cmd_addf(&c, "%lld", (long long) s->lease_ms);
 	rds_cmd_addf(&c, "%lld", (long long) s->max_late_ms);
 	rds_cmd_addf(&c, "%d", (int) s->attempts);
-	rds_cmd_add(&c, s->overlap_skip ? "1" : "0");
+	rds_cmd_add(&c, s->overlap_replace ? "2" : s->overlap_skip ? "1" : "0");
 	rds_cmd_addf(&c, "%lld", (long long) an_settings_retention_ms(s));
 	rds_cmd_mark_args(&c, rs, s);
 	if ((rc = rds_eval(st, rs, &rds_lua_lease_claim, &c, &r)) != AN_OK)
@@ -126,7 +126,7 @@ lease_check(an_store *st, rds_store *rs, const an_request *rq, an_check_result *
 	freeReplyObject(r);
 	if (rc != AN_OK)
 		return rc;
-	if (v[0] < AN_CHECK_NONE || v[0] > AN_CHECK_INTERRUPTED)
+	if (v[0] < AN_CHECK_NONE || v[0] > AN_CHECK_REPLACED)
 		return an_store_fail(st, AN_E_STORE, "redis store %s: the lease check answered an unknown state %lld",
 							 rs->conn.where, (long long) v[0]);
 	res->state = (an_check_state) v[0];

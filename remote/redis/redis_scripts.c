@@ -70,17 +70,34 @@ _Static_assert(RDS_MARKED == -1, "the Lua constant MARKED below is -1");
 
 /*
  * KEYS[4]: the job's marker.  ARGV: slot, token, lease_ms, max_late_ms,
- * attempts, overlap_skip (1/0), keep_ms, the store's marker value and how
- * long past its slot a win keeps the marker.
+ * attempts, overlap (1 skip, 0 allow, 2 replace), keep_ms, the store's
+ * marker value and how long past its slot a win keeps the marker.
+ *
+ * Overlap 'replace' ends, with the win, the runs 'skip' would have waited
+ * for: the live set's members whose lease holds at now.  Their run keys are
+ * made from KEYS[1] (the same job, so the same hash tag and cluster slot)
+ * with the member's slot in place of this one.
  */
 const rds_script rds_lua_lease_claim = {0, "the lease claim script", PRELUDE MARKER HISTORY OUTCOMES
 	"local refused = other(KEYS[4], ARGV[8])\n"
 	"if refused then return refused end\n"
 	"local slot, token = tonumber(ARGV[1]), ARGV[2]\n"
 	"local lease_ms, keep_ms = tonumber(ARGV[3]), tonumber(ARGV[7])\n"
+	"local function replace_others()\n"
+	"  local base = string.sub(KEYS[1], 1, #KEYS[1] - #ARGV[1])\n"
+	"  for _, s in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], num(now), '+inf')) do\n"
+	"    local old = redis.call('HMGET', base .. s, 'state', 'attempt', 'token', 'lease_until')\n"
+	"    if s ~= ARGV[1] and old[1] == 'running' and tonumber(old[4]) >= now then\n"
+	"      redis.call('HSET', base .. s, 'state', 'replaced', 'finished_at', num(now))\n"
+	"      redis.call('ZREM', KEYS[2], s)\n"
+	"      history('replaced', s, tonumber(old[2]), old[3], keep_ms)\n"
+	"    end\n"
+	"  end\n"
+	"end\n"
 	"local function take(attempt)\n"
 	"  local lease_until = now + lease_ms\n"
 	"  mark(KEYS[4], ARGV[8], slot, tonumber(ARGV[9]))\n"
+	"  if ARGV[6] == '2' then replace_others() end\n"
 	"  redis.call('HSET', KEYS[1], 'state', 'running', 'attempt', num(attempt), 'token', token,\n"
 	"             'lease_until', num(lease_until), 'claimed_at', num(now))\n"
 	"  redis.call('PEXPIREAT', KEYS[1], num(math.max(slot, lease_until) + keep_ms))\n"
@@ -144,7 +161,8 @@ const rds_script rds_lua_lease_check = {3, "the lease check script", CLOCK CHECK
 	"local run = redis.call('HMGET', KEYS[1], 'state', 'attempt', 'lease_until')\n"
 	"if not run[1] then return {CHECK_NONE, 0, 0} end\n"
 	"local a, l = tonumber(run[2]), tonumber(run[3])\n"
-	"local codes = {succeeded = CHECK_SUCCEEDED, failed = CHECK_FAILED, interrupted = CHECK_INTERRUPTED}\n"
+	"local codes = {succeeded = CHECK_SUCCEEDED, failed = CHECK_FAILED, interrupted = CHECK_INTERRUPTED,\n"
+	"               replaced = CHECK_REPLACED}\n"
 	"if run[1] == 'running' then\n"
 	"  if l >= now then return {CHECK_RUNNING, a, l} end\n"
 	"  return {CHECK_EXPIRED, a, l}\n"

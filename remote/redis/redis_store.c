@@ -395,6 +395,9 @@ redis_validate(an_store *st, const an_settings *s)
 	an_store_clear(st);
 	if (rs == NULL)
 		return an_store_fail(st, AN_E_STATE, "the redis store is not open");
+	snprintf(what, sizeof(what), "redis strategy %s", rs->strategy->name);
+	if (rs->strategy->wonlost && an_wonlost_refuse_replace(st, what, s) != AN_OK)
+		return st->err;
 	memory = rs->strategy->memory_ms(rs);
 	if (memory < 0)
 		return AN_OK;

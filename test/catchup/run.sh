@@ -168,9 +168,6 @@ done
 
 # ---------------------------------------------------------------- bad settings
 
-# has NAME TEXT WANT: ok when TEXT holds WANT (PostgreSQL's DETAIL starts with a capital).
-has() { if printf '%s' "$2" | grep -qiF -- "$3"; then ok "$1"; else not_ok "$1" "want: $3" "got: $2"; fi; }
-
 WINDOW_RULE="raise max_late_ms to at least catch_up_ms"
 for v in "catch_up sometimes allowed values are 'none', 'latest' and 'all'" \
 	"catch_up_ms -1 allowed is a whole number from 0 to" \

@@ -189,6 +189,7 @@ anarchon_runs{job="mx",state="expired"} 1
 anarchon_runs{job="mx",state="succeeded"} 1
 anarchon_runs{job="mx",state="failed"} 1
 anarchon_runs{job="mx",state="interrupted"} 0
+anarchon_runs{job="mx",state="replaced"} 0
 anarchon_runs{job="hourly",state="succeeded"} 3
 anarchon_runs{job="hourly",state="running"} 0
 anarchon_missed_slots{job="hourly"} 2

@@ -247,9 +247,6 @@ esac
 
 # ---------------------------------------------------------------- stores that cannot, bad input
 
-# has NAME TEXT WANT: ok when TEXT holds WANT.
-has() { if printf '%s' "$2" | grep -qiF -- "$3"; then ok "$1"; else not_ok "$1" "want: $3" "got: $2"; fi; }
-
 STREAM="${REDIS%%\?*}?strategy=stream-id&prefix=rn-sid"
 out=$("$AN" run --store "$STREAM" --job rn-sid --now -- true 2>&1)
 rc=$?

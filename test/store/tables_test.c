@@ -126,6 +126,19 @@ l_interrupt(an_store *st, const an_request *rq, int64_t now)
 	return AN_OK;
 }
 
+/* Written after the insert or takeover: it shows as a second word. */
+static int
+l_replace_others(an_store *st, const an_request *rq, int64_t now)
+{
+	size_t		len = strlen(mem.wrote);
+
+	(void) st;
+	(void) rq;
+	(void) now;
+	snprintf(mem.wrote + len, sizeof(mem.wrote) - len, ", replace");
+	return AN_OK;
+}
+
 static int
 l_unlock(an_store *st, int commit)
 {
@@ -135,7 +148,15 @@ l_unlock(an_store *st, int commit)
 }
 
 static const an_lease_ops lease_ops = {
-	l_lock, l_now, l_read, l_other_live, l_insert, l_takeover, l_interrupt, l_unlock
+	.lock = l_lock,
+	.now = l_now,
+	.read = l_read,
+	.other_live = l_other_live,
+	.insert = l_insert,
+	.takeover = l_takeover,
+	.interrupt = l_interrupt,
+	.unlock = l_unlock,
+	.replace_others = l_replace_others,
 };
 
 /* A row: the run found, the clock, the settings that matter; what the claim must answer and write. */
@@ -148,7 +169,7 @@ typedef struct lease_row
 	const char *token;           /* the stored run's */
 	int64_t		now;             /* the slot is at 100000 */
 	int			other_live;
-	int			overlap_skip;
+	int			overlap;         /* 0 allow, 1 skip, 2 replace */
 	int			fail_insert;
 	an_outcome	want;
 	int32_t		want_attempt;
@@ -178,6 +199,15 @@ static const lease_row lease_rows[] = {
 	{"running, another's lease ends this very ms: running", AN_RUN_RUNNING, 1, SLOT + 100, "A", SLOT + 100, 0, 1, 0, AN_RUNNING, 1, "", AN_OK},
 	{"running, another's lease ended 1 ms ago, attempts left: won attempt 2, taken over", AN_RUN_RUNNING, 1, SLOT + 99, "A", SLOT + 100, 0, 1, 0, AN_WON, 2, "takeover 2", AN_OK},
 	{"running, another's lease ended, last attempt: done, interrupted", AN_RUN_RUNNING, 3, SLOT + 99, "A", SLOT + 100, 0, 1, 0, AN_DONE, 3, "interrupt", AN_OK},
+	{"replaced: done", AN_RUN_REPLACED, 1, SLOT + 500, "A", SLOT + 100, 0, 1, 0, AN_DONE, 1, "", AN_OK},
+	{"no run, another slot's lease live, overlap replace: won, the others replaced", AN_RUN_NONE, 0, 0, "", SLOT, 1, 2, 0, AN_WON, 1, "insert, replace", AN_OK},
+	{"no run, no other live run, overlap replace: won, the others replaced (none)", AN_RUN_NONE, 0, 0, "", SLOT, 0, 2, 0, AN_WON, 1, "insert, replace", AN_OK},
+	{"no run, late, overlap replace: late, nothing written", AN_RUN_NONE, 0, 0, "", SLOT + LATE + 1, 1, 2, 0, AN_LATE, 0, "", AN_OK},
+	{"the insert fails under replace: the error, nothing replaced", AN_RUN_NONE, 0, 0, "", SLOT, 1, 2, 1, AN_WON, 0, "", AN_E_STORE},
+	{"running, our token, overlap replace: won, nothing written", AN_RUN_RUNNING, 1, SLOT + 500, "T", SLOT + 100, 1, 2, 0, AN_WON, 1, "", AN_OK},
+	{"running, another's lease live, overlap replace: running, nothing written", AN_RUN_RUNNING, 1, SLOT + 500, "A", SLOT + 100, 1, 2, 0, AN_RUNNING, 1, "", AN_OK},
+	{"running, another's lease ended, overlap replace: taken over, the others replaced", AN_RUN_RUNNING, 1, SLOT + 99, "A", SLOT + 100, 1, 2, 0, AN_WON, 2, "takeover 2, replace", AN_OK},
+	{"running, last attempt ended, overlap replace: done, interrupted, nothing replaced", AN_RUN_RUNNING, 3, SLOT + 99, "A", SLOT + 100, 1, 2, 0, AN_DONE, 3, "interrupt", AN_OK},
 };
 
 static void
@@ -196,7 +226,8 @@ lease_table(void)
 		an_settings_default(&s);
 		s.max_late_ms = LATE;
 		s.attempts = 3;
-		s.overlap_skip = r->overlap_skip;
+		s.overlap_skip = r->overlap == 1;
+		s.overlap_replace = r->overlap == 2;
 		memset(&mem, 0, sizeof(mem));
 		mem.run.state = r->state;
 		mem.run.attempt = r->attempt;

@@ -109,6 +109,51 @@ sleep 2000
 claim sync $((NOW + 2)) c
 X
 
+# lease, overlap replace: a won slot (first claim or takeover) marks the
+# job's other live runs replaced; their heartbeat and finish are fenced; a run
+# whose lease ran out is not live, so it is not replaced (the rows of core/lease.c).
+cat > "$tmp/lease-replace.exp" <<'X'
+ok
+won 1
+won 1
+replaced 1
+false
+false
+done 1
+running 1
+true
+ok
+ok
+won 1
+ok
+won 1
+expired 1
+won 2
+replaced 1
+X
+table_check lease-replace "$URL?strategy=lease&prefix=t3r" <<X
+set overlap replace
+claim sync $NOW a
+claim sync $((NOW + 1000)) b
+check sync $NOW
+heartbeat sync $NOW a
+finish sync $NOW a
+claim sync $NOW a
+claim sync $((NOW + 1000)) c
+heartbeat sync $((NOW + 1000)) b
+set lease_ms 1500
+set attempts 2
+claim sync $((NOW + 2000)) d
+sleep 2000
+claim sync $((NOW + 3000)) e
+check sync $((NOW + 2000))
+claim sync $((NOW + 2000)) f
+check sync $((NOW + 3000))
+X
+replaced=$(redis-cli -p "$PORT" XRANGE 't3r:{sync}:history' - + | grep -c '^replaced$')
+if [ "$replaced" = 3 ]; then ok "redis lease: every replaced run is in the job's history stream"
+else not_ok "redis lease: every replaced run is in the job's history stream" "replaced=$replaced"; fi
+
 # stream-id and script: won / lost, own retry, late, and what heartbeat,
 # finish and check do without a lease (doc/stores.md).
 stream_table() {
@@ -149,6 +194,15 @@ X
 }
 stream_table stream-id-table "$URL?strategy=stream-id&prefix=t4"
 stream_table script-table "$URL?strategy=script&prefix=t5"
+
+# Overlap replace needs a lease: every won/lost strategy refuses it, before it writes anything.
+for strategy in stream-id script; do
+	printf 'set overlap replace\nclaim sync %s a\n' "$NOW" | drive "replace-$strategy" "$URL?strategy=$strategy&prefix=t3w"
+	if grep -q "^error UNSUPPORTED: overlap 'replace' needs a store with leases, and redis strategy $strategy has none" "$tmp/replace-$strategy.out" &&
+		[ "$(redis-cli -p "$PORT" --scan --pattern 't3w:*' | wc -l)" = 0 ]; then
+		ok "redis $strategy: overlap 'replace' is refused, nothing written"
+	else not_ok "redis $strategy: overlap 'replace' is refused, nothing written" "$(cat "$tmp/replace-$strategy.out")"; fi
+done
 
 # stream-id: a slot older than the newest claimed one can never be added.
 printf 'claim sync %s a\nclaim sync %s b\n' "$NOW" "$((NOW - 10))" | drive stream-id-older "$URL?strategy=stream-id&prefix=t6"
