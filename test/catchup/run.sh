@@ -20,14 +20,7 @@
 # schedule, and the command's new paths under valgrind.
 set -uo pipefail
 source "$(dirname "$0")/../lib.sh"
-source "$TEST_ROOT/pg/server.sh"
-source "$TEST_ROOT/redis/server.sh"
-source "$TEST_ROOT/cli/common.sh"
-cd "$REPO_ROOT" || exit 1
-tmp=$(t_tmpdir)
-chmod 777 "$tmp"
-AN=$REPO_ROOT/cli/anarchon
-EXT=$REPO_ROOT/sqlite/anarchon.so
+source "$TEST_ROOT/controls.sh"
 SCHED='* * * * * *'
 SETTINGS_MS="max_late_ms=20000 catch_up_ms=10000 catch_up_max=3"
 

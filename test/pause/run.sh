@@ -17,15 +17,8 @@
 # of the statistics, and the command's verbs under valgrind.
 set -uo pipefail
 source "$(dirname "$0")/../lib.sh"
-source "$TEST_ROOT/pg/server.sh"
-source "$TEST_ROOT/redis/server.sh"
+source "$TEST_ROOT/controls.sh"
 source "$TEST_ROOT/nats/server.sh"
-source "$TEST_ROOT/cli/common.sh"
-cd "$REPO_ROOT" || exit 1
-tmp=$(t_tmpdir)
-chmod 777 "$tmp"
-AN=$REPO_ROOT/cli/anarchon
-EXT=$REPO_ROOT/sqlite/anarchon.so
 SCHED='* * * * * *'
 N=8
 

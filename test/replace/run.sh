@@ -22,13 +22,7 @@
 # path under valgrind.
 set -uo pipefail
 source "$(dirname "$0")/../lib.sh"
-source "$TEST_ROOT/pg/server.sh"
-source "$TEST_ROOT/redis/server.sh"
-source "$TEST_ROOT/cli/common.sh"
-cd "$REPO_ROOT" || exit 1
-tmp=$(t_tmpdir)
-chmod 777 "$tmp"
-EXT=$REPO_ROOT/sqlite/anarchon.so
+source "$TEST_ROOT/controls.sh"
 SCHED='*/2 * * * * *'
 WAVES=4
 PER=4

@@ -19,14 +19,7 @@
 # it, bad input in every host, and the command's new path under valgrind.
 set -uo pipefail
 source "$(dirname "$0")/../lib.sh"
-source "$TEST_ROOT/pg/server.sh"
-source "$TEST_ROOT/redis/server.sh"
-source "$TEST_ROOT/cli/common.sh"
-cd "$REPO_ROOT" || exit 1
-tmp=$(t_tmpdir)
-chmod 777 "$tmp"
-AN=$REPO_ROOT/cli/anarchon
-EXT=$REPO_ROOT/sqlite/anarchon.so
+source "$TEST_ROOT/controls.sh"
 N=16
 WINDOW=2000
 
