@@ -74,7 +74,7 @@ def report(name, problems):
 BAD_TEXT = {"NULL": "NULL", "empty": "''", "1 MB": "'%s'" % MB}
 BAD_JOB = dict(BAD_TEXT, **{"a newline": "'a' || char(10) || 'b'"})
 BAD_TOKEN = dict(BAD_TEXT, **{"a space": "'a b'", "65 bytes": "'%s'" % ("a" * 65)})
-BAD_SLOT = {"NULL": "NULL", "negative": "-1000", "not a whole second": "1893456000001",
+BAD_SLOT = {"NULL": "NULL", "negative": "-1000", "not a whole second": "1893456000002",
             "before 1973": "12345000", "the largest bigint": "9223372036854775807"}
 BAD_SCHEDULE = dict(BAD_TEXT, **{"not a schedule": "'every day'", "an unknown zone":
                                  "'CRON_TZ=Mars/Olympus 0 3 * * *'", "61 minutes": "'61 * * * *'"})
