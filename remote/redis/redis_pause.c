@@ -132,8 +132,10 @@ get_pause(an_store *st, rds_store *rs, pause_call *c)
 		return rc;
 	if (r->type == REDIS_REPLY_STRING && parse_span(r->str, &sp))
 		c->until = sp.end;
-	else if (r->type != REDIS_REPLY_NIL)
+	else if (r->type == REDIS_REPLY_STRING)
 		rc = unreadable(st, rs, c);
+	else if (r->type != REDIS_REPLY_NIL)
+		rc = rds_reply_fail(st, rs, r, "GET of the pause");
 	freeReplyObject(r);
 	return rc;
 }
