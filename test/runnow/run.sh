@@ -36,7 +36,11 @@ pg_options() {
 	echo "$o"
 }
 sqlite_db() { if [ "$1" = redis ]; then echo ":memory:"; else echo "$tmp/sqlite-local.db"; fi; }
+# The shell's own connection waits for a lock as an application's must
+# (sqlite3_busy_timeout): without it, SQLite answers "database is locked" to
+# the statement read while another caller commits, before anarchon runs.
 sqlite_head() {
+	echo ".timeout 10000"
 	echo ".load $EXT"
 	echo ".output /dev/null"
 	[ "$1" = redis ] && echo "SELECT anarchon_config('store', '$REDIS');"
