@@ -3,8 +3,10 @@
 #
 #   make            the PostgreSQL extension (PGXS; needs postgresql-server-dev)
 #   make install    install it into the PostgreSQL found by pg_config
+#   make uninstall  remove those files (PGXS); no database is touched
 #   make sqlite     sqlite/anarchon.so, the SQLite loadable extension
 #   make install-sqlite  install it in $(PREFIX)/lib/sqlite3 (PREFIX=/usr/local)
+#   make uninstall-sqlite, make uninstall-cli  remove what those installed
 #   make cli       cli/anarchon, the command for crontabs and systemd timers
 #   make install-cli  install it and its man page under $(PREFIX)
 #   make deb        Debian packages in build/deb/ (postgresql-NN-anarchon,
@@ -21,7 +23,11 @@
 # demo and bench targets still work.
 
 CC ?= cc
-WERROR = -Wall -Wextra -Werror
+# Warnings are errors in development and CI builds only (`make test` sets
+# ANARCHON_DEV=1): a user's newer compiler may warn about what ours does not,
+# and must not fail the build for it (doc/building.md, "Warnings").
+ANARCHON_DEV ?=
+WERROR = -Wall -Wextra $(if $(filter 1,$(ANARCHON_DEV)),-Werror)
 PKG_CONFIG ?= pkg-config
 PG_CONFIG ?= pg_config
 
@@ -29,18 +35,18 @@ PG_CONFIG ?= pg_config
 #
 # build/config.mk and build/config.h say which client libraries were found
 # (see configure).  configure runs again when the package database changed
-# since its last run, or when CC, PKG_CONFIG or PG_CONFIG differ from what it
+# since its last run, or when CC, PKG_CONFIG, PG_CONFIG or ANARCHON_DEV differ from what it
 # recorded; it rewrites a file only when its content changes, and every
 # object depends on build/config.h.
 -include build/config.mk
 
-AN_CONFIG_INPUTS = $(CC)|$(PKG_CONFIG)|$(PG_CONFIG)
+AN_CONFIG_INPUTS = $(CC)|$(PKG_CONFIG)|$(PG_CONFIG)|$(ANARCHON_DEV)
 ifneq ($(AN_CONFIGURED_INPUTS),$(AN_CONFIG_INPUTS))
 AN_RECONFIGURE = reconfigure
 endif
 
-build/config.stamp: configure $(wildcard /var/lib/dpkg/status) $(AN_RECONFIGURE)
-	@CC='$(CC)' PKG_CONFIG='$(PKG_CONFIG)' PG_CONFIG='$(PG_CONFIG)' sh ./configure --quiet
+build/config.stamp: configure VERSION $(wildcard /var/lib/dpkg/status) $(AN_RECONFIGURE)
+	@CC='$(CC)' PKG_CONFIG='$(PKG_CONFIG)' PG_CONFIG='$(PG_CONFIG)' ANARCHON_DEV='$(ANARCHON_DEV)' sh ./configure --quiet
 
 build/config.mk build/config.h: build/config.stamp ;
 
@@ -62,7 +68,7 @@ SQLITE_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -Ibuild -Icore $(R
 SQLITE_OBJS = $(patsubst %.c,build/sqlite/%.o,$(SQLITE_SRCS) $(CORE_SRCS) $(SCHEDULE_SRCS) $(DUE_SRCS) $(REMOTE_SRCS))
 SQLITE_HEADERS = $(wildcard core/*.h sqlite/*.h) $(REMOTE_HEADERS) build/config.h
 
-.PHONY: sqlite install-sqlite deb demo test test-platforms soak bench
+.PHONY: sqlite install-sqlite uninstall-sqlite deb demo test test-platforms soak bench
 
 sqlite: sqlite/anarchon.so
 
@@ -76,6 +82,12 @@ SQLITE_EXTDIR ?= $(PREFIX)/lib/sqlite3
 install-sqlite: sqlite/anarchon.so
 	install -d $(DESTDIR)$(SQLITE_EXTDIR)
 	install -m 644 sqlite/anarchon.so $(DESTDIR)$(SQLITE_EXTDIR)/anarchon.so
+
+# Removes what install-sqlite installed, nothing else: a database file's
+# tables and runs are the application's and stay.
+uninstall-sqlite:
+	rm -f $(DESTDIR)$(SQLITE_EXTDIR)/anarchon.so
+	-rmdir $(DESTDIR)$(SQLITE_EXTDIR) 2> /dev/null
 
 # postgresql-NN-anarchon for each installed PostgreSQL, libsqlite3-mod-anarchon and
 # anarchon-cli, each built from the sources in a copy (debian/build-debs.sh).

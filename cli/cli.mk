@@ -12,13 +12,13 @@ CLI_SRCS = $(filter-out cli/store_pg_none.c,$(wildcard cli/*.c))
 else
 CLI_SRCS = $(filter-out $(CLI_PG_SRCS),$(wildcard cli/*.c))
 endif
-CLI_SQLITE_SRCS = sqlite/local_store.c sqlite/local_pause.c sqlite/claim_conn.c sqlite/clock.c sqlite/redact.c
+CLI_SQLITE_SRCS = sqlite/local_store.c sqlite/format.c sqlite/local_pause.c sqlite/local_recall.c sqlite/claim_conn.c sqlite/clock.c
 CLI_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g -Ibuild -Icore -Icli -Isqlite -DSQLITE_CORE \
 	$(REMOTE_INCLUDES) $(REMOTE_CFLAGS) $(SCHEDULE_CFLAGS) $(AN_SQLITE_CFLAGS) $(AN_LIBPQ_CFLAGS)
 CLI_OBJS = $(patsubst %.c,build/cli/%.o,$(CLI_SRCS) $(CLI_SQLITE_SRCS) $(CORE_SRCS) $(SCHEDULE_SRCS) $(DUE_SRCS) $(REMOTE_SRCS))
 CLI_HEADERS = $(wildcard cli/*.h core/*.h sqlite/*.h) $(REMOTE_HEADERS) build/config.h
 
-.PHONY: cli install-cli
+.PHONY: cli install-cli uninstall-cli
 
 cli: cli/anarchon
 
@@ -29,7 +29,20 @@ build/cli/%.o: %.c $(CLI_HEADERS) cli/cli.mk core/core.mk remote/remote.mk $(wil
 	@mkdir -p $(dir $@)
 	$(CC) $(CLI_CFLAGS) -c -o $@ $<
 
+# The example systemd units name the command where this install puts it
+# (/usr/local/bin by default, /usr/bin from the package).
+CLI_EXAMPLES = $(DESTDIR)$(PREFIX)/share/doc/anarchon/examples
+
 install-cli: cli/anarchon
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(CLI_EXAMPLES)
 	install -m 755 cli/anarchon $(DESTDIR)$(PREFIX)/bin/anarchon
 	install -m 644 cli/anarchon.1 $(DESTDIR)$(PREFIX)/share/man/man1/anarchon.1
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' cli/examples/report.service.in > $(CLI_EXAMPLES)/report.service
+	chmod 644 $(CLI_EXAMPLES)/report.service
+	install -m 644 cli/examples/report.timer $(CLI_EXAMPLES)/report.timer
+
+# Removes what install-cli installed; the stores and their runs stay.
+uninstall-cli:
+	rm -f $(DESTDIR)$(PREFIX)/bin/anarchon $(DESTDIR)$(PREFIX)/share/man/man1/anarchon.1 \
+		$(CLI_EXAMPLES)/report.service $(CLI_EXAMPLES)/report.timer
+	-rmdir $(CLI_EXAMPLES) $(DESTDIR)$(PREFIX)/share/doc/anarchon 2> /dev/null

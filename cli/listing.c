@@ -84,49 +84,20 @@ an_cli_slots(an_cli *cli)
 	return rc;
 }
 
-/* The SQLite file: keep the slots whose check answers none. */
-static int
-drop_checked(an_cli *cli, const an_request *rq, slot_list *l)
-{
-	size_t		keep = 0;
-
-	for (size_t i = 0; i < l->n; i++)
-	{
-		an_request	one = *rq;
-		an_check_result res;
-
-		one.slot = l->slots[i];
-		an_store_clear(cli->store);
-		if (an_store_check(cli->store, &one, &res) != AN_OK)
-			return an_cli_store_failed(cli, NULL);
-		if (res.state == AN_CHECK_NONE)
-			l->slots[keep++] = l->slots[i];
-	}
-	l->n = keep;
-	return AN_EXIT_OK;
-}
-
 /* Keep in l the slots of which the store holds no run. */
 static int
 drop_runs(an_cli *cli, slot_list *l)
 {
 	an_request	rq;
 
-	int			rc = AN_EXIT_OK;
-
 	an_cli_request(cli, &rq, 0, NULL);
-	if (cli->sqlite_db)
-		rc = drop_checked(cli, &rq, l);
-	else
-	{
-		an_store_clear(cli->store);
-		if (an_missed_recall(cli->store, &rq, l->slots, &l->n) != AN_OK)
-			return an_cli_store_failed(cli, NULL);
-	}
-	/* Nothing ran in a pause, and nothing was meant to: not missed (core/pause.h). */
-	if (rc == AN_EXIT_OK && an_pause_filter(cli->store, &rq, l->slots, &l->n) != AN_OK)
+	an_store_clear(cli->store);
+	if (an_missed_recall(cli->store, &rq, l->slots, &l->n) != AN_OK)
 		return an_cli_store_failed(cli, NULL);
-	return rc;
+	/* Nothing ran in a pause, and nothing was meant to: not missed (core/pause.h). */
+	if (an_pause_filter(cli->store, &rq, l->slots, &l->n) != AN_OK)
+		return an_cli_store_failed(cli, NULL);
+	return AN_EXIT_OK;
 }
 
 int
@@ -145,6 +116,32 @@ done:
 	return rc;
 }
 
+/*
+ * Catch-up looks for slots without a run, which only a store that keeps its
+ * runs can tell (SQLite, PostgreSQL, Redis lease).  Asked of any other store
+ * up front, before a claim: whether a missed slot happens to be in the window
+ * this time must not decide whether the setting is refused.  78, as the other
+ * settings a store cannot honour (overlap 'replace', a pause).
+ */
+static int
+catch_up_possible(an_cli *cli)
+{
+	an_request	rq;
+	int			rc;
+
+	/* A SQLite file never forgets a run (its recall reads anarchon_runs).  Not opened for nothing. */
+	if (strncmp(cli->store_url, "sqlite:", 7) == 0)
+		return AN_EXIT_OK;
+	if (cli->store == NULL && (rc = an_cli_open(cli)) != AN_EXIT_OK)
+		return rc;
+	an_cli_request(cli, &rq, 0, NULL);
+	if (an_missed_can_recall(cli->store, &rq) == AN_OK)
+		return AN_EXIT_OK;
+	an_store_hintf(cli->store, "Catch-up works on stores that keep their runs: SQLite, PostgreSQL and Redis with"
+				   " strategy=lease; with this store leave %s at none.", an_cli_setting_flag(NULL, "catch_up"));
+	return an_cli_store_failed(cli, cli->settings.catch_up == AN_CATCH_UP_ALL ? "--catch-up all" : "--catch-up latest");
+}
+
 int
 an_cli_due_slots(an_cli *cli, int64_t now, int64_t out[AN_DUE_MAX], size_t *n)
 {
@@ -159,6 +156,9 @@ an_cli_due_slots(an_cli *cli, int64_t now, int64_t out[AN_DUE_MAX], size_t *n)
 		an_cli_error("%s", err);
 		return erc == AN_E_NOMEM ? AN_EXIT_SOFTWARE : AN_EXIT_USAGE;
 	}
+	if (cli->settings.catch_up != AN_CATCH_UP_NONE &&
+		(rc = catch_up_possible(cli)) != AN_EXIT_OK)
+		return rc;
 	/* Only a look back asks the store: under 'none' it need not be open. */
 	if (plan.look_back)
 	{

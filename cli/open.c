@@ -12,6 +12,7 @@
  * (EX_TEMPFAIL, cron's "try again later"); one that refuses the
  * configuration or the credentials is 78 (EX_CONFIG).
  */
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 
 #include "cli.h"
 #include "host.h"
+#include "redact.h"
 #include "remote.h"
 #include "store_pg.h"
 
@@ -107,31 +109,37 @@ sqlite_path(const char *url)
 
 /* Is the file of a sqlite: URL one we can name?  AN_EXIT_OK, or 64 after a message. */
 static int
-sqlite_path_check(const char *path)
+sqlite_path_check(const char *rest)
 {
-	if (strchr(path, '?'))
-	{
-		an_cli_error("sqlite: URLs take no parameters: give the file alone, sqlite:///var/lib/app/runs.db");
-		return AN_EXIT_USAGE;
-	}
-	if (path[0] == '\0')
-	{
-		an_cli_error("sqlite: URL names no file: give sqlite:///var/lib/app/runs.db");
-		return AN_EXIT_USAGE;
-	}
-	return AN_EXIT_OK;
+	char		path[PATH_MAX];
+	unsigned	mode;
+
+	return an_cli_sqlite_target(rest, path, sizeof(path), &mode);
 }
 
-/* The SQLite database the local store opens its claim connection beside (its path checked). */
+/*
+ * The SQLite database the local store opens its claim connection beside:
+ * created with its mode, reached only through links that are safe to follow
+ * (store_file.c).
+ */
 static int
-open_sqlite(an_cli *cli, const char *path, sqlite3 **db)
+open_sqlite(an_cli *cli, const char *rest, sqlite3 **db)
 {
-	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+	char		path[PATH_MAX];
+	unsigned	mode;
+	int			nofollow,
+				rc;
+
+	(void) cli;
+	if ((rc = an_cli_sqlite_target(rest, path, sizeof(path), &mode)) != AN_EXIT_OK ||
+		(rc = an_cli_sqlite_create(path, mode, &nofollow)) != AN_EXIT_OK)
+		return rc;
+	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+						(nofollow ? SQLITE_OPEN_NOFOLLOW : 0), NULL) != SQLITE_OK)
 	{
 		an_cli_error("cannot open SQLite database %s: %s", path, *db ? sqlite3_errmsg(*db) : "out of memory");
 		return AN_EXIT_CONFIG;
 	}
-	(void) cli;
 	return AN_EXIT_OK;
 }
 
@@ -196,6 +204,8 @@ an_cli_check_store(an_cli *cli)
 		return AN_EXIT_USAGE;
 	cli->host.now_ms = host_now;
 	cli->host.interrupted = host_interrupted;
+	/* Hints name the flags this host's user types, not anarchon_config's names. */
+	cli->host.setting_name = an_cli_setting_flag;
 	an_store_init(&st, m, &cli->host);
 	if (an_store_check_url(&st, url) == AN_OK)
 		return AN_EXIT_OK;
@@ -238,9 +248,9 @@ an_cli_open(an_cli *cli)
 	}
 	an_store_init(cli->store, m, &cli->host);
 	an_stats_init(&cli->stats, an_cli_now_ms());
-	name = an_sqlite_redacted_url(url);
+	name = an_redact_url_dup(url);
 	cli->store->stats = an_stats_row_add(&cli->stats, name ? name : m->name, m->name);
-	sqlite3_free(name);
+	free(name);
 	if (m->open(cli->store, url, arg) != AN_OK)
 	{
 		rc = an_cli_store_failed(cli, NULL);

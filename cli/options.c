@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "duration.h"
 #include "run_now.h"
 #include "pause.h"
 
@@ -20,7 +21,7 @@ enum
 {
 	O_STORE = 256, O_JOB, O_SLOT, O_SCHEDULE, O_TOKEN, O_FROM, O_TO, O_STATUS,
 	O_JITTER, O_KILL_AFTER, O_SHELL, O_VERBOSE, O_NOT_MINE, O_FORMAT, O_HELP, O_NOW,
-	O_UNTIL,
+	O_UNTIL, O_LOG_FORMAT, O_CHECK, O_METRICS_LISTEN,
 	O_SETTING                    /* O_SETTING + i: setting i of setting_names */
 };
 
@@ -29,9 +30,10 @@ static const char *const setting_names[] = {
 	"lease_ms", "max_late_ms", "attempts", "overlap", "busy_timeout_ms",
 	"catch_up", "catch_up_ms", "catch_up_max", NULL
 };
+/* As flags, the spelling the command's hints give (an_cli_setting_flag); the option is past the "--". */
 static const char *const setting_dashed[] = {
-	"lease-ms", "max-late-ms", "attempts", "overlap", "busy-timeout-ms",
-	"catch-up", "catch-up-ms", "catch-up-max", NULL
+	"--lease-ms", "--max-late-ms", "--attempts", "--overlap", "--busy-timeout-ms",
+	"--catch-up", "--catch-up-ms", "--catch-up-max", NULL
 };
 
 static const struct
@@ -43,7 +45,7 @@ static const struct
 }			plain_options[] = {
 	{"store", required_argument, O_STORE, AN_OPT_STORE},
 	{"job", required_argument, O_JOB, AN_OPT_JOB},
-	{"slot", required_argument, O_SLOT, AN_OPT_SLOT},
+	{"slot", required_argument, O_SLOT, AN_OPT_SLOT_TIME},
 	{"schedule", required_argument, O_SCHEDULE, AN_OPT_SLOT},
 	{"token", required_argument, O_TOKEN, AN_OPT_TOKEN},
 	{"from", required_argument, O_FROM, AN_OPT_RANGE},
@@ -53,11 +55,14 @@ static const struct
 	{"kill-after", required_argument, O_KILL_AFTER, AN_OPT_RUN},
 	{"shell", no_argument, O_SHELL, AN_OPT_RUN},
 	{"verbose", no_argument, O_VERBOSE, AN_OPT_RUN},
+	{"log-format", required_argument, O_LOG_FORMAT, AN_OPT_RUN},
 	{"not-mine-exit", required_argument, O_NOT_MINE, AN_OPT_NOT_MINE},
 	{"format", required_argument, O_FORMAT, AN_OPT_FORMAT},
 	{"now", no_argument, O_NOW, AN_OPT_NOW},
 	{"help", no_argument, O_HELP, 0},
 	{"until", required_argument, O_UNTIL, AN_OPT_UNTIL},
+	{"check", no_argument, O_CHECK, AN_OPT_CHECK},
+	{"metrics-listen", required_argument, O_METRICS_LISTEN, AN_OPT_METRICS},
 	{NULL, 0, 0, 0}
 };
 
@@ -68,6 +73,25 @@ void
 an_cli_usage(FILE *out, const an_cli_verb *verb)
 {
 	fprintf(out, "usage: anarchon %s\n\n%s\n", verb->usage, verb->help);
+	/* Every verb with a store takes every setting (doc/cli.md), whether its call reads it or not. */
+	if (verb->takes & AN_OPT_SETTINGS)
+		fprintf(out, "\n%s", an_cli_settings_usage);
+}
+
+const char *
+an_cli_setting_flag(void *ctx, const char *name)
+{
+	(void) ctx;
+	for (int i = 0; setting_names[i]; i++)
+		if (strcmp(setting_names[i], name) == 0)
+			return setting_dashed[i];
+	return NULL;
+}
+
+const char *
+an_cli_setting_name(int i)
+{
+	return i >= 0 && i < (int) (sizeof(setting_names) / sizeof(setting_names[0])) ? setting_names[i] : NULL;
 }
 
 /* The group an option id belongs to, for "does this verb take it". */
@@ -82,24 +106,51 @@ group_of(int id)
 	return 0;
 }
 
-/* A whole number from lo to hi, or a message naming the option. */
+/*
+ * The range lo..hi of an option; in words when it is milliseconds: "from 0
+ * to 1 year (31536000000 ms)".
+ */
+static void
+range_text(int64_t lo, int64_t hi, int ms, char *out, size_t len)
+{
+	char		a[AN_DURATION_MAX],
+				b[AN_DURATION_MAX];
+
+	if (!ms)
+	{
+		snprintf(out, len, "from %lld to %lld", (long long) lo, (long long) hi);
+		return;
+	}
+	/* 0 needs no words: "from 0 to ...". */
+	if (lo == 0)
+		snprintf(a, sizeof(a), "0");
+	else
+		an_duration_text(lo, a, sizeof(a));
+	an_duration_text(hi, b, sizeof(b));
+	snprintf(out, len, "from %s to %s", a, b);
+}
+
+/* A whole number from lo to hi (milliseconds when ms), or a message naming the option. */
 static int
-number(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t *out)
+number(const char *opt, const char *text, int64_t lo, int64_t hi, int ms, int64_t *out)
 {
 	char	   *end;
+	char		range[3 * AN_DURATION_MAX];
 	long long	v;
 
 	errno = 0;
 	v = strtoll(text, &end, 10);
 	if (errno || end == text || *end != '\0' || v < lo || v > hi)
 	{
-		an_cli_error("--%s must be a whole number from %lld to %lld, not \"%s\"",
-					 opt, (long long) lo, (long long) hi, text);
+		range_text(lo, hi, ms, range, sizeof(range));
+		an_cli_error("--%s must be a whole number%s %s, not \"%s\"",
+					 opt, ms ? " of milliseconds" : "", range, text);
 		return AN_EXIT_USAGE;
 	}
 	*out = v;
 	return AN_EXIT_OK;
 }
+
 
 /* Check a value with a core rule: AN_EXIT_OK, or 64 after its message. */
 static int
@@ -109,6 +160,35 @@ rule(an_error rc, const char *err)
 		return AN_EXIT_OK;
 	an_cli_error("%s", err);
 	return rc == AN_E_NOMEM ? AN_EXIT_SOFTWARE : AN_EXIT_USAGE;
+}
+
+/*
+ * A setting: the databases' rule (core/settings.c).  A duration out of range
+ * is said in the command's words: the option as typed with dashes, and the
+ * range in words ("--lease-ms: allowed is a whole number of milliseconds
+ * from 1 ms to 1 year (31536000000 ms)"), which the databases' message gives
+ * as bare numbers.
+ */
+static int
+setting(an_cli *cli, int i, const char *arg)
+{
+	char		err[AN_ERRMAX],
+				range[3 * AN_DURATION_MAX];
+	const char *name = setting_names[i];
+	size_t		n = strlen(name);
+	an_error	rc = an_settings_set(&cli->settings, name, arg, err, sizeof(err));
+
+	if (rc != AN_E_INPUT || n < 3 || strcmp(name + n - 3, "_ms") != 0)
+		return rule(rc, err);
+	for (const an_setting_info *info = an_numeric_settings; info->name; info++)
+		if (strcmp(info->name, name) == 0)
+		{
+			range_text(info->min, info->max, 1, range, sizeof(range));
+			an_cli_error("invalid value for %s: allowed is a whole number %s, in milliseconds; not \"%s\"",
+						 setting_dashed[i], range, arg);
+			return AN_EXIT_USAGE;
+		}
+	return rule(rc, err);
 }
 
 static int
@@ -127,6 +207,16 @@ take(an_cli *cli, int id, const char *arg)
 			cli->job = arg;
 			return rule(an_validate_job(arg, strlen(arg), err, sizeof(err)), err);
 		case O_SLOT:
+			/*
+			 * run --slot now is --now: "this run, once across the fleet".
+			 * The second it is in would be a slot of its own on each host
+			 * whose cron fired in another second, and each would run it.
+			 */
+			if (strcmp(arg, "now") == 0 && strcmp(cli->verb, "run") == 0)
+			{
+				cli->slot_now = 1;
+				return AN_EXIT_OK;
+			}
 			if (an_cli_parse_time(arg, &v, err, sizeof(err)) != AN_OK)
 				return rule(AN_E_INPUT, err);
 			/* A slot is a whole second: `now` names the second it is in. */
@@ -159,20 +249,34 @@ take(an_cli *cli, int id, const char *arg)
 			}
 			return AN_EXIT_OK;
 		case O_JITTER:
-			return number("jitter", arg, 0, AN_MAX_LATE_MS_MAX, &cli->jitter_ms);
+			return number("jitter", arg, 0, AN_MAX_LATE_MS_MAX, 1, &cli->jitter_ms);
 		case O_KILL_AFTER:
-			return number("kill-after", arg, 0, KILL_AFTER_MAX_MS, &cli->kill_after_ms);
+			return number("kill-after", arg, 0, KILL_AFTER_MAX_MS, 1, &cli->kill_after_ms);
 		case O_SHELL:
 			cli->shell = 1;
 			return AN_EXIT_OK;
 		case O_VERBOSE:
 			cli->verbose = 1;
 			return AN_EXIT_OK;
+		case O_CHECK:
+			cli->check = 1;
+			return AN_EXIT_OK;
+		case O_METRICS_LISTEN:
+			cli->metrics_listen = arg;
+			return AN_EXIT_OK;
 		case O_NOW:
 			cli->run_now = 1;
 			return AN_EXIT_OK;
+		case O_LOG_FORMAT:
+			if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0)
+			{
+				an_cli_error("--log-format must be text or json, not \"%s\"", arg);
+				return AN_EXIT_USAGE;
+			}
+			cli->log_json = strcmp(arg, "json") == 0;
+			return AN_EXIT_OK;
 		case O_NOT_MINE:
-			if ((rc = number("not-mine-exit", arg, 0, 255, &v)) == AN_EXIT_OK)
+			if ((rc = number("not-mine-exit", arg, 0, 255, 0, &v)) == AN_EXIT_OK)
 				cli->not_mine_exit = (int) v;
 			return rc;
 		case O_FORMAT:
@@ -192,8 +296,7 @@ take(an_cli *cli, int id, const char *arg)
 			cli->until = v;
 			return rule(an_pause_check_until(v, an_cli_now_ms(), err, sizeof(err)), err);
 		default:
-			return rule(an_settings_set(&cli->settings, setting_names[id - O_SETTING], arg,
-										err, sizeof(err)), err);
+			return setting(cli, id - O_SETTING, arg);
 	}
 }
 
@@ -208,8 +311,8 @@ build_table(struct option *t)
 	for (int i = 0; setting_names[i]; i++)
 	{
 		t[n++] = (struct option) {setting_names[i], required_argument, NULL, O_SETTING + i};
-		if (strcmp(setting_dashed[i], setting_names[i]) != 0)
-			t[n++] = (struct option) {setting_dashed[i], required_argument, NULL, O_SETTING + i};
+		if (strcmp(setting_dashed[i] + 2, setting_names[i]) != 0)
+			t[n++] = (struct option) {setting_dashed[i] + 2, required_argument, NULL, O_SETTING + i};
 	}
 	t[n] = (struct option) {NULL, 0, NULL, 0};
 }
@@ -238,7 +341,8 @@ check_needs(an_cli *cli, const an_cli_verb *verb)
 	}
 	if ((needs & AN_OPT_SLOT) && !cli->slot && !cli->has_schedule && !cli->run_now)
 	{
-		an_cli_error("%s needs --slot TIME or --schedule EXPR%s", verb->name,
+		an_cli_error("%s needs --slot TIME%s%s", verb->name,
+					 (verb->takes & AN_OPT_SLOT) ? " or --schedule EXPR" : "",
 					 (verb->takes & AN_OPT_NOW) ? " (or --now)" : "");
 		return AN_EXIT_USAGE;
 	}
@@ -314,7 +418,13 @@ an_cli_parse(an_cli *cli, const an_cli_verb *verb, int argc, char **argv)
 		}
 		cli->command = argv + optind;
 	}
-	if (cli->slot && cli->has_schedule && !(verb->needs & AN_OPT_RANGE))
+	if (cli->slot_now && cli->run_now)
+	{
+		an_cli_error("give --now, --slot or --schedule, not two: --now runs the job once, apart from its schedule"
+					 " (--slot now means --now)");
+		return AN_EXIT_USAGE;
+	}
+	if ((cli->slot || cli->slot_now) && cli->has_schedule && !(verb->needs & AN_OPT_RANGE))
 	{
 		an_cli_error("give --slot or --schedule, not both");
 		return AN_EXIT_USAGE;
@@ -327,6 +437,7 @@ an_cli_parse(an_cli *cli, const an_cli_verb *verb, int argc, char **argv)
 
 		return rule(an_validate_slot(cli->slot, err, sizeof(err)), err);
 	}
+	cli->run_now |= cli->slot_now;
 	if (cli->run_now && (cli->slot || cli->has_schedule))
 	{
 		an_cli_error("give --now, --slot or --schedule, not two: --now runs the job once, apart from its schedule");

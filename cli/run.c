@@ -7,10 +7,12 @@
  * --schedule the slots are anarchon_due's (core/due.h): the current one and,
  * under --catch-up, missed ones before it, claimed oldest first, each an
  * ordinary claim that one host of the fleet wins.  --slot names one slot and
- * never catches up.  The command is looked up before anything is claimed, so
- * a typo in a crontab never wins a slot that then runs nothing.
+ * never catches up.  The command is looked up before anything is claimed (and
+ * a script's #! interpreter with it), so a typo in a crontab never wins a
+ * slot that then runs nothing.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "duration.h"
 
 /* Is path an executable regular file?  0, ENOENT, or EACCES. */
 static int
@@ -32,15 +35,50 @@ executable(const char *path)
 	return 0;
 }
 
+/*
+ * The interpreter a script's "#!" line names, into interp ("" when path is
+ * not a script, or cannot be read: the exec will say).  The kernel reads up
+ * to the first blank or end of line.
+ */
+static void
+interpreter_of(const char *path, char *interp, size_t len)
+{
+	char		head[256];
+	FILE	   *f = fopen(path, "re");
+	size_t		n = 0;
+
+	interp[0] = '\0';
+	if (f == NULL)
+		return;
+	n = fread(head, 1, sizeof(head) - 1, f);
+	fclose(f);
+	head[n] = '\0';
+	if (n < 3 || head[0] != '#' || head[1] != '!')
+		return;
+	{
+		const char *p = head + 2 + strspn(head + 2, " \t");
+		size_t		w = strcspn(p, " \t\n");
+
+		/* A name cut by the end of a full buffer is not checked. */
+		if (w > 0 && w < len && (p[w] != '\0' || n < sizeof(head) - 1))
+			snprintf(interp, len, "%.*s", (int) w, p);
+	}
+}
+
 int
 an_cli_command_check(const an_cli *cli)
 {
 	const char *prog = cli->shell ? "/bin/sh" : cli->command[0];
 	const char *path = getenv("PATH");
+	char	   *where = NULL;
+	char		interp[256];
 	int			found = ENOENT;
 
 	if (strchr(prog, '/'))
+	{
 		found = executable(prog);
+		where = found == 0 ? strdup(prog) : NULL;
+	}
 	else
 	{
 		if (path == NULL || *path == '\0')
@@ -59,17 +97,36 @@ an_cli_command_check(const an_cli *cli)
 			else
 				sprintf(full, "%.*s/%s", (int) n, path, prog);
 			r = executable(full);
-			free(full);
+			if (r == 0)
+				where = full;
+			else
+				free(full);
 			if (r == 0 || (r == EACCES && found == ENOENT))
 				found = r;
 			path += n + (path[n] == ':');
 		}
 	}
-	if (found == 0)
-		return AN_EXIT_OK;
-	an_cli_error("%s: %s; nothing was claimed", prog,
-				 found == ENOENT ? "command not found" : "not an executable file");
-	return found == ENOENT ? AN_EXIT_NOTFOUND : AN_EXIT_NOEXEC;
+	if (found != 0)
+	{
+		an_cli_error("%s: %s; nothing was claimed", prog,
+					 found == ENOENT ? "command not found" : "not an executable file");
+		return found == ENOENT ? AN_EXIT_NOTFOUND : AN_EXIT_NOEXEC;
+	}
+	if (where == NULL)
+		return AN_EXIT_SOFTWARE;
+	/*
+	 * A script whose "#!" names a missing interpreter fails only at exec,
+	 * after the win; checked here, the slot stays the fleet's.
+	 */
+	interpreter_of(where, interp, sizeof(interp));
+	free(where);
+	if (interp[0] && (found = executable(interp)) != 0)
+	{
+		an_cli_error("%s: its #! interpreter %s %s; nothing was claimed", prog, interp,
+					 found == ENOENT ? "was not found" : "is not an executable file");
+		return found == ENOENT ? AN_EXIT_NOTFOUND : AN_EXIT_NOEXEC;
+	}
+	return AN_EXIT_OK;
 }
 
 /* Sleep until at_ms, unless a stop signal comes first (then 0). */
@@ -88,17 +145,42 @@ sleep_until(int64_t at_ms)
 }
 
 /*
+ * A --slot that has not begun: the command would otherwise sit there without
+ * a word until then.  Said always, not only under --verbose: a slot given
+ * by hand is typed by someone watching.  (A schedule's slot has always
+ * begun, so a crontab line never says it; its jitter is a wait of seconds.)
+ */
+static void
+say_wait(const an_cli *cli, int64_t slot, int64_t fire_at, int64_t now)
+{
+	char		when[40],
+				until[40],
+				left[AN_DURATION_MAX];
+
+	an_cli_format_time(slot, when, sizeof(when));
+	an_cli_format_time(fire_at, until, sizeof(until));
+	an_duration_words(fire_at - now, left, sizeof(left));
+	if (fire_at == slot)
+		an_cli_error("%s at %s: the slot has not begun; waiting until then (in %s) to claim it",
+					 cli->job, when, left);
+	else
+		an_cli_error("%s at %s: the slot has not begun; waiting until %s (in %s, the slot and its"
+					 " jitter) to claim it", cli->job, when, until, left);
+}
+
+/*
  * Claim one slot and, when won, run the command for it.  *ran is set when the
  * command ran, *overlap when the claim answered 'overlap'; the command's
  * status, or not_mine_exit, or a store failure's.
  */
 static int
-claim_and_run(an_cli *cli, int64_t slot, int *ran, int *overlap)
+claim_and_run_one(an_cli *cli, int64_t slot, int *ran, int *overlap, an_claim_result *out, int *claimed)
 {
 	char		token[AN_TOKEN_HEX + 1];
 	char		when[40];
 	an_request	rq;
 	an_claim_result res;
+	int64_t		sent;
 	int			rc;
 
 	*ran = 0;
@@ -108,9 +190,19 @@ claim_and_run(an_cli *cli, int64_t slot, int *ran, int *overlap)
 	an_cli_request(cli, &rq, slot, token);
 	memset(&res, 0, sizeof(res));
 	an_store_clear(cli->store);
-	if (an_store_claim(cli->store, &rq, &res) != AN_OK)
-		return an_cli_store_failed(cli, NULL);
+	/* The lease is counted from the request, not the reply: the store may have begun it any time in between. */
+	sent = an_cli_mono_ms();
 	an_cli_format_time(slot, when, sizeof(when));
+	if (an_store_claim(cli->store, &rq, &res) != AN_OK)
+	{
+		char		what[AN_JOB_MAX + 80];
+
+		/* Under --verbose every slot has its line, this one too (anarchon cron's log). */
+		snprintf(what, sizeof(what), "%s at %s: error, not claimed", cli->job, when);
+		return an_cli_store_failed(cli, cli->verbose ? what : NULL);
+	}
+	*out = res;
+	*claimed = 1;
 	if (res.outcome != AN_WON)
 	{
 		*overlap = res.outcome == AN_OVERLAP;
@@ -122,7 +214,38 @@ claim_and_run(an_cli *cli, int64_t slot, int *ran, int *overlap)
 		an_cli_error("%s at %s: won (attempt %d), running %s", cli->job, when, (int) res.attempt,
 					 cli->command[0]);
 	*ran = 1;
-	return an_cli_supervise(cli, slot, token, res.attempt);
+	return an_cli_supervise(cli, slot, token, res.attempt, sent);
+}
+
+/* One slot, and its line under --log-format json: the outcome, or "error" when no claim was answered. */
+static int
+claim_and_run(an_cli *cli, int64_t slot, int *ran, int *overlap)
+{
+	an_claim_result res;
+	int64_t		start = an_cli_mono_ms();
+	int			claimed = 0;
+	int			rc = claim_and_run_one(cli, slot, ran, overlap, &res, &claimed);
+
+	an_cli_log_slot(cli, slot, claimed ? an_outcome_name(res.outcome) : "error",
+					claimed && res.outcome == AN_WON ? res.attempt : 0, rc, an_cli_mono_ms() - start);
+	return rc;
+}
+
+/*
+ * The store could not be opened for the slot: under --verbose its line says
+ * so with the job and the slot, after the store's own message.
+ */
+static int
+not_opened(const an_cli *cli, int64_t slot, int rc)
+{
+	char		when[40];
+
+	if (cli->verbose)
+	{
+		an_cli_format_time(slot, when, sizeof(when));
+		an_cli_error("%s at %s: error, not claimed: the store could not be opened (exit %d)", cli->job, when, rc);
+	}
+	return rc;
 }
 
 int
@@ -159,13 +282,15 @@ an_cli_run(an_cli *cli)
 	if ((rc = an_cli_check_store(cli)) != AN_EXIT_OK)
 		return rc;
 	an_cli_catch_signals();
+	if (slot > now)
+		say_wait(cli, slot, fire_at, now);
 	if (!sleep_until(fire_at))
 		return 128 + an_cli_signal;
 	if ((rc = an_cli_open(cli)) != AN_EXIT_OK)
-		return rc;
+		return not_opened(cli, slot, rc);
 	an_store_clear(cli->store);
 	if (cli->store->m->validate && cli->store->m->validate(cli->store, &cli->settings) != AN_OK)
-		return an_cli_store_failed(cli, NULL);
+		return not_opened(cli, slot, an_cli_store_failed(cli, NULL));
 
 	if (cli->has_schedule && (rc = an_cli_due_slots(cli, now, due, &n)) != AN_EXIT_OK)
 		return rc;

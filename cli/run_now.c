@@ -21,7 +21,8 @@ an_cli_run_now(an_cli *cli)
 	char		when[40];
 	an_request	rq;
 	an_claim_result res;
-	int64_t		slot = 0;
+	int64_t		slot = 0,
+				sent;
 	int			rc;
 
 	if ((rc = an_cli_command_check(cli)) != AN_EXIT_OK ||
@@ -36,6 +37,7 @@ an_cli_run_now(an_cli *cli)
 		return an_cli_store_failed(cli, NULL);
 	an_cli_request(cli, &rq, 0, token);
 	memset(&res, 0, sizeof(res));
+	sent = an_cli_mono_ms();
 	if (an_store_run_now(cli->store, &rq, &res, &slot) != AN_OK)
 		return an_cli_store_failed(cli, NULL);
 	an_cli_format_time(slot, when, sizeof(when));
@@ -44,9 +46,12 @@ an_cli_run_now(an_cli *cli)
 		if (cli->verbose)
 			an_cli_error("%s now (manual slot %s): %s, not this host's to run", cli->job, when,
 						 an_outcome_name(res.outcome));
+		an_cli_log_slot(cli, slot, an_outcome_name(res.outcome), 0, cli->not_mine_exit, an_cli_mono_ms() - sent);
 		return cli->not_mine_exit;
 	}
 	if (cli->verbose)
 		an_cli_error("%s now (manual slot %s): won, running %s", cli->job, when, cli->command[0]);
-	return an_cli_supervise(cli, slot, token, res.attempt);
+	rc = an_cli_supervise(cli, slot, token, res.attempt, sent);
+	an_cli_log_slot(cli, slot, "won", res.attempt, rc, an_cli_mono_ms() - sent);
+	return rc;
 }

@@ -106,7 +106,7 @@ an_cli_stats(an_cli *cli)
 	}
 	if ((rc = an_cli_open(cli)) != AN_EXIT_OK)
 		return rc;
-	if (cli->store->m == &an_cli_pg_methods)
+	if (AN_STORE_HAS(cli->store, AN_CAP_OWN_STATS))
 		return an_cli_pg_stats(cli->store, stdout) == AN_OK ? AN_EXIT_OK : an_cli_store_failed(cli, NULL);
 	an_cli_request(cli, &rq, an_cli_now_ms() / 1000 * 1000, NULL);
 	an_store_clear(cli->store);

@@ -50,9 +50,8 @@ float_text(double v, char *text, size_t len)
 	return text;
 }
 
-/* A label value, escaped: backslash, double quote and newline. */
-static void
-put_label_value(FILE *out, const char *v)
+void
+an_cli_prometheus_label(FILE *out, const char *v)
 {
 	fputc('"', out);
 	for (; v && *v; v++)
@@ -82,13 +81,13 @@ sample(FILE *out, const char *name, const an_stats_view *r, const char *label,
 	   const char *value, uint64_t count, const char *text)
 {
 	fprintf(out, "%s{store=", name);
-	put_label_value(out, r->name);
+	an_cli_prometheus_label(out, r->name);
 	fputs(",kind=", out);
-	put_label_value(out, r->kind);
+	an_cli_prometheus_label(out, r->kind);
 	if (label)
 	{
 		fprintf(out, ",%s=", label);
-		put_label_value(out, value);
+		an_cli_prometheus_label(out, value);
 	}
 	if (text)
 		fprintf(out, "} %s\n", text);

@@ -335,4 +335,5 @@ const an_store_methods an_cli_pg_methods = {
 	.pause = an_pg_pause,        /* store_pg_pause.c; no paused: anarchon_claim checks it */
 	.resume = an_pg_resume,
 	.pauses = an_pg_pauses,
+	.caps = AN_CAP_OWN_STATS,    /* store_pg_stats.c: the server's counters */
 };

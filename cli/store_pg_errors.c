@@ -119,6 +119,46 @@ sqlstate_error(const char *s)
 	return AN_E_STORE;
 }
 
+/*
+ * The server's hint as this host's user reads it.  The command passes every
+ * setting of a call as the function's argument, so a hint to raise
+ * anarchon.busy_timeout_ms (a GUC the call does not read) is a hint to give
+ * --busy-timeout-ms (an_store_setting).  An administrator's GUCs
+ * (anarchon.max_lease_ms, ...) are not the command's and stay as they are.
+ */
+static void
+hint_for_host(const an_store *st, const char *hint, char *out, size_t outlen)
+{
+	static const char *const passed[] = {"lease_ms", "max_late_ms", "attempts", "overlap", "busy_timeout_ms", NULL};
+	size_t		n = 0;
+
+	while (*hint && n + 1 < outlen)
+	{
+		const char *spelt = NULL;
+		size_t		len = 0;
+
+		if (strncmp(hint, "anarchon.", 9) == 0)
+			for (int i = 0; passed[i]; i++)
+			{
+				len = strlen(passed[i]);
+				if (strncmp(hint + 9, passed[i], len) == 0 &&
+					!(hint[9 + len] == '_' || (hint[9 + len] >= 'a' && hint[9 + len] <= 'z')))
+				{
+					spelt = an_store_setting(st, passed[i]);
+					break;
+				}
+			}
+		if (spelt)
+		{
+			n += (size_t) snprintf(out + n, outlen - n, "%s", spelt);
+			hint += 9 + len;
+		}
+		else
+			out[n++] = *hint++;
+	}
+	out[n < outlen ? n : outlen - 1] = '\0';
+}
+
 /* The server refused the query: its message, DETAIL and HINT under the class of its SQLSTATE. */
 int
 an_pg_server_error(an_store *st, an_pg *pg, const PGresult *res)
@@ -143,6 +183,9 @@ an_pg_server_error(an_store *st, an_pg *pg, const PGresult *res)
 	if (detail)
 		an_store_detailf(st, "%s", detail);
 	if (hint)
-		an_store_hintf(st, "%s", hint);
+	{
+		hint_for_host(st, hint, text, sizeof(text));
+		an_store_hintf(st, "%s", text);
+	}
 	return code;
 }

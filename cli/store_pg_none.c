@@ -75,6 +75,7 @@ const an_store_methods an_cli_pg_methods = {
 	.finish = none_finish,
 	.check = none_check,
 	.close = none_close,
+	.caps = AN_CAP_OWN_STATS,
 };
 
 int

@@ -3,6 +3,12 @@
  * anarchon_stats(), the counts of every backend's calls, printed in the
  * command's columns and formats (cli/stats.c prints the other stores' rows
  * the same way), so a script reads one layout whatever the store.
+ *
+ * Without the library in shared_preload_libraries each backend counts only
+ * its own calls, and the command's fresh connection has made none: the
+ * table would be a bare header.  Then one line on stderr says so and how to
+ * get the server's counters; the exit stays 0, since what was asked for was
+ * read (doc/cli.md, "stats").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +50,66 @@ print_value(FILE *out, const PGresult *r, int row, const an_stats_column *c)
 	}
 }
 
+/*
+ * Is the library in shared_preload_libraries?  1, 0, or -1 when this role
+ * may not read the setting (pg_settings hides it from roles without
+ * pg_read_all_settings) or the query failed: nothing is said then but that.
+ */
+static int
+preloaded(an_store *st, an_pg *pg)
+{
+	PGresult   *r;
+	int			v = -1;
+
+	if (an_pg_query(st, pg, "shared_preload_libraries",
+					"SELECT pg_catalog.bool_or(pg_catalog.regexp_replace(pg_catalog.btrim(l, ' \"'),"
+					" '^.*/|\\.(so|dylib|dll)$', '', 'g') = 'anarchon')"
+					" FROM pg_catalog.pg_settings,"
+					" pg_catalog.regexp_split_to_table(setting, ',') AS l"
+					" WHERE name = 'shared_preload_libraries'",
+					0, NULL, AN_PG_SLACK_MS, &r) != AN_OK)
+	{
+		an_store_clear(st);
+		return -1;
+	}
+	/* The setting hidden from this role: no row to aggregate, NULL (an empty setting is one '' row). */
+	if (PQntuples(r) == 1 && !PQgetisnull(r, 0, 0))
+		v = PQgetvalue(r, 0, 0)[0] == 't';
+	PQclear(r);
+	return v;
+}
+
+/* rows of r counted by one backend only (scope 'backend'), or none at all: say why, on stderr. */
+static void
+say_per_backend(an_store *st, an_pg *pg, const PGresult *r)
+{
+	int			scope = PQfnumber(r, "scope");
+	int			backend = PQntuples(r) == 0;
+
+	for (int row = 0; row < PQntuples(r) && scope >= 0; row++)
+		if (strcmp(PQgetvalue(r, row, scope), "backend") == 0)
+			backend = 1;
+	if (!backend)
+		return;
+	switch (preloaded(st, pg))
+	{
+		case 1:
+			return;             /* preloaded, and no call since the server started (or the reset) */
+		case 0:
+			an_cli_error("PostgreSQL at %s counts per backend: the anarchon library is not in shared_preload_libraries,"
+						 " so each session counts only its own calls, and this one has made none. For the counters"
+						 " of every backend, set shared_preload_libraries = 'anarchon' in postgresql.conf and restart"
+						 " the server (doc/operating.md, Metrics)", pg->where);
+			return;
+		default:
+			an_cli_error("PostgreSQL at %s has no counters to show: either no call was made since the server started,"
+						 " or the anarchon library is not in shared_preload_libraries and each session counts only its"
+						 " own calls (this one has made none); this role may not read that setting (pg_read_all_settings,"
+						 " which pg_monitor has, may). For the counters of every backend, set shared_preload_libraries"
+						 " = 'anarchon' and restart the server (doc/operating.md, Metrics)", pg->where);
+	}
+}
+
 int
 an_cli_pg_stats(an_store *st, FILE *out)
 {
@@ -76,6 +142,8 @@ an_cli_pg_stats(an_store *st, FILE *out)
 		}
 		fputc('\n', out);
 	}
+	fflush(out);
+	say_per_backend(st, pg, r);
 	PQclear(r);
 	return AN_OK;
 }

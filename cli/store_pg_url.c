@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "redact.h"
 #include "store_pg_int.h"
 #include "url.h"
 
@@ -32,11 +33,34 @@ add_secret(an_pg *pg, const char *s, size_t len, size_t min_len)
 		pg->nsecrets++;
 }
 
+/* s (len bytes) and, when it differs, its percent-decoded form: both are secrets. */
+static void
+add_secret_forms(an_pg *pg, const char *s, size_t len)
+{
+	char		dec[AN_PG_WHERE_MAX];
+	size_t		n = 0;
+
+	add_secret(pg, s, len, 3);
+	for (size_t i = 0; i < len && n < sizeof(dec) - 1; i++)
+	{
+		if (s[i] == '%' && i + 2 < len && isxdigit((unsigned char) s[i + 1]) && isxdigit((unsigned char) s[i + 2]))
+		{
+			char		hex[3] = {s[i + 1], s[i + 2], '\0'};
+
+			dec[n++] = (char) strtol(hex, NULL, 16);
+			i += 2;
+		}
+		else
+			dec[n++] = s[i];
+	}
+	if (n != len)
+		add_secret(pg, dec, n, 3);
+}
+
 /*
- * The password of the URL's user part, as the project's URL parser cuts it
- * (an_url_credentials_end: the last '@', so a password holding '/' or '?' is
- * still all secret), and the values of its *password query parameters: each
- * becomes "***" in where, and a secret.
+ * where is the URL as an_redact_url shows it (the one rule of every host);
+ * the secrets are the values it hides, as written and percent-decoded: the
+ * userinfo's password and every secret query parameter's value.
  */
 static void
 redact(an_pg *pg, const char *url)
@@ -44,45 +68,41 @@ redact(an_pg *pg, const char *url)
 	const char *auth = strstr(url, "://");
 	const char *at = auth ? an_url_credentials_end(auth + 3) : NULL;
 	const char *colon = at ? memchr(auth + 3, ':', (size_t) (at - auth - 3)) : NULL;
-	const char *query;
-	size_t		n = 0;
-	char	   *w = pg->where;
+	const char *q = strchr(at ? at : url, '?');
 
-#define PUT(s, len) do { size_t l_ = (len); if (n + l_ >= sizeof(pg->where)) l_ = sizeof(pg->where) - 1 - n; \
-	memcpy(w + n, (s), l_); n += l_; } while (0)
-
+	an_redact_url(url, pg->where, sizeof(pg->where));
 	if (colon)
+		add_secret_forms(pg, colon + 1, (size_t) (at - colon - 1));
+	for (; q && *q; q += strcspn(q + 1, "&") + 1)
 	{
-		PUT(url, (size_t) (colon + 1 - url));
-		PUT("***", 3);
-		add_secret(pg, colon + 1, (size_t) (at - colon - 1), 3);
-		url = at;
-	}
-	/* After a user part with a password, the query is after its '@'. */
-	query = strchr(url, '?');
-	if (query == NULL)
-		PUT(url, strlen(url));
-	else
-	{
-		PUT(url, (size_t) (query - url));
-		for (const char *p = query; *p;)
-		{
-			size_t		len = strcspn(p + 1, "&") + 1;	/* "?k=v" or "&k=v" */
-			const char *eq = memchr(p, '=', len);
+		size_t		len = strcspn(q + 1, "&");
+		const char *eq = memchr(q + 1, '=', len);
 
-			if (eq && eq - p >= 9 && strncmp(eq - 8, "password", 8) == 0)
-			{
-				PUT(p, (size_t) (eq + 1 - p));
-				PUT("***", 3);
-				add_secret(pg, eq + 1, (size_t) (p + len - eq - 1), 3);
-			}
-			else
-				PUT(p, len);
-			p += len;
-		}
+		if (eq && an_redact_secret_param(q + 1, (size_t) (eq - q - 1)))
+			add_secret_forms(pg, eq + 1, (size_t) (q + 1 + len - eq - 1));
 	}
-	w[n] = '\0';
-#undef PUT
+}
+
+/*
+ * A raw '@', '/', '?' or '#' before the URL's last '@': the project's rule
+ * (an_url_credentials_end) and libpq's (the first '@' or '/') would cut the
+ * user and password differently, and libpq's messages would then quote a
+ * piece of the password as a host, a port or a database.  Refused before
+ * libpq sees the URL.
+ */
+static int
+ambiguous_userinfo(an_store *st, const an_pg *pg, const char *url)
+{
+	const char *auth = strstr(url, "://");
+	const char *at = auth ? an_url_credentials_end(auth + 3) : NULL;
+	size_t		len = at ? (size_t) (at - auth - 3) : 0;
+
+	if (at == NULL || strcspn(auth + 3, "@/?#") >= len)
+		return AN_OK;
+	an_store_fail(st, AN_E_CONFIG, "invalid PostgreSQL URL %s: a raw '@', '/', '?' or '#' comes before its last '@'",
+				  pg->where);
+	an_store_detailf(st, "libpq ends the user and password at the first '@' or '/', so it would read part of them as the host, port or database.");
+	return an_store_hintf(st, "Write '@', '/', '?' and '#' in the user, the password or a parameter's value as %%40, %%2F, %%3F and %%23.");
 }
 
 /* Replace every from in buf (NUL-terminated, room for size bytes) by to. */
@@ -194,6 +214,8 @@ an_pg_parse_url(an_store *st, const char *url, an_pg *pg)
 	redact(pg, url);
 	if (!an_cli_pg_url(url))
 		return an_store_fail(st, AN_E_CONFIG, "not a PostgreSQL URL: %s", pg->where);
+	if (ambiguous_userinfo(st, pg, url) != AN_OK)
+		return st->err;
 	if ((opts = PQconninfoParse(url, &err)) == NULL)
 	{
 		an_pg_scrub(pg, err ? err : "out of memory", clean, sizeof(clean));

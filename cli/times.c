@@ -145,3 +145,12 @@ an_cli_format_time(int64_t ms, char *out, size_t outlen)
 	else
 		snprintf(out + n, outlen - n, "Z");
 }
+
+int64_t
+an_cli_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

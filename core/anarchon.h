@@ -17,7 +17,7 @@
 /* What configure found: which network stores are built, library versions. */
 #include "config.h"
 
-#define AN_VERSION "0.1.0"
+/* AN_VERSION, the release, comes from the file VERSION through config.h. */
 
 /* Limits of the words (the README's "Functions": job, slot, token). */
 #define AN_JOB_MAX    128
@@ -67,7 +67,8 @@ typedef enum an_error
 	AN_OK = 0,
 	AN_E_INPUT,          /* an argument breaks its rule */
 	AN_E_CONFIG,         /* a setting, URL or store configuration is unusable */
-	AN_E_BUSY,           /* the lock was not granted within busy_timeout_ms */
+	AN_E_BUSY,           /* not now: a lock not granted within busy_timeout_ms, or a server that
+	                        answered it cannot serve yet (Redis LOADING, a failover): try again */
 	AN_E_TIMEOUT,        /* a network store did not answer within timeout_ms */
 	AN_E_CONNECT,        /* a network store could not be reached or dropped us */
 	AN_E_AUTH,           /* a network store refused our credentials */

@@ -2,7 +2,7 @@
 # the store interface's helpers and their counters, the decision tables of
 # lease and won/lost stores; and, for the database hosts only, the schedules
 # with their time zones.
-CORE_SRCS = core/names.c core/validate.c core/settings.c core/store.c core/stats.c core/lease.c core/wonlost.c core/missed.c core/run_now.c core/pause.c
+CORE_SRCS = core/names.c core/validate.c core/settings.c core/store.c core/stats.c core/lease.c core/wonlost.c core/missed.c core/run_now.c core/pause.c core/duration.c
 SCHEDULE_SRCS = core/schedule.c core/schedule_search.c core/schedule_zone.c core/schedule_range.c \
 	core/schedule_fire.c core/tz.c
 # anarchon_due's policy: settings and schedules both, so only the hosts link it.
@@ -23,7 +23,7 @@ TZ_SYSTEM_LIBS =
 endif
 TZ_SYSTEM_OBJ = build/tz/$(basename $(TZ_SYSTEM_SRC)).o
 CXX ?= g++
-TZ_SYSTEM_FLAGS = -Wall -Wextra -Werror -O2 -g -fPIC -Ibuild -Icore
+TZ_SYSTEM_FLAGS = $(WERROR) -O2 -g -fPIC -Ibuild -Icore
 
 build/tz/core/tz_system.o: core/tz_system.cc core/tz_source.h core/anarchon.h build/config.h core/core.mk
 	@mkdir -p $(dir $@)

@@ -17,6 +17,24 @@ an_lease_end(int64_t now, int64_t lease_ms)
 	return now + lease_ms;
 }
 
+int64_t
+an_lease_stop_margin(int64_t lease_ms)
+{
+	int64_t		margin = lease_ms / 10;
+
+	if (margin < 100)
+		margin = lease_ms / 2 < 100 ? lease_ms / 2 : 100;
+	if (margin > 5000)
+		margin = 5000;
+	return margin;
+}
+
+int64_t
+an_lease_stop_at(int64_t sent_ms, int64_t lease_ms)
+{
+	return an_lease_end(sent_ms, lease_ms - an_lease_stop_margin(lease_ms));
+}
+
 an_check_state
 an_lease_check_state(const an_run *run, int64_t now)
 {
@@ -58,6 +76,24 @@ won(an_store *st, const an_lease_ops *ops, const an_request *rq, int64_t now,
 	return AN_OK;
 }
 
+/*
+ * The answers for a run that exists which write nothing: done for a run that
+ * ended, won for the owner's own claim sent again, running under another
+ * token's live lease.  -1: the lease ran out, and the table must write.
+ */
+static int
+existing_run_answer(const an_run *run, const an_request *rq, int64_t now)
+{
+	if (run->state != AN_RUN_RUNNING)
+		return AN_DONE;
+	/* Our own claim, sent again after a lost reply: still ours. */
+	if (strcmp(run->token, rq->token) == 0)
+		return AN_WON;
+	if (run->lease_until >= now)
+		return AN_RUNNING;
+	return -1;
+}
+
 /* decide runs the table on a locked run; it writes through ops where the table says so. */
 static int
 decide(an_store *st, const an_lease_ops *ops, const an_request *rq,
@@ -73,9 +109,18 @@ decide(an_store *st, const an_lease_ops *ops, const an_request *rq,
 	if (run->state == AN_RUN_NONE)
 	{
 		int			live = 0;
+		int64_t		pruned = INT64_MIN;
 
-		/* Lateness only stops a first claim: a run that exists is answered below. */
-		if (now - rq->slot > s->max_late_ms)
+		/*
+		 * Lateness only stops a first claim: a run that exists is answered
+		 * below.  A slot whose run may have been pruned is late too, whatever
+		 * this host's max_late_ms: the host that pruned may have kept runs for
+		 * less (hosts may differ), and a run it deleted would be won again.
+		 */
+		if (now - rq->slot <= s->max_late_ms && ops->pruned_before &&
+			(rc = ops->pruned_before(st, rq, &pruned)) != AN_OK)
+			return rc;
+		if (now - rq->slot > s->max_late_ms || rq->slot < pruned)
 		{
 			res->outcome = AN_LATE;
 			res->attempt = 0;
@@ -99,22 +144,9 @@ decide(an_store *st, const an_lease_ops *ops, const an_request *rq,
 		return won(st, ops, rq, now, 1, lease_until, res);
 	}
 
-	if (run->state != AN_RUN_RUNNING)
+	if ((rc = existing_run_answer(run, rq, now)) >= 0)
 	{
-		res->outcome = AN_DONE;
-		return AN_OK;
-	}
-
-	/* Our own claim, sent again after a lost reply: still ours. */
-	if (strcmp(run->token, rq->token) == 0)
-	{
-		res->outcome = AN_WON;
-		return AN_OK;
-	}
-
-	if (run->lease_until >= now)
-	{
-		res->outcome = AN_RUNNING;
+		res->outcome = (an_outcome) rc;
 		return AN_OK;
 	}
 
@@ -132,21 +164,19 @@ decide(an_store *st, const an_lease_ops *ops, const an_request *rq,
 	return AN_OK;
 }
 
-int
-an_lease_claim(an_store *st, const an_lease_ops *ops, const an_request *rq,
-			   an_claim_result *res)
-{
-	return an_lease_claim_picked(st, ops, rq, NULL, NULL, res, NULL);
-}
-
-int
-an_lease_claim_picked(an_store *st, const an_lease_ops *ops, const an_request *in,
-					  an_lease_pick pick, void *arg, an_claim_result *res, int64_t *slot)
+/*
+ * The claim under the store's lock: of rq->slot, paused or not (gate), or of
+ * the slot pick chooses (a run-now, which no pause holds).
+ */
+static int
+claim_locked(an_store *st, const an_lease_ops *ops, const an_request *in, int gate,
+			 an_lease_pick pick, void *arg, an_claim_result *res, int64_t *slot)
 {
 	an_request	picked = *in;
 	const an_request *rq = &picked;
 	an_run		run;
 	int64_t		now = 0;
+	int			paused = 0;
 	int			rc;
 	int			urc;
 
@@ -172,9 +202,14 @@ an_lease_claim_picked(an_store *st, const an_lease_ops *ops, const an_request *i
 		rc = pick(st, arg, rq, now, &picked.slot);
 	if (rc == AN_OK && slot)
 		*slot = picked.slot;
-	if (rc == AN_OK)
+	/* The pause, in the claim's own step: under the lock, on its clock. */
+	if (rc == AN_OK && gate && ops->paused)
+		rc = ops->paused(st, rq, now, &paused);
+	if (rc == AN_OK && paused)
+		res->outcome = AN_PAUSED;
+	else if (rc == AN_OK)
 		rc = ops->read(st, rq, &run);
-	if (rc == AN_OK)
+	if (rc == AN_OK && !paused)
 		rc = decide(st, ops, rq, &run, now, res);
 
 	if (rc != AN_OK)
@@ -200,4 +235,72 @@ an_lease_claim_picked(an_store *st, const an_lease_ops *ops, const an_request *i
 	if ((urc = ops->unlock(st, 1)) != AN_OK)
 		return urc;
 	return AN_OK;
+}
+
+/*
+ * A loser's claim answered without the lock (ops->peek): *answered = 1 when
+ * the committed state, read in one view, gives an answer that writes
+ * nothing.  It is the table's answer at the moment of that view: the pause
+ * first, then the run.  The lease must still be live on the clock read
+ * after the view, so no moment between the view and the answer could have
+ * let this claim take the run over.  A first claim, an expired lease and
+ * the owner's own claim sent again take the lock: they may write, or (the
+ * owner's) must be answered only from what the lock shows is durable.
+ */
+static int
+claim_unlocked(an_store *st, const an_lease_ops *ops, const an_request *rq,
+			   an_claim_result *res, int *answered)
+{
+	an_run		run;
+	int			paused = 0;
+	int			ok = 0;
+	int64_t		before = 0;
+	int64_t		after = 0;
+	int			rc;
+	int			outcome;
+
+	*answered = 0;
+	memset(&run, 0, sizeof(run));
+	if ((rc = ops->peek(st, rq, &run, &paused, &before, &after, &ok)) != AN_OK || !ok)
+		return rc;
+	outcome = paused ? AN_PAUSED
+		: run.state == AN_RUN_NONE ? -1 : existing_run_answer(&run, rq, after);
+	if (outcome != AN_PAUSED && outcome != AN_DONE && outcome != AN_RUNNING)
+		return AN_OK;
+	if (st->stats)
+	{
+		int64_t		host = an_store_host_now(st);
+
+		an_store_saw_clock(st, after, host, host);
+	}
+	memset(res, 0, sizeof(*res));
+	res->outcome = (an_outcome) outcome;
+	if (outcome != AN_PAUSED)
+	{
+		res->attempt = run.attempt;
+		res->lease_until = run.lease_until;
+	}
+	*answered = 1;
+	return AN_OK;
+}
+
+int
+an_lease_claim(an_store *st, const an_lease_ops *ops, const an_request *rq,
+			   an_claim_result *res)
+{
+	int			answered = 0;
+	int			rc;
+
+	if (ops->peek && (rc = claim_unlocked(st, ops, rq, res, &answered)) != AN_OK)
+		return rc;
+	if (answered)
+		return AN_OK;
+	return claim_locked(st, ops, rq, 1, NULL, NULL, res, NULL);
+}
+
+int
+an_lease_claim_picked(an_store *st, const an_lease_ops *ops, const an_request *rq,
+					  an_lease_pick pick, void *arg, an_claim_result *res, int64_t *slot)
+{
+	return claim_locked(st, ops, rq, 0, pick, arg, res, slot);
 }

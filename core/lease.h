@@ -8,8 +8,11 @@
  * below; the engine calls them in this order, so that every answer is decided
  * under the lock and on the clock read after it was granted:
  *
- *   lock → now → read the run → decide → [other live run?] → write
- *        → [replace the other live runs] → unlock
+ *   lock → now → [paused?] → read the run → decide → [other live run?]
+ *        → write → [replace the other live runs] → unlock
+ *
+ * The pause is read under the lock, like the run: a pause that committed
+ * while the claim waited for the lock is seen (core/pause.h).
  *
  * Redis's lease strategy runs the same table in a Lua script, because there
  * the whole decision must execute inside Redis; the lease claim script in
@@ -61,9 +64,40 @@ typedef struct an_lease_ops
 	 * (the runs 'skip' would answer overlap for) replaced, finished at now.
 	 */
 	int			(*replace_others) (an_store *st, const an_request *rq, int64_t now);
+	/*
+	 * Optional (NULL: the store never deletes a run).  *before: the slot below
+	 * which runs may have been deleted (anarchon_prune's cutoff, the largest
+	 * it has used), INT64_MIN when none.  A first claim below it answers
+	 * late: the slot may have been won and its run pruned by a host whose
+	 * settings keep runs for less than this claim's max_late_ms.
+	 */
+	int			(*pruned_before) (an_store *st, const an_request *rq, int64_t *before);
+	/*
+	 * Optional (NULL: the store holds no pauses).  *paused = 1 when rq->job
+	 * is paused at now; read with the lock held, before the run.  A claim
+	 * of a paused job answers AN_PAUSED and writes nothing.  Not asked for
+	 * a run-now (an_lease_claim_picked): a pause does not hold it.
+	 */
+	int			(*paused) (an_store *st, const an_request *rq, int64_t now, int *paused);
+	/*
+	 * Optional (NULL: every claim takes the lock).  A loser's claim, one
+	 * that writes nothing (the job is paused, or the slot's run is finished
+	 * or running under another token's lease), is answered from what is
+	 * committed, without the lock and without a write: the run and whether
+	 * the job is paused, read in one consistent view (one snapshot), the
+	 * pause judged at *now_before (the store's clock read before that view)
+	 * and *now_after read after it, on which the lease is judged.  *ok = 0
+	 * when the store cannot read so for this claim (a transaction whose
+	 * snapshot may be older than the call): the claim then takes the lock.
+	 */
+	int			(*peek) (an_store *st, const an_request *rq, an_run *run, int *paused,
+						 int64_t *now_before, int64_t *now_after, int *ok);
 } an_lease_ops;
 
-/* Run one claim through ops.  The store's lock is released before it returns. */
+/*
+ * Run one claim through ops, the pause included.  The store's lock is
+ * released before it returns.
+ */
 int			an_lease_claim(an_store *st, const an_lease_ops *ops,
 						   const an_request *rq, an_claim_result *res);
 
@@ -76,7 +110,8 @@ typedef int (*an_lease_pick) (an_store *st, void *arg, const an_request *rq, int
 
 /*
  * an_lease_claim of the slot that pick (given arg) chooses under the lock;
- * rq->slot is not read.  *slot (when not NULL) is the slot claimed.
+ * rq->slot is not read.  *slot (when not NULL) is the slot claimed.  The
+ * pause is not read: a run-now is not held by a pause.
  */
 int			an_lease_claim_picked(an_store *st, const an_lease_ops *ops, const an_request *rq,
 								  an_lease_pick pick, void *arg, an_claim_result *res,
@@ -87,5 +122,31 @@ an_check_state an_lease_check_state(const an_run *run, int64_t now);
 
 /* lease_until for a lease taken or renewed at now, saturating at the slot limit. */
 int64_t		an_lease_end(int64_t now, int64_t lease_ms);
+
+/*
+ * The renewal rule of every lease store (AN_LEASE_RENEWAL): a heartbeat
+ * renews a run only while the run is running, owned by its token, and its
+ * lease has not ended (lease_until >= now on the store's clock, the same
+ * test by which check says `running` rather than `expired`).  A heartbeat
+ * that comes after the end answers false even when nobody has taken the run
+ * over yet: the lease was lost, and its owner must stop, not carry on
+ * because no backup happened to be looking.  A finish is different: a finish
+ * by the owning token of a run nobody took over is recorded, late or not,
+ * since the work is done and the record is the truth; one after a takeover
+ * is fenced as always.
+ */
+
+/*
+ * When a runner that renews its lease must stop its command (the keep-alive
+ * of anarchon.run): the send time of the last renewal (or claim) the store
+ * confirmed, plus lease_ms, minus a margin for the stop itself to take
+ * effect.  The store started the lease it confirmed no earlier than the
+ * request was sent, so a lease counted from the send can only end later than
+ * the runner thinks, never sooner.  The margin is lease_ms / 10, at least
+ * 100 ms (but no more than half the lease) and at most 5 s.  All times are
+ * on the runner's own clock (a monotonic one), never compared to the store's.
+ */
+int64_t		an_lease_stop_at(int64_t sent_ms, int64_t lease_ms);
+int64_t		an_lease_stop_margin(int64_t lease_ms);
 
 #endif							/* ANARCHON_LEASE_H */

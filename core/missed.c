@@ -5,48 +5,47 @@
 
 #include "missed.h"
 
-void
-an_missed_merge_init(an_missed_merge *m, int64_t *slots, size_t n)
-{
-	m->slots = slots;
-	m->n = n;
-	m->next = 0;
-	m->keep = 0;
-}
-
-void
-an_missed_merge_ran(an_missed_merge *m, int64_t ran)
-{
-	for (; m->next < m->n && m->slots[m->next] < ran; m->next++)
-		m->slots[m->keep++] = m->slots[m->next];
-	if (m->next < m->n && m->slots[m->next] == ran)
-		m->next++;
-}
-
 size_t
-an_missed_merge_end(an_missed_merge *m)
+an_missed_mark(const int64_t *slots, size_t n, size_t next, int64_t ran, unsigned char *has_run)
 {
-	for (; m->next < m->n; m->next++)
-		m->slots[m->keep++] = m->slots[m->next];
-	return m->keep;
+	while (next < n && slots[next] < ran)
+		next++;
+	if (next < n && slots[next] == ran)
+		has_run[next] = 1;
+	return next;
+}
+
+/* A store without a recall method: it keeps no run to look up. */
+static int
+cannot_recall(an_store *st)
+{
+	an_store_fail(st, AN_E_UNSUPPORTED,
+				  "the %s store cannot tell which slots were missed: it keeps no runs that can be looked up by slot",
+				  st->m->name);
+	return an_store_hintf(st, "anarchon_missed works on the local store and on Redis with strategy=lease.");
+}
+
+int
+an_missed_can_recall(an_store *st, const an_request *rq)
+{
+	int			(*recall) (an_store *, const an_request *, const int64_t *, size_t,
+						   unsigned char *) = AN_STORE_METHOD(st, recall);
+
+	an_store_clear(st);
+	return recall == NULL ? cannot_recall(st) : recall(st, rq, NULL, 0, NULL);
 }
 
 int
 an_missed_recall(an_store *st, const an_request *rq, int64_t *slots, size_t *n)
 {
 	int			(*recall) (an_store *, const an_request *, const int64_t *, size_t,
-						   unsigned char *) = AN_STORE_RECALL(st);
+						   unsigned char *) = AN_STORE_METHOD(st, recall);
 	unsigned char *has_run;
 	size_t		keep = 0;
 	int			rc;
 
 	if (recall == NULL)
-	{
-		an_store_fail(st, AN_E_UNSUPPORTED,
-					  "the %s store cannot tell which slots were missed: it keeps no runs that can be looked up by slot",
-					  st->m->name);
-		return an_store_hintf(st, "anarchon_missed works on the local store and on Redis with strategy=lease.");
-	}
+		return cannot_recall(st);
 	if (*n == 0)
 		return AN_OK;
 	if ((has_run = malloc(*n)) == NULL)

@@ -1,9 +1,9 @@
 /*
  * missed.h — anarchon_missed's filter, written once for both hosts: from
  * the slots of a range that can no longer be claimed, drop those the store
- * holds a run for.  The local stores read their own table in order and
- * merge (an_missed_merge); a network store is asked through its recall
- * method (an_missed_recall).
+ * holds a run for.  Every store is asked through its recall method
+ * (an_missed_recall); the local ones read their table in order
+ * (an_missed_mark).
  */
 #ifndef ANARCHON_MISSED_H
 #define ANARCHON_MISSED_H
@@ -14,22 +14,12 @@
 #include "store.h"
 
 /*
- * A merge of the sorted slots with the sorted slots that have a run, one
- * run at a time: an_missed_merge_init, an_missed_merge_ran for each run in
- * ascending order, then an_missed_merge_end, which returns how many slots
- * are left (at the start of slots, in order).
+ * For a recall method that reads its runs in ascending order: mark in
+ * has_run the slot equal to ran, if any, looking from slots[next] on, and
+ * return where to look for the next (greater) run.  Both lists ascend, so
+ * one pass over each answers all of them.
  */
-typedef struct an_missed_merge
-{
-	int64_t    *slots;
-	size_t		n;
-	size_t		next;            /* the first slot not yet compared */
-	size_t		keep;            /* slots kept so far */
-} an_missed_merge;
-
-void		an_missed_merge_init(an_missed_merge *m, int64_t *slots, size_t n);
-void		an_missed_merge_ran(an_missed_merge *m, int64_t ran);
-size_t		an_missed_merge_end(an_missed_merge *m);
+size_t		an_missed_mark(const int64_t *slots, size_t n, size_t next, int64_t ran, unsigned char *has_run);
 
 /*
  * Ask st which of slots[0..*n) hold a run of rq->job and keep the others in
@@ -37,5 +27,14 @@ size_t		an_missed_merge_end(an_missed_merge *m);
  * store that cannot tell (no recall method); else the recall's own result.
  */
 int			an_missed_recall(an_store *st, const an_request *rq, int64_t *slots, size_t *n);
+
+/*
+ * Can st tell which slots of rq->job hold a run, before any slot is asked
+ * about?  The store's recall with no slots: it answers at once, without a
+ * round trip, AN_OK or AN_E_UNSUPPORTED with its message and hint (core/store.h
+ * says so of recall).  What catch-up needs: the command refuses it up front
+ * with this store's own words rather than when a missed slot first shows.
+ */
+int			an_missed_can_recall(an_store *st, const an_request *rq);
 
 #endif							/* ANARCHON_MISSED_H */

@@ -1,7 +1,7 @@
 /*
- * pause.c — the pause of a job as every host sees it (pause.h): the gate
- * before a claim, the calls of the store's pause methods, and the filter of
- * missed slots.
+ * pause.c — the pause of a job as every host sees it (pause.h): the calls
+ * of the store's pause methods, and the filter of missed slots.  A claim
+ * reads no pause here: the store's claim decides it (core/store.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 int
 an_pause_supported(const an_store *st)
 {
-	return AN_STORE_PAUSE_METHOD(st, pause) != NULL && AN_STORE_PAUSE_METHOD(st, resume) != NULL;
+	return AN_STORE_METHOD(st, pause) != NULL && AN_STORE_METHOD(st, resume) != NULL;
 }
 
 static int
@@ -21,26 +21,6 @@ unsupported(an_store *st)
 	an_store_fail(st, AN_E_UNSUPPORTED, "the %s store cannot hold a pause", st->m->name);
 	an_store_detailf(st, "A pause lives in the store, so that every instance sharing it sees the pause.");
 	return an_store_hintf(st, "Pause jobs on the local store, Redis or PostgreSQL, or stop the instances of the job instead.");
-}
-
-int
-an_pause_gate(an_store *st, const an_request *rq, an_claim_result *res)
-{
-	int64_t		until = 0;
-	int			rc;
-
-	if (AN_STORE_PAUSE_METHOD(st, paused) != NULL)
-	{
-		if ((rc = st->m->paused(st, rq, &until)) != AN_OK)
-			return rc;
-		if (until != 0)
-		{
-			memset(res, 0, sizeof(*res));
-			res->outcome = AN_PAUSED;
-			return AN_OK;
-		}
-	}
-	return st->m->claim(st, rq, res);
 }
 
 an_error
@@ -81,7 +61,7 @@ an_pause_read(an_store *st, const an_request *rq, int64_t *until)
 {
 	*until = 0;
 	an_store_clear(st);
-	return AN_STORE_PAUSE_METHOD(st, paused) ? st->m->paused(st, rq, until) : unsupported(st);
+	return AN_STORE_METHOD(st, paused) ? st->m->paused(st, rq, until) : unsupported(st);
 }
 
 size_t
@@ -109,7 +89,7 @@ an_pause_filter(an_store *st, const an_request *rq, int64_t *slots, size_t *n)
 	size_t		found = 0;
 	int			rc;
 
-	if (*n == 0 || AN_STORE_PAUSE_METHOD(st, pauses) == NULL)
+	if (*n == 0 || AN_STORE_METHOD(st, pauses) == NULL)
 		return AN_OK;
 	if ((spans = malloc(AN_PAUSE_SPANS_MAX * sizeof(*spans))) == NULL)
 		return an_store_fail(st, AN_E_NOMEM, "out of memory reading the pauses of a job");

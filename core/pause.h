@@ -2,17 +2,19 @@
  * pause.h — pausing a job, written once for every host and store.
  *
  * A pause lives in the store (store.h, version 5), so that every host
- * sharing the store sees it.  Hosts do three things with it here: a claim
- * goes through an_pause_gate (from an_store_claim), which answers
- * AN_PAUSED without claiming while the job is paused; anarchon_pause and
- * anarchon_resume call the store through an_pause_set / an_pause_end; and
- * anarchon_missed and anarchon_due drop the slots that fell inside a pause
- * with an_pause_filter.
+ * sharing the store sees it.  A claim of a paused job answers AN_PAUSED
+ * from the store's own claim, which reads the pause inside its atomic step
+ * (a Redis claim script, SQLite's BEGIN IMMEDIATE, PostgreSQL's job row
+ * lock): no claim reads the pause before that step, which would cost a
+ * round trip and miss a pause written between the read and the step.
+ * Hosts do two things with it here: anarchon_pause and anarchon_resume call
+ * the store through an_pause_set / an_pause_end (and the paused verb and
+ * function read it through an_pause_read); anarchon_missed and anarchon_due
+ * drop the slots that fell inside a pause with an_pause_filter.
  *
- * Order: the gate reads the pause before the claim, so a claim that starts
- * after anarchon_pause returned answers paused; a claim already past its
- * read when the pause is written may still win (it is ordered before the
- * pause).  A slot is "inside a pause" when start <= slot < end.
+ * Order: a claim whose atomic step comes after anarchon_pause returned
+ * answers paused; one whose step came before it is ordered before the pause
+ * and may have won.  A slot is "inside a pause" when start <= slot < end.
  */
 #ifndef ANARCHON_PAUSE_H
 #define ANARCHON_PAUSE_H
@@ -25,18 +27,8 @@
 /* The most pauses of one job anarchon_missed or anarchon_due reads for one range. */
 #define AN_PAUSE_SPANS_MAX 4096
 
-/* A pause method of the store, or NULL (none, or a table older than version 5). */
-#define AN_STORE_PAUSE_METHOD(st, method) ((st)->m->version >= 5 ? (st)->m->method : NULL)
-
 /* Can st hold a pause (a version 5 table with pause and resume)? */
 int			an_pause_supported(const an_store *st);
-
-/*
- * The claim through the pause: AN_PAUSED (attempt and lease_until 0)
- * without asking the store to claim when it says the job is paused now,
- * else the store's claim.  A store that cannot hold a pause just claims.
- */
-int			an_pause_gate(an_store *st, const an_request *rq, an_claim_result *res);
 
 /*
  * Check an until given to anarchon_pause against the host's clock now: a

@@ -35,7 +35,7 @@ an_run_now_check(an_store *st, const an_settings *s)
 				  (long long) s->max_late_ms);
 	an_store_detailf(st, "A run-now claims a slot up to a second before the request, and callers"
 					 " within max_late_ms of one request share its run.");
-	return an_store_hintf(st, "Set max_late_ms to at least 1000.");
+	return an_store_hintf(st, "Set %s to at least 1000.", an_store_setting(st, "max_late_ms"));
 }
 
 /* What pick_manual is given: the store's look-up (a function pointer is no void *). */
@@ -75,7 +75,7 @@ an_store_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64
 	int			rc;
 
 	*slot = 0;
-	if (st->m->version < 6 || st->m->run_now == NULL)
+	if (AN_STORE_METHOD(st, run_now) == NULL)
 	{
 		an_store_fail(st, AN_E_UNSUPPORTED, "store \"%s\" cannot run a job now", st->m->name);
 		an_store_detailf(st, "A run-now needs a store that keeps the runs of a job with leases:"

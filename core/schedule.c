@@ -40,8 +40,11 @@ typedef struct field_spec
 	int			lo;
 	int			hi;
 	const char *const *names;    /* names[i] means lo + i; NULL: numbers only */
-	const char *names_help;
+	const char *names_help;      /* what else the field takes, for messages */
 } field_spec;
+
+/* The day of month's "$" is the whole field (parse_cron), never a value. */
+#define MDAY_LAST_HELP "$ alone (the month's last day)"
 
 enum
 {
@@ -52,7 +55,7 @@ static const field_spec fields[F_COUNT] = {
 	{"second", 0, 59, NULL, NULL},
 	{"minute", 0, 59, NULL, NULL},
 	{"hour", 0, 23, NULL, NULL},
-	{"day of month", 1, 31, NULL, NULL},
+	{"day of month", 1, 31, NULL, MDAY_LAST_HELP},
 	{"month", 1, 12, month_names, "jan-dec"},
 	{"day of week", 0, 7, wday_names, "sun-sat; 0 and 7 are Sunday"},
 };
@@ -168,7 +171,7 @@ read_value(const field_ctx *fc, size_t *pos, int *value)
 		}
 		if (v < sp->lo || v > sp->hi)
 		{
-			if (sp->names != NULL)
+			if (sp->names_help != NULL)
 				snprintf(detail, sizeof(detail), "%d is out of range, allowed %d-%d or %s",
 						 v, sp->lo, sp->hi, sp->names_help);
 			else
@@ -194,9 +197,11 @@ read_value(const field_ctx *fc, size_t *pos, int *value)
 			}
 		}
 		if (sp->names == NULL)
-			snprintf(detail, sizeof(detail), "'%.*s' is not a number: allowed %d-%d",
+			snprintf(detail, sizeof(detail), "'%.*s' is not a number: allowed %d-%d%s%s",
 					 (int) (p - start > QUOTE_MAX ? QUOTE_MAX : p - start),
-					 fc->text + start, sp->lo, sp->hi);
+					 fc->text + start, sp->lo, sp->hi,
+					 sp->names_help != NULL ? " or " : "",
+					 sp->names_help != NULL ? sp->names_help : "");
 		else
 			snprintf(detail, sizeof(detail), "'%.*s' is not a %s name: allowed %d-%d or %s",
 					 (int) (p - start > QUOTE_MAX ? QUOTE_MAX : p - start),
@@ -205,6 +210,9 @@ read_value(const field_ctx *fc, size_t *pos, int *value)
 	}
 	if (p >= fc->len)
 		snprintf(detail, sizeof(detail), "a value is missing at the end: %s", SYNTAX_HELP);
+	else if (fc->text[p] == '$' && sp == &fields[F_MDAY])
+		return field_fail(fc, "'$' (the month's last day) must be the whole field, "
+						  "not part of a list, range or step");
 	else
 		snprintf(detail, sizeof(detail), "unexpected '%c' at position %zu: %s",
 				 fc->text[p], p + 1, SYNTAX_HELP);

@@ -98,7 +98,7 @@ int
 an_store_check_url(an_store *st, const char *url)
 {
 	an_store_clear(st);
-	if (st->m->version < 2 || st->m->check_url == NULL)
+	if (AN_STORE_METHOD(st, check_url) == NULL)
 		return AN_OK;
 	return st->m->check_url(st, url);
 }
@@ -107,6 +107,16 @@ int
 an_store_interrupted(const an_store *st)
 {
 	return st->host && st->host->interrupted && st->host->interrupted(st->host->ctx);
+}
+
+const char *
+an_store_setting(const an_store *st, const char *name)
+{
+	const char *spelt = NULL;
+
+	if (st && st->host && st->host->setting_name)
+		spelt = st->host->setting_name(st->host->ctx, name);
+	return spelt ? spelt : name;
 }
 
 int64_t
@@ -119,7 +129,7 @@ int
 an_store_claim(an_store *st, const an_request *rq, an_claim_result *res)
 {
 	int64_t		start = an_stats_start();
-	int			rc = an_pause_gate(st, rq, res);
+	int			rc = st->m->claim(st, rq, res);
 
 	an_stats_count(st->stats, AN_STATS_CLAIM, start, rc, rc == AN_OK ? (int) res->outcome : -1, 0);
 	return rc;
@@ -168,12 +178,25 @@ an_store_fence(an_store *st, const an_request *rq, int *owned)
 	int			rc;
 
 	*owned = 0;
-	if (st->m->version >= 4 && st->m->fence != NULL)
+	if (AN_STORE_METHOD(st, fence) != NULL)
 		rc = st->m->fence(st, rq, owned);
 	else if (st->m->heartbeat == NULL)
 		return an_store_fail(st, AN_E_UNSUPPORTED, "store \"%s\" cannot check who owns a run", st->m->name);
 	else
 		rc = st->m->heartbeat(st, rq, owned);
 	an_stats_count(st->stats, AN_STATS_FENCE, start, rc, 0, rc == AN_OK && *owned);
+	return rc;
+}
+
+int
+an_store_batch(an_store *st, const an_settings *s, size_t n,
+			   int (*one) (an_store *st, void *arg, size_t i), void *arg)
+{
+	int			rc = AN_OK;
+
+	if (AN_STORE_METHOD(st, batch) != NULL)
+		return st->m->batch(st, s, n, one, arg);
+	for (size_t i = 0; i < n && rc == AN_OK; i++)
+		rc = one(st, arg, i);
 	return rc;
 }

@@ -96,6 +96,15 @@ typedef struct an_host
 	 * postmaster death.  May be NULL: nanosleep in short slices.
 	 */
 	void		(*sleep_ms) (void *ctx, int timeout_ms);
+
+	/*
+	 * How this host's user spells a setting, for hints that say which one to
+	 * change: the command's flag ("--busy-timeout-ms" for "busy_timeout_ms").
+	 * May be NULL: the setting's own name, as anarchon_config and the GUCs
+	 * (anarchon.NAME) take it.  Stores name a setting in a hint only through
+	 * an_store_setting, so that a hint is one the host's user can follow.
+	 */
+	const char *(*setting_name) (void *ctx, const char *name);
 } an_host;
 
 /* The arguments of one call, already validated by the host. */
@@ -133,8 +142,26 @@ typedef struct an_check_result
  *   4  fence
  *   5  pause, resume, paused, pauses (core/pause.h)
  *   6  run_now
+ *   7  caps
+ *   8  batch
  */
-#define AN_STORE_VERSION 6
+#define AN_STORE_VERSION 8
+
+/*
+ * What a store is, beyond the methods it has, as bits of caps (version 7).
+ * A host asks these, never which table a store has: the hosts hold no list
+ * of stores and compare no method table.
+ *   AN_CAP_CALLER_TXN  its claim is part of the caller's transaction and
+ *                      commits or rolls back with it (PostgreSQL's local
+ *                      store), so the caller must not go on after it in the
+ *                      same statement (an_pg_require_final_claim)
+ *   AN_CAP_OWN_STATS   it keeps its counters on its server, where every
+ *                      instance's calls are counted (the command's
+ *                      PostgreSQL store); a host reads them there rather
+ *                      than counting its own calls
+ */
+#define AN_CAP_CALLER_TXN	0x1u
+#define AN_CAP_OWN_STATS	0x2u
 
 typedef struct an_store_methods
 {
@@ -149,7 +176,12 @@ typedef struct an_store_methods
 	 */
 	int			(*open) (an_store *st, const char *url, void *arg);
 
-	/* claim: decide (job, slot) for this token, atomically. */
+	/*
+	 * claim: decide (job, slot) for this token, atomically.  A store that
+	 * holds pauses (version 5) decides the pause in the same atomic step:
+	 * AN_PAUSED (attempt and lease_until 0), nothing claimed, while the job
+	 * is paused; the host reads nothing before it (core/pause.h).
+	 */
 	int			(*claim) (an_store *st, const an_request *rq, an_claim_result *res);
 
 	/*
@@ -203,7 +235,10 @@ typedef struct an_store_methods
 	 * (its memory is shorter than that slot's age) must not guess: it fails
 	 * with AN_E_UNSUPPORTED and says how far back it can answer.  Stores that
 	 * keep no run they could be asked about leave it NULL; the host then says
-	 * that this store cannot tell missed slots.
+	 * that this store cannot tell missed slots.  With n = 0 (slots and has_run
+	 * NULL) it makes no round trip: AN_OK, or AN_E_UNSUPPORTED when it could
+	 * never answer (a Redis strategy without runs), so that a host can refuse
+	 * catch-up before any claim (an_missed_can_recall).
 	 */
 	int			(*recall) (an_store *st, const an_request *rq, const int64_t *slots, size_t n,
 						   unsigned char *has_run);
@@ -232,10 +267,10 @@ typedef struct an_store_methods
 	 * A store with a clock of its own judges until on it and fails with
 	 * AN_E_INPUT when it is not ahead.  A store that cannot hold a pause
 	 * leaves pause, resume, paused and pauses NULL; the host then refuses
-	 * anarchon_pause naming the store (core/pause.c).  A store whose claim
-	 * decides the pause itself (the command's PostgreSQL store: the server
-	 * checks it) sets pause and resume and may leave paused NULL, so that
-	 * a claim is one round trip.
+	 * anarchon_pause naming the store (core/pause.c).  A store that holds
+	 * pauses decides them in its claim (above); one that cannot read the
+	 * pause (the command's PostgreSQL store: the server's claim checks it)
+	 * sets pause and resume and may leave paused NULL.
 	 */
 	int			(*pause) (an_store *st, const an_request *rq, int64_t until);
 
@@ -249,8 +284,8 @@ typedef struct an_store_methods
 	/*
 	 * paused: is rq->job paused now (on the store's clock where it has
 	 * one)?  *until = 0: no; AN_PAUSE_OPEN: until resumed; else when the
-	 * pause ends.  Asked before every claim (an_store_claim): one read.
-	 * Optional (see pause).
+	 * pause ends.  For the paused verb and function only: a claim never asks
+	 * it, its store decides the pause in the claim.  Optional (see pause).
 	 */
 	int			(*paused) (an_store *st, const an_request *rq, int64_t *until);
 
@@ -277,6 +312,26 @@ typedef struct an_store_methods
 	 */
 	int			(*run_now) (an_store *st, const an_request *rq, an_claim_result *res,
 							int64_t *slot);
+
+	/* ---- version 7 ---- */
+
+	unsigned	caps;            /* AN_CAP_* bits, above */
+
+	/* ---- version 8 ---- */
+
+	/*
+	 * batch (optional): one(st, arg, i) for each i < n as one unit of the
+	 * store (anarchon_claim_many), under settings s.  one claims a job with
+	 * the store's own claim; the store makes the unit what it can, and says
+	 * so in doc/writing-a-backend.md: SQLite's local store runs every call in
+	 * one BEGIN IMMEDIATE, each claim a savepoint of it.  one's AN_OK covers
+	 * a job whose claim failed alone (its error is its row); an error one
+	 * returns, or one that ends the unit, fails the whole batch.  Stores that
+	 * have no unit leave it NULL; the host then calls one for each job in
+	 * turn (an_store_batch).
+	 */
+	int			(*batch) (an_store *st, const an_settings *s, size_t n,
+						  int (*one) (an_store *st, void *arg, size_t i), void *arg);
 } an_store_methods;
 
 struct an_store
@@ -338,9 +393,27 @@ void		an_store_clear(an_store *st);
  */
 int			an_store_check_url(an_store *st, const char *url);
 
-/* The store's recall method, when its table has one (version 3 or later); else NULL. */
-#define AN_STORE_RECALL(st) \
-	((st)->m->version >= 3 ? (st)->m->recall : NULL)
+/*
+ * An optional method of the store, or NULL when the store has none or its
+ * table is older than the version that brought it: the one way a host reads
+ * a method added after version 1.  AN_STORE_SINCE_<method> is that version.
+ */
+#define AN_STORE_SINCE_check_url 2
+#define AN_STORE_SINCE_recall 3
+#define AN_STORE_SINCE_fence 4
+#define AN_STORE_SINCE_pause 5
+#define AN_STORE_SINCE_resume 5
+#define AN_STORE_SINCE_paused 5
+#define AN_STORE_SINCE_pauses 5
+#define AN_STORE_SINCE_run_now 6
+#define AN_STORE_SINCE_caps 7
+#define AN_STORE_SINCE_batch 8
+#define AN_STORE_METHOD(st, method) \
+	((st)->m->version >= AN_STORE_SINCE_##method ? (st)->m->method : NULL)
+
+/* Whether the store has capability bit cap (AN_CAP_*); a table before version 7 has none. */
+#define AN_STORE_HAS(st, cap) \
+	((st)->m->version >= AN_STORE_SINCE_caps && ((st)->m->caps & (cap)) != 0)
 
 /*
  * The hosts' calls of a store's methods: the method, timed and counted in
@@ -364,10 +437,20 @@ void		an_store_saw_clock(an_store *st, int64_t store_ms, int64_t sent_ms, int64_
  */
 int			an_store_fence(an_store *st, const an_request *rq, int *owned);
 
+/*
+ * A batch of n claims (anarchon_claim_many): the store's batch when it has
+ * one, else one(st, arg, i) for each i in turn, stopping at the first error
+ * one returns.
+ */
+int			an_store_batch(an_store *st, const an_settings *s, size_t n,
+						   int (*one) (an_store *st, void *arg, size_t i), void *arg);
+
 /* Ask the host whether to give up the current call. */
 int			an_store_interrupted(const an_store *st);
 
 /* The host's clock; every host provides one. */
 int64_t		an_store_host_now(const an_store *st);
+/* The setting name (lease_ms, max_late_ms, ...) as the host's user types it (an_host.setting_name). */
+const char *an_store_setting(const an_store *st, const char *name);
 
 #endif							/* ANARCHON_STORE_H */

@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "pause.h"
 #include "wonlost.h"
 
 int
@@ -24,10 +25,15 @@ an_wonlost_claim(an_store *st, const an_wonlost_ops *ops, const an_request *rq,
 	memset(res, 0, sizeof(*res));
 	if (ops->late_on_host && an_wonlost_late(st, rq))
 	{
-		/* A claim of our own sent before the limit and repeated after it is still ours. */
-		if ((rc = ops->find(st, rq, winner, &found)) != AN_OK)
+		int64_t		until = 0;
+
+		/* Nothing is appended: only reads, the pause's first (wonlost.h). */
+		if (AN_STORE_METHOD(st, paused) && (rc = st->m->paused(st, rq, &until)) != AN_OK)
 			return rc;
-		res->outcome = found && strcmp(winner, rq->token) == 0 ? AN_WON : AN_LATE;
+		/* A claim of our own sent before the limit and repeated after it is still ours. */
+		if (until == 0 && (rc = ops->find(st, rq, winner, &found)) != AN_OK)
+			return rc;
+		res->outcome = until != 0 ? AN_PAUSED : found && strcmp(winner, rq->token) == 0 ? AN_WON : AN_LATE;
 	}
 	else
 	{
@@ -43,6 +49,9 @@ an_wonlost_claim(an_store *st, const an_wonlost_ops *ops, const an_request *rq,
 				break;
 			case AN_APPEND_REFUSED:
 				res->outcome = AN_LATE;
+				break;
+			case AN_APPEND_PAUSED:
+				res->outcome = AN_PAUSED;
 				break;
 		}
 	}
@@ -142,16 +151,17 @@ an_wonlost_memory_ok(an_store *st, const char *what, const char *param,
 		an_store_fail(st, AN_E_CONFIG, "%s (%lld ms) is shorter than max_late_ms (%lld ms)",
 					  what, (long long) memory_ms, (long long) s->max_late_ms);
 		an_store_detailf(st, "A late claim could win a slot the store has already forgotten.");
-		return an_store_hintf(st, "Raise %s to at least max_late_ms, or lower max_late_ms.", param);
+		return an_store_hintf(st, "Raise %s to at least max_late_ms, or lower %s.", param,
+							  an_store_setting(st, "max_late_ms"));
 	}
 	an_store_fail(st, AN_E_CONFIG,
 				  "%s (%lld ms) is shorter than max_late_ms (%lld ms) plus twice max_skew_ms (%lld ms)",
 				  what, (long long) memory_ms, (long long) s->max_late_ms, (long long) skew_ms);
 	an_store_detailf(st, "The store must remember a slot for max_late_ms and for the clock skew allowed "
 					 "between instances either way; else a late claim could win a slot it has already forgotten.");
-	return an_store_hintf(st, "Raise %s to at least %lld ms, or lower max_late_ms; or, if every instance's clock "
+	return an_store_hintf(st, "Raise %s to at least %lld ms, or lower %s; or, if every instance's clock "
 						  "is kept closer than %lld ms to the others', lower max_skew_ms in the store URL.",
-						  param, (long long) need, (long long) skew_ms);
+						  param, (long long) need, an_store_setting(st, "max_late_ms"), (long long) skew_ms);
 }
 
 int

@@ -14,6 +14,7 @@
  *   the key was taken, the stored token is ours → won (attempt 1)
  *   the key was taken by another token          → lost
  *   the store refused the slot, holding none    → late
+ *   the job is paused (read in the append's own step) → paused
  *
  * A store supplies the append and the read-back (an_wonlost_ops); it decides
  * nothing itself.  RabbitMQ is a won/lost store too, but its gate cannot be
@@ -22,7 +23,10 @@
  *
  * Lateness.  A store without a clock, or whose append cannot read one, judges
  * lateness on the host database's clock (an_wonlost_late) before sending
- * anything; the script strategy judges it inside Redis, on TIME.
+ * anything; the script strategy judges it inside Redis, on TIME.  A claim
+ * judged late on the host appends nothing and only reads: a store that
+ * holds pauses is asked its pause first there (its paused method), so that
+ * a late claim of a paused job answers paused, as one in time does.
  *
  * Memory.  A store that forgets a claim before a late claim of the same slot
  * stops coming would let the slot be won twice: an_wonlost_memory_ok refuses
@@ -38,7 +42,8 @@ typedef enum an_append_result
 {
 	AN_APPEND_STORED,            /* the claim is stored: the slot is this token's */
 	AN_APPEND_TAKEN,             /* the slot's key already holds a claim */
-	AN_APPEND_REFUSED            /* the store refused the slot and holds no claim of it */
+	AN_APPEND_REFUSED,           /* the store refused the slot and holds no claim of it */
+	AN_APPEND_PAUSED             /* the job is paused: nothing appended (core/pause.h) */
 } an_append_result;
 
 /* The two steps a won/lost store provides, and how it judges lateness. */

@@ -19,6 +19,7 @@ _PG_init(void)
 {
 	/* Before the prefix is reserved (guc.c), so that placeholders still apply. */
 	an_pg_define_job_limits();
+	an_pg_define_durability();
 	an_pg_define_gucs();
 	an_pg_stats_init();
 }

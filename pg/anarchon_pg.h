@@ -31,6 +31,15 @@
 void		an_pg_define_gucs(void);
 
 /*
+ * durable.c: anarchon.durability; a claim refused under fsync = off unless
+ * accepted; a transaction whose commit is flushed whatever synchronous_commit
+ * says (and reaches a synchronous standby).
+ */
+void		an_pg_define_durability(void);
+void		an_pg_require_fsync(const char *what);
+void		an_pg_commit_durably(void);
+
+/*
  * stats.c: the counters.  init defines anarchon.stats and, when preloaded,
  * asks for shared memory; attach gives st the row of the store called name
  * (cached in *row) or none when the session does not count; busy counts a
@@ -59,6 +68,8 @@ void		an_pg_require_final_claim(FunctionCallInfo fcinfo);
 
 /* time.c: the database clock and conversions, overflow-safe both ways. */
 int64		an_pg_now_ms(void);
+/* The host's monotonic clock in ms (the keep-alive's deadlines). */
+int64		an_pg_mono_ms(void);
 /* -1, 0 or 1: ms is before, inside or after the range of timestamptz. */
 int			an_pg_ms_range(int64 ms);
 /* ms as a timestamptz; an error (22008) when it is out of timestamptz's range. */
@@ -75,6 +86,10 @@ int			an_pg_local_resume(an_store *st, const an_request *rq, int *was_paused);
 int			an_pg_local_paused(an_store *st, const an_request *rq, int64_t *until);
 int			an_pg_local_pauses(an_store *st, const an_request *rq, int64_t from, int64_t to,
 							   an_pause_span *spans, size_t max, size_t *n);
+
+/* local_recall.c: which slots of a job anarchon.runs holds a run for (core/store.h, recall). */
+int			an_pg_local_recall(an_store *st, const an_request *rq, const int64_t *slots, size_t n,
+							   unsigned char *has_run);
 
 /* store_select.c: the open store for anarchon.store (never NULL; ereports). */
 an_store   *an_pg_store(void);
@@ -100,11 +115,22 @@ typedef struct an_pg_call
 void		an_pg_read_call(FunctionCallInfo fcinfo, an_pg_slot_kind kind,
 							bool with_token, an_pg_call *call);
 /*
+ * The same for a batch (claim_many.c): argument 0 is not read, call->job is
+ * left empty for the caller to fill in job by job.
+ */
+void		an_pg_read_batch(FunctionCallInfo fcinfo, an_pg_slot_kind kind, an_pg_call *call);
+/*
  * functions.c: the store a claim of call goes to, once the current user may
  * claim its job, within the limits, at a moment a rollback cannot undo, and
  * with settings the store accepts (each refusal an ereport).
  */
 an_store   *an_pg_claim_store(FunctionCallInfo fcinfo, const an_pg_call *call);
+/*
+ * The part of those checks that does not depend on the job (the moment, the
+ * limits, the store's settings): a batch runs it once, then only the job's
+ * right per job.
+ */
+void		an_pg_claim_call_checks(FunctionCallInfo fcinfo, an_store *st, const an_pg_call *call);
 /*
  * functions.c: a claim's optional arguments (lease_ms, max_late_ms, attempts,
  * overlap, busy_timeout_ms), from argument `first` on, as overrides.
@@ -165,10 +191,27 @@ void		an_pg_owner_enter(an_pg_owner_state *s);
 void		an_pg_owner_leave(const an_pg_owner_state *s);
 bool		an_pg_spi_as_owner(const char *sql, int nargs, Oid *types, Datum *values,
 							   const char *nulls, Datum *first);
+struct _SPI_plan;				/* executor/spi.h's SPIPlanPtr */
+bool		an_pg_spi_as_owner_kept(struct _SPI_plan **keep, const char *sql, int nargs, Oid *types,
+									Datum *values, const char *nulls, Datum *first);
+
+/*
+ * keepalive.c: this backend won the claim rq, sent at sent_ms (an_pg_mono_ms);
+ * a keep-alive then started for that run counts its lease from there.
+ * has_lease: the store keeps leases (a won/lost store's run never runs out).
+ */
+void		an_pg_keepalive_claimed(const an_request *rq, int64 sent_ms, bool has_lease);
 
 /* run_lookup.c: the committed run (job, slot) by primary key, no SPI; state NONE if none. */
 struct an_run;
 void		an_pg_lookup_run(const char *job, int64 slot_ms, struct an_run *run);
+
+/*
+ * version.c: refuse (AN002) when this database's SQL objects
+ * (pg_extension.extversion) are not of the library's version; a no-op in
+ * extension scripts.  Called before the library touches its SQL objects.
+ */
+void		an_pg_require_sql_version(void);
 
 /* errors.c: raise the error recorded on st as an ereport (its hint as HINT). */
 pg_noreturn void an_pg_raise(an_store *st);

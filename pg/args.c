@@ -96,12 +96,10 @@ read_slot(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 	return slot;
 }
 
-void
-an_pg_read_call(FunctionCallInfo fcinfo, an_pg_slot_kind kind, bool with_token,
-				an_pg_call *call)
+/* Everything but the job: slot, token (when with_token) and the settings. */
+static void
+read_rest(FunctionCallInfo fcinfo, an_pg_slot_kind kind, bool with_token, an_pg_call *call)
 {
-	memset(call, 0, sizeof(*call));
-	read_word(fcinfo, 0, call->job, an_validate_job);
 	call->rq.slot = read_slot(fcinfo, kind);
 	if (with_token)
 	{
@@ -111,6 +109,22 @@ an_pg_read_call(FunctionCallInfo fcinfo, an_pg_slot_kind kind, bool with_token,
 	an_pg_current_settings(&call->settings);
 	call->rq.job = call->job;
 	call->rq.settings = &call->settings;
+}
+
+void
+an_pg_read_call(FunctionCallInfo fcinfo, an_pg_slot_kind kind, bool with_token,
+				an_pg_call *call)
+{
+	memset(call, 0, sizeof(*call));
+	read_word(fcinfo, 0, call->job, an_validate_job);
+	read_rest(fcinfo, kind, with_token, call);
+}
+
+void
+an_pg_read_batch(FunctionCallInfo fcinfo, an_pg_slot_kind kind, an_pg_call *call)
+{
+	memset(call, 0, sizeof(*call));
+	read_rest(fcinfo, kind, true, call);
 }
 
 void

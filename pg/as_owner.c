@@ -115,7 +115,11 @@ unpin_search_path(const an_pg_owner_state *s)
 void
 an_pg_owner_enter(an_pg_owner_state *s)
 {
-	Oid			role = owner();
+	Oid			role;
+
+	/* Every query of the SQL objects starts here: are they this library's? */
+	an_pg_require_sql_version();
+	role = owner();
 
 	GetUserIdAndSecContext(&s->userid, &s->sec_context);
 	SetUserIdAndSecContext(role, s->sec_context | SECURITY_LOCAL_USERID_CHANGE);
@@ -140,6 +144,18 @@ bool
 an_pg_spi_as_owner(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls,
 				   Datum *first)
 {
+	return an_pg_spi_as_owner_kept(NULL, sql, nargs, types, values, nulls, first);
+}
+
+/*
+ * The same, with the statement's plan prepared once per backend and kept in
+ * *keep (when keep is not NULL): a statement of every claim (the job's
+ * owner) is not parsed and planned on each call.
+ */
+bool
+an_pg_spi_as_owner_kept(SPIPlanPtr *keep, const char *sql, int nargs, Oid *types, Datum *values,
+						const char *nulls, Datum *first)
+{
 	an_pg_owner_state s;
 	bool		found = false;
 	bool		isnull;
@@ -148,7 +164,19 @@ an_pg_spi_as_owner(const char *sql, int nargs, Oid *types, Datum *values, const 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	an_pg_owner_enter(&s);
-	rc = SPI_execute_with_args(sql, nargs, types, values, nulls, false, first ? 1 : 0);
+	if (keep != NULL && *keep == NULL)
+	{
+		SPIPlanPtr	p = SPI_prepare(sql, nargs, types);
+
+		if (p == NULL || SPI_keepplan(p) != 0)
+			elog(ERROR, "could not prepare a statement of anarchon: %s",
+				 SPI_result_code_string(SPI_result));
+		*keep = p;
+	}
+	if (keep != NULL)
+		rc = SPI_execute_plan(*keep, values, nulls, false, first ? 1 : 0);
+	else
+		rc = SPI_execute_with_args(sql, nargs, types, values, nulls, false, first ? 1 : 0);
 	if (rc < 0)
 		elog(ERROR, "a statement of anarchon failed: %s", SPI_result_code_string(rc));
 	if (first != NULL && SPI_processed > 0 && SPI_tuptable != NULL)

@@ -69,6 +69,17 @@ an_pg_claim_overrides(FunctionCallInfo fcinfo, int first, an_pg_call *call)
 		an_pg_override(fcinfo, first + i, claim_overrides[i].type, claim_overrides[i].name, call);
 }
 
+void
+an_pg_claim_call_checks(FunctionCallInfo fcinfo, an_store *st, const an_pg_call *call)
+{
+	an_pg_require_claim_limits(&call->rq);
+	/* Only a store that decides inside the caller's transaction (the local one). */
+	if (AN_STORE_HAS(st, AN_CAP_CALLER_TXN))
+		an_pg_require_final_claim(fcinfo);
+	if (st->m->validate && st->m->validate(st, &call->settings) != AN_OK)
+		an_pg_raise(st);
+}
+
 an_store *
 an_pg_claim_store(FunctionCallInfo fcinfo, const an_pg_call *call)
 {
@@ -76,12 +87,7 @@ an_pg_claim_store(FunctionCallInfo fcinfo, const an_pg_call *call)
 
 	an_store_clear(st);
 	an_pg_require_job_right(call->job, AN_PG_JOB_CLAIM, &call->settings);
-	an_pg_require_claim_limits(&call->rq);
-	/* Only the local store decides inside the caller's transaction. */
-	if (st->m == &an_pg_local_methods)
-		an_pg_require_final_claim(fcinfo);
-	if (st->m->validate && st->m->validate(st, &call->settings) != AN_OK)
-		an_pg_raise(st);
+	an_pg_claim_call_checks(fcinfo, st, call);
 	return st;
 }
 
@@ -92,6 +98,7 @@ claim(FunctionCallInfo fcinfo, an_pg_slot_kind kind, an_claim_result *res)
 	an_pg_call	call;
 	an_store   *st;
 	char		err[AN_ERRMAX];
+	int64		sent_ms;
 
 	an_pg_read_call(fcinfo, kind, true, &call);
 	/* A manual slot is claimed by anarchon_run_now only (core/run_now.h). */
@@ -100,8 +107,12 @@ claim(FunctionCallInfo fcinfo, an_pg_slot_kind kind, an_claim_result *res)
 	an_pg_claim_overrides(fcinfo, 3, &call);
 
 	st = an_pg_claim_store(fcinfo, &call);
+	/* Read before the claim is sent: a lease it wins started no earlier. */
+	sent_ms = an_pg_mono_ms();
 	if (an_store_claim(st, &call.rq, res) != AN_OK)
 		an_pg_raise(st);
+	if (res->outcome == AN_WON)
+		an_pg_keepalive_claimed(&call.rq, sent_ms, res->lease_until != 0);
 }
 
 static Datum

@@ -82,7 +82,10 @@ lookup_owner(const char *job, Oid *owner)
 	Datum		values[1] = {CStringGetTextDatum(job)};
 	Datum		d;
 
-	if (!owner_query("SELECT owner FROM anarchon.job_owners WHERE job = $1", 1, types, values, &d))
+	static struct _SPI_plan *plan;	/* asked by every call on a job: kept */
+
+	if (!an_pg_spi_as_owner_kept(&plan, "SELECT owner FROM anarchon.job_owners WHERE job = $1",
+								 1, types, values, NULL, &d))
 		return false;
 	*owner = DatumGetObjectId(d);
 	return true;

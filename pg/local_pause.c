@@ -7,7 +7,10 @@
  * store's own.  Two pauses of one job at once may both insert a row: a job
  * is paused while any row is current, and resume ends them all, so the
  * answer is the same as with one.  A pause is visible to claims once the
- * caller's transaction commits (in autocommit, when anarchon_pause returns).
+ * caller's transaction commits (in autocommit, when anarchon_pause returns),
+ * and that commit is flushed whatever synchronous_commit says (durable.c).
+ * anarchon_prune deletes the pauses that ended before its cutoff
+ * (local_store.c), with the runs of that time.
  */
 #include "anarchon_pg.h"
 
@@ -91,6 +94,7 @@ an_pg_local_pause(an_store *st, const an_request *rq, int64_t until)
 	an_pg_owner_state owner;
 	int64		now = an_pg_now_ms();
 
+	an_pg_commit_durably();
 	if (run(P_EXTEND, &owner, rq->job, now, until) == 0)
 	{
 		done(&owner);
@@ -105,6 +109,7 @@ an_pg_local_resume(an_store *st, const an_request *rq, int *was_paused)
 {
 	an_pg_owner_state owner;
 
+	an_pg_commit_durably();
 	*was_paused = run(P_END, &owner, rq->job, an_pg_now_ms(), 0) > 0;
 	done(&owner);
 	return AN_OK;

@@ -4,7 +4,8 @@
  *
  * A claim takes these steps: the upsert of the job's row in
  * anarchon.runs_jobs (the lock, held until the caller's transaction ends),
- * the clock read after it, the run read FOR UPDATE, then the decision table,
+ * the clock read after it, the job's pause, the run read FOR UPDATE, then
+ * the decision table,
  * which lives in core/lease.c; this file supplies its steps (an_lease_ops)
  * with SPI.  Each query is prepared once per backend and kept, and runs as
  * the owner of the tables with search_path pinned (as_owner.c).  A check
@@ -34,9 +35,7 @@
 #include "access/xlog.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
-#include "replication/syncrep.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/memutils.h"
 
 #include "run_now.h"
@@ -54,7 +53,12 @@ typedef enum local_query
 	Q_FINISH,
 	Q_FENCE,
 	Q_PRUNE,
+	Q_PRUNE_PAUSES,
+	Q_PRUNED_MARK,
+	Q_PRUNED_READ,
 	Q_MANUAL,
+	Q_PAUSED,
+	Q_PEEK,
 	Q_COUNT
 } local_query;
 
@@ -105,11 +109,16 @@ static const query_def queries[Q_COUNT] = {
 		"UPDATE anarchon.runs SET state = 'replaced', finished_at = $3 "
 		"WHERE job = $1 AND state = 'running' AND lease_until >= $3 AND slot <> $2",
 		3, {TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
-	/* Fencing: only the token that owns a running run may touch it. */
+	/*
+	 * Fencing: only the token that owns a running run may touch it.  A lease
+	 * that has ended stays ended (core/lease.h, AN_LEASE_RENEWAL): the clock
+	 * is read after the row's lock is granted, as a claim reads it.
+	 */
 	[Q_HEARTBEAT] = {
 		"UPDATE anarchon.runs "
 		"SET lease_until = date_trunc('milliseconds', clock_timestamp()) + $4 * interval '1 millisecond' "
-		"WHERE job = $1 AND slot = $2 AND token = $3 AND state = 'running'",
+		"WHERE job = $1 AND slot = $2 AND token = $3 AND state = 'running' "
+		"AND lease_until >= date_trunc('milliseconds', clock_timestamp())",
 		4, {TEXTOID, TIMESTAMPTZOID, TEXTOID, INT8OID}},
 	/* The owner's finish sent again with the same status is true, as on every store. */
 	[Q_FINISH] = {
@@ -135,12 +144,53 @@ static const query_def queries[Q_COUNT] = {
 		"DELETE FROM anarchon.runs r USING anarchon.runs_jobs j "
 		"WHERE r.job = j.job AND r.slot < $1 AND (r.state <> 'running' OR r.lease_until < $2)",
 		2, {TIMESTAMPTZOID, TIMESTAMPTZOID}},
+	/*
+	 * Pauses that ended before the same cutoff: no claim, anarchon_missed or
+	 * anarchon_due can ask about their slots any more.  An open pause (until
+	 * NULL) never compares true; an ended one is before now.
+	 */
+	[Q_PRUNE_PAUSES] = {
+		"DELETE FROM anarchon.pauses WHERE until < $1",
+		1, {TIMESTAMPTZOID}},
+	/*
+	 * The largest cutoff any prune used, recorded before it deletes (in the
+	 * same transaction): a first claim of an older slot answers late
+	 * (core/lease.c), so a host with a longer max_late_ms never wins a slot
+	 * a shorter host's prune forgot.
+	 */
+	[Q_PRUNED_MARK] = {
+		"INSERT INTO anarchon.pruned AS p (id, slot_before) VALUES (1, $1) "
+		"ON CONFLICT (id) DO UPDATE "
+		"SET slot_before = GREATEST(p.slot_before, EXCLUDED.slot_before)",
+		1, {TIMESTAMPTZOID}},
+	[Q_PRUNED_READ] = {
+		"SELECT slot_before FROM anarchon.pruned WHERE id = 1",
+		0, {InvalidOid}},
 	/* The job's current manual request: its newest manual slot (core/run_now.h). */
 	[Q_MANUAL] = {
 		"SELECT slot FROM anarchon.runs WHERE job = $1 AND slot >= $2 "
 		"AND slot = pg_catalog.date_trunc('second', slot) + $3 * interval '1 millisecond' "
 		"ORDER BY slot DESC LIMIT 1",
 		3, {TEXTOID, TIMESTAMPTZOID, INT4OID}},
+	/*
+	 * Is the job paused at $2 (local_pause.c has the table's rules)?  Run
+	 * after the job's lock is granted, in a statement of its own: in READ
+	 * COMMITTED its snapshot is taken then, so a pause that committed while
+	 * the claim waited for the lock is seen.
+	 */
+	[Q_PAUSED] = {
+		"SELECT 1 FROM anarchon.pauses WHERE job = $1 AND (until IS NULL OR until > $2) LIMIT 1",
+		2, {TEXTOID, TIMESTAMPTZOID}},
+	/*
+	 * A loser's view (core/lease.h, peek): the run and the pause in one
+	 * statement, so one snapshot; no lock, no write.  The pause is judged
+	 * at $3, read just before the statement.
+	 */
+	[Q_PEEK] = {
+		"SELECT r.attempt, r.token, r.state, r.lease_until, EXISTS (SELECT 1 FROM anarchon.pauses p "
+		"WHERE p.job = $1 AND (p.until IS NULL OR p.until > $3)) "
+		"FROM (SELECT) AS one LEFT JOIN anarchon.runs r ON r.job = $1 AND r.slot = $2",
+		3, {TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
 };
 
 static SPIPlanPtr plans[Q_COUNT];
@@ -204,8 +254,9 @@ run_locking(an_store *st, local_query q, Datum *values, int expect, const char *
 
 /*
  * The local store writes anarchon.runs: say so plainly on a standby or in a
- * read-only transaction (where a remote store would still work), and make a
- * configured synchronous standby receive the write before the commit returns.
+ * read-only transaction (where a remote store would still work), and make the
+ * commit flush the write (and a configured synchronous standby receive it)
+ * before it returns, whatever synchronous_commit says (durable.c).
  */
 static void
 require_writable(const char *what)
@@ -223,18 +274,8 @@ require_writable(const char *what)
 				 errmsg("%s writes anarchon.runs and cannot run in a read-only transaction", what),
 				 errhint("Claim on the primary, outside of READ ONLY transactions, or set anarchon.store to a remote store.")));
 
-	/*
-	 * With a synchronous standby configured, a commit with synchronous_commit
-	 * off or local returns before the standby has the run: a failover would
-	 * forget a claim answered won, or a finish, and the slot would run twice.
-	 * This transaction commits as `on` instead (set as SET LOCAL does, so it
-	 * ends with the transaction); sessions that chose remote_write or more
-	 * keep their choice.  Reading two variables costs nothing otherwise.
-	 */
-	if (synchronous_commit < SYNCHRONOUS_COMMIT_REMOTE_WRITE &&
-		SyncRepStandbyNames != NULL && SyncRepStandbyNames[0] != '\0')
-		(void) set_config_option("synchronous_commit", "on", PGC_USERSET, PGC_S_SESSION,
-								 GUC_ACTION_LOCAL, true, 0, false);
+	/* What decides an owner is on disk before it is answered (durable.c). */
+	an_pg_commit_durably();
 }
 
 /* SPI, as the owner of the tables with search_path pinned (as_owner.c). */
@@ -363,6 +404,71 @@ op_replace_others(an_store *st, const an_request *rq, int64_t now)
 }
 
 /*
+ * Read after the run was read FOR UPDATE, in a statement of its own (a new
+ * snapshot in READ COMMITTED): a claim that found no run because a prune had
+ * just deleted it waited for that prune's commit, and so sees its cutoff.
+ */
+static int
+op_pruned_before(an_store *st, const an_request *rq, int64_t *before)
+{
+	bool		isnull;
+
+	*before = INT64_MIN;
+	if (run(Q_PRUNED_READ, NULL, SPI_OK_SELECT) > 0)
+		*before = an_pg_ts_to_ms(DatumGetTimestampTz(SPI_getbinval(SPI_tuptable->vals[0],
+																   SPI_tuptable->tupdesc, 1, &isnull)));
+	return AN_OK;
+}
+
+/* The pause, with the job's lock held (Q_PAUSED). */
+static int
+op_paused(an_store *st, const an_request *rq, int64_t now, int *paused)
+{
+	Datum		v[2] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(now))};
+
+	*paused = run(Q_PAUSED, v, SPI_OK_SELECT) > 0;
+	return AN_OK;
+}
+
+/*
+ * A loser's claim without the job's lock (core/lease.c): only in READ
+ * COMMITTED, where the statement's snapshot is taken now.  An older
+ * snapshot (REPEATABLE READ, SERIALIZABLE, in a caller's transaction) could
+ * show a run as it was before the call, and such a claim must also leave
+ * the write that makes a concurrent claim's older snapshot fail (Q_LOCK_JOB).
+ */
+static int
+op_peek(an_store *st, const an_request *rq, an_run *found, int *paused,
+		int64_t *now_before, int64_t *now_after, int *ok)
+{
+	Datum		v[3];
+	HeapTuple	tup;
+	TupleDesc	desc;
+	bool		isnull;
+
+	*ok = 0;
+	if (XactIsoLevel != XACT_READ_COMMITTED)
+		return AN_OK;
+	*now_before = an_pg_now_ms();
+	v[0] = CStringGetTextDatum(rq->job);
+	v[1] = TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot));
+	v[2] = TimestampTzGetDatum(an_pg_ms_to_ts(*now_before));
+	if (run(Q_PEEK, v, SPI_OK_SELECT) != 1)
+		elog(ERROR, "the loser's read of the local store returned no row");
+	tup = SPI_tuptable->vals[0];
+	desc = SPI_tuptable->tupdesc;
+	*paused = DatumGetBool(SPI_getbinval(tup, desc, 5, &isnull));
+	(void) SPI_getbinval(tup, desc, 1, &isnull);
+	if (isnull)
+		found->state = AN_RUN_NONE;
+	else
+		read_run_row(found);
+	*now_after = an_pg_now_ms();
+	*ok = 1;
+	return AN_OK;
+}
+
+/*
  * Commit belongs to the caller.  A rollback request cannot happen (the steps
  * above ereport instead of returning errors); if it ever did, aborting the
  * caller's transaction is the only way to take back what the claim wrote.
@@ -390,6 +496,9 @@ static const an_lease_ops local_ops = {
 	.interrupt = op_interrupt,
 	.unlock = op_unlock,
 	.replace_others = op_replace_others,
+	.pruned_before = op_pruned_before,
+	.paused = op_paused,
+	.peek = op_peek,
 };
 
 /* an_manual_find: read with the job's row lock held. */
@@ -422,6 +531,7 @@ local_claim(an_store *st, const an_request *rq, an_claim_result *res)
 	int			rc;
 
 	require_writable("anarchon_claim");
+	an_pg_require_fsync("anarchon_claim");
 	connect_spi(&owner);
 	rc = an_lease_claim(st, &local_ops, rq, res);
 	finish_spi(&owner);
@@ -435,6 +545,7 @@ local_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64_t 
 	int			rc;
 
 	require_writable("anarchon_run_now");
+	an_pg_require_fsync("anarchon_run_now");
 	connect_spi(&owner);
 	rc = an_lease_run_now(st, &local_ops, find_manual, rq, res, slot);
 	finish_spi(&owner);
@@ -497,6 +608,9 @@ local_check(an_store *st, const an_request *rq, an_check_result *res)
 }
 
 /*
+ * Runs, and pauses that ended, before the cutoff; *deleted counts the runs.
+ * The cutoff is recorded first (anarchon.pruned): claims of older slots are
+ * late from the prune's commit on, on every host.
  * A cutoff before the first timestamptz (a retention longer than PostgreSQL
  * can count back) leaves nothing older to delete: keep everything.
  */
@@ -512,7 +626,9 @@ local_prune(an_store *st, int64_t before, int64_t *deleted)
 	v[0] = TimestampTzGetDatum(an_pg_ms_to_ts(before));
 	v[1] = TimestampTzGetDatum(an_pg_ms_to_ts(an_pg_now_ms()));
 	connect_spi(&owner);
+	(void) run(Q_PRUNED_MARK, v, SPI_OK_INSERT);
 	*deleted = (int64_t) run(Q_PRUNE, v, SPI_OK_DELETE);
+	(void) run(Q_PRUNE_PAUSES, v, SPI_OK_DELETE);
 	finish_spi(&owner);
 	return AN_OK;
 }
@@ -523,7 +639,7 @@ local_close(an_store *st)
 }
 
 const an_store_methods an_pg_local_methods = {
-	.version = 6,
+	.version = AN_STORE_VERSION,
 	.name = "local",
 	.open = local_open,
 	.claim = local_claim,
@@ -539,4 +655,6 @@ const an_store_methods an_pg_local_methods = {
 	.resume = an_pg_local_resume,
 	.paused = an_pg_local_paused,
 	.pauses = an_pg_local_pauses,
+	.recall = an_pg_local_recall,	/* local_recall.c */
+	.caps = AN_CAP_CALLER_TXN,
 };

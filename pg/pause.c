@@ -135,7 +135,7 @@ anarchon_pauses(PG_FUNCTION_ARGS)
 	size_t		n = 0;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (from >= to || AN_STORE_PAUSE_METHOD(st, pauses) == NULL)
+	if (from >= to || AN_STORE_METHOD(st, pauses) == NULL)
 		return (Datum) 0;
 	spans = palloc(AN_PAUSE_SPANS_MAX * sizeof(*spans));
 	if (st->m->pauses(st, &rq, from, to, spans, AN_PAUSE_SPANS_MAX, &n) != AN_OK)

@@ -74,8 +74,8 @@ read_row(Relation rel, TupleTableSlot *slot, an_run *run)
 void
 an_pg_lookup_run(const char *job, int64 slot_ms, an_run *run)
 {
-	Oid			nsp = get_namespace_oid("anarchon", false);
-	Oid			relid = get_relname_relid("runs", nsp);
+	Oid			nsp;
+	Oid			relid;
 	Relation	rel;
 	Relation	idx;
 	Oid			idxid;
@@ -84,6 +84,10 @@ an_pg_lookup_run(const char *job, int64 slot_ms, an_run *run)
 	TupleTableSlot *slot;
 	Snapshot	snap;
 
+	/* No SPI here, so not through as_owner.c: the same version check. */
+	an_pg_require_sql_version();
+	nsp = get_namespace_oid("anarchon", false);
+	relid = get_relname_relid("runs", nsp);
 	memset(run, 0, sizeof(*run));
 	run->state = AN_RUN_NONE;
 	if (!OidIsValid(relid))

@@ -160,65 +160,6 @@ anarchon_slots_ms(PG_FUNCTION_ARGS)
 
 /* ---------------------------------------------------------------- anarchon_missed */
 
-static SPIPlanPtr runs_plan;
-
-/* Drop from l the slots with a run in anarchon.runs (one ordered range scan). */
-static void
-drop_local_runs(slot_list *l, const char *job)
-{
-	an_pg_owner_state owner;
-	an_missed_merge m;
-	Datum		values[3];
-
-	if (l->n == 0)
-		return;
-	an_pg_owner_enter(&owner);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (runs_plan == NULL)
-	{
-		Oid			types[3] = {TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID};
-		SPIPlanPtr	p = SPI_prepare("SELECT slot FROM anarchon.runs WHERE job = $1 AND slot >= $2 AND slot <= $3 ORDER BY slot",
-									3, types);
-
-		if (p == NULL || SPI_keepplan(p) != 0)
-			elog(ERROR, "could not prepare the query of anarchon_missed: %s",
-				 SPI_result_code_string(SPI_result));
-		runs_plan = p;
-	}
-	values[0] = CStringGetTextDatum(job);
-	values[1] = TimestampTzGetDatum(an_pg_ms_to_ts(l->slots[0]));
-	values[2] = TimestampTzGetDatum(an_pg_ms_to_ts(l->slots[l->n - 1]));
-	if (SPI_execute_plan(runs_plan, values, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "the query of anarchon_missed failed");
-	/* Both lists are in order: one merge. */
-	an_missed_merge_init(&m, (int64_t *) l->slots, l->n);
-	for (uint64 r = 0; r < SPI_processed; r++)
-	{
-		bool		isnull;
-
-		an_missed_merge_ran(&m, an_pg_ts_to_ms(DatumGetTimestampTz(SPI_getbinval(SPI_tuptable->vals[r],
-																				 SPI_tuptable->tupdesc, 1, &isnull))));
-	}
-	l->n = an_missed_merge_end(&m);
-	if (SPI_finish() != SPI_OK_FINISH)
-		elog(ERROR, "SPI_finish failed");
-	an_pg_owner_leave(&owner);
-}
-
-/* Drop the slots a network store remembers a run for. */
-static void
-drop_remote_runs(slot_list *l, an_store *st, const char *job, const an_settings *settings)
-{
-	an_request	rq;
-
-	memset(&rq, 0, sizeof(rq));
-	rq.job = job;
-	rq.settings = settings;
-	if (an_missed_recall(st, &rq, (int64_t *) l->slots, &l->n) != AN_OK)
-		an_pg_raise(st);
-}
-
 /* The job of argument 0, checked, into job; the caller may read it. */
 static void
 job_arg(FunctionCallInfo fcinfo, char job[AN_JOB_MAX + 1])
@@ -245,17 +186,15 @@ static void
 drop_runs(slot_list *l, const char *job, const an_settings *settings)
 {
 	an_store   *st = an_pg_store();
-
 	an_request	rq;
 
-	if (st->m == &an_pg_local_methods)
-		drop_local_runs(l, job);
-	else
-		drop_remote_runs(l, st, job, settings);
-	/* Nothing ran in a pause, and nothing was meant to: not missed (core/pause.h). */
 	memset(&rq, 0, sizeof(rq));
 	rq.job = job;
 	rq.settings = settings;
+	an_store_clear(st);
+	if (an_missed_recall(st, &rq, (int64_t *) l->slots, &l->n) != AN_OK)
+		an_pg_raise(st);
+	/* Nothing ran in a pause, and nothing was meant to: not missed (core/pause.h). */
 	an_store_clear(st);
 	if (an_pause_filter(st, &rq, (int64_t *) l->slots, &l->n) != AN_OK)
 		an_pg_raise(st);

@@ -27,6 +27,7 @@
 #include "utils/syscache.h"
 #include "utils/wait_event.h"
 
+#include "redact.h"
 #include "remote.h"
 #include "url.h"
 
@@ -171,30 +172,35 @@ find_mapping(Oid userid, Oid serverid)
 
 /*
  * anarchon.store holds a store URL instead of a server's name: refused with
- * the commands that do what was meant.  The URL is repeated in the hint only
- * when it carries no credentials: they belong in a user mapping, not in a
- * setting any role can SHOW, nor in an error message.
+ * the commands that do what was meant.  Credentials (a password, a token, a
+ * sentinel_password in the query: an_redact_secret_param) belong in a user
+ * mapping, not in a setting any role can SHOW, nor in an error message or
+ * the server's log: a URL that holds any is named without its userinfo and
+ * query (an_url_name), and any other is shown as an_redact_url shows it.
  */
 static void
 refuse_url(const char *value)
 {
 	an_url		u;
 	char		err[AN_ERRMAX];
-	char		shown[256] = "...";
+	char		shown[256];
 	char		server[NAMEDATALEN] = "my_store";
 	char		mapping[NAMEDATALEN + 96] = "";
 
+	an_redact_url(value, shown, sizeof(shown));
 	if (an_url_parse(value, &u, err, sizeof(err)) == 0)
 	{
+		bool		secrets = u.user != NULL || u.password != NULL;
+
+		for (int i = 0; i < u.nparams; i++)
+			secrets |= an_redact_secret_param(u.params[i].name, strlen(u.params[i].name));
 		snprintf(server, sizeof(server), "my_%.*s", (int) strcspn(u.scheme, "+"), u.scheme);
-		if (u.user == NULL && u.password == NULL)
-			strlcpy(shown, value, sizeof(shown));
-		else
+		/* A NATS token is a mapping's lone password (fdw.c). */
+		if (secrets)
 		{
-			an_url_redacted(&u, shown, sizeof(shown));
+			an_url_name(&u, shown, sizeof(shown));
 			if (u.nparams > 0)
 				strlcat(shown, "?...", sizeof(shown));
-			/* A NATS token is a mapping's lone password (fdw.c). */
 			snprintf(mapping, sizeof(mapping),
 					 "CREATE USER MAPPING FOR PUBLIC SERVER %s OPTIONS (%s); ", server,
 					 (strcmp(u.scheme, "nats") == 0 || strcmp(u.scheme, "tls") == 0) ? "password '...'" : "user '...', password '...'");

@@ -12,6 +12,8 @@
  */
 #include "anarchon_pg.h"
 
+#include <time.h>
+
 /* The range of timestamptz, in ms since the Unix epoch (MIN_TIMESTAMP is a whole ms). */
 #define TS_MIN_MS	(MIN_TIMESTAMP / 1000 + AN_PG_EPOCH_MS)
 #define TS_MAX_MS	((END_TIMESTAMP - 1) / 1000 + AN_PG_EPOCH_MS)
@@ -21,6 +23,20 @@ int64
 an_pg_now_ms(void)
 {
 	return an_pg_ts_to_ms(GetCurrentTimestamp());
+}
+
+/*
+ * The host's monotonic clock, in ms: the keep-alive's deadlines, which a
+ * step of the wall clock must not move.  CLOCK_MONOTONIC is one clock for
+ * every process of the host, so a backend and its worker can compare.
+ */
+int64
+an_pg_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 int

@@ -11,8 +11,8 @@
 REMOTE_DIRS = remote remote/net remote/redis remote/nats remote/amqp
 REMOTE_INCLUDES = $(addprefix -I,$(REMOTE_DIRS))
 REMOTE_HEADERS = $(wildcard $(addsuffix /*.h,$(REMOTE_DIRS)))
-REMOTE_SRCS = remote/registry.c remote/net/url.c remote/net/wait.c remote/net/sock.c remote/net/rotate.c remote/net/conn.c remote/net/url_tls.c \
-	remote/net/session_claims.c remote/net/crc16.c
+REMOTE_SRCS = remote/registry.c remote/net/url.c remote/net/redact.c remote/net/wait.c remote/net/sock.c remote/net/rotate.c remote/net/conn.c remote/net/url_tls.c \
+	remote/net/session_claims.c remote/net/crc16.c remote/net/format_marker.c
 REMOTE_CFLAGS = $(AN_REMOTE_CFLAGS)
 REMOTE_LIBS = $(AN_REMOTE_LIBS)
 

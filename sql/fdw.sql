@@ -51,6 +51,12 @@ SET anarchon.store = 'nats://s3cr3t-token@127.0.0.1:4222';
 SELECT anarchon_claim('r', 4102444800000, 'tok');
 SET anarchon.store = 'amqp://app:s3cret@127.0.0.1/jobs?slot_ttl_ms=120000';
 SELECT anarchon_check('r', 4102444800000);
+-- A secret in the query, with no user or password (a short value, so it
+-- reaches this hint): hidden too, in the hint and so in the server's log.
+SET anarchon.store = 'redis+sentinel://127.0.0.1/m?sentinel_password=S3CRET';
+SELECT anarchon_check('r', 4102444800000);
+SET anarchon.store = 'redis://u:p@ss-S3CRET@127.0.0.1:6379/0';
+SELECT anarchon_check('r', 4102444800000);
 -- A server of another wrapper is refused.
 CREATE FOREIGN DATA WRAPPER st_other_wrapper;
 CREATE SERVER st_other FOREIGN DATA WRAPPER st_other_wrapper;

@@ -18,7 +18,8 @@ SELECT token, state FROM anarchon.runs WHERE job = 'hb';
 -- A heartbeat for a run that does not exist.
 SELECT anarchon_heartbeat('hb', :now_ms + 1000, 'tok-1');
 SELECT anarchon_finish('hb', :now_ms + 1000, 'tok-1');
--- A lease that ran out but was not taken over still belongs to its token.
+-- A lease that ran out is not renewed, even when nobody took it over: its
+-- owner may have stopped (a finish is still accepted, below the takeover).
 SELECT pg_temp.expire('hb');
 SELECT anarchon_heartbeat('hb', :now_ms, 'tok-1');
 -- After a takeover the old token is fenced off.

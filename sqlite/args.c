@@ -71,6 +71,12 @@ an_sqlite_value_instant(sqlite3_value *v, const char *what, int64_t *out, char *
 	return value_ms(v, what, out, an_validate_instant_arg, an_validate_instant_double, err, errlen);
 }
 
+int
+an_sqlite_value_slot(sqlite3_value *v, int64_t *out, char *err, size_t errlen)
+{
+	return value_ms(v, "slot", out, an_validate_run_slot, an_validate_slot_double, err, errlen);
+}
+
 /* The same, as the error result of ctx; 0 after setting it. */
 static int
 arg_ms(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *what,

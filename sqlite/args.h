@@ -36,4 +36,7 @@ int			an_sqlite_arg_instant(sqlite3_context *ctx, const char *fn, sqlite3_value 
 int			an_sqlite_value_instant(sqlite3_value *v, const char *what, int64_t *out,
 									char *err, size_t errlen);
 
+/* The slot rule for a value outside a function call, likewise. */
+int			an_sqlite_value_slot(sqlite3_value *v, int64_t *out, char *err, size_t errlen);
+
 #endif							/* ANARCHON_SQLITE_ARGS_H */

@@ -7,7 +7,8 @@
  *
  * Registers the functions of functions.c on the connection that loads it,
  * with a fresh an_sqlite_conn holding that connection's settings and store.
- * The table anarchon_runs is created in the main database on first use.
+ * The tables are created in the main database on first use, or an older
+ * file's migrated (format.c).
  *
  * Loading it again on the same connection changes nothing: registering the
  * functions again would give them a fresh an_sqlite_conn, so the
@@ -23,6 +24,7 @@
  */
 #include <string.h>
 
+#include "format.h"
 #include "host.h"
 #include "schedule.h"
 
@@ -85,6 +87,10 @@ sqlite3_anarchon_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *
 		rc = an_sqlite_schedule_register(db, conn);
 	if (rc == SQLITE_OK)
 		rc = an_sqlite_stats_register(db, conn);
+	if (rc == SQLITE_OK)
+		rc = an_sqlite_claim_many_register(db, conn);
+	if (rc == SQLITE_OK)
+		rc = an_sqlite_format_register(db);
 	an_sqlite_stats_started(an_sqlite_now(db));
 	if (rc != SQLITE_OK)
 		*pzErrMsg = sqlite3_mprintf("anarchon: cannot register its functions: %s",

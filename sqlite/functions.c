@@ -19,11 +19,13 @@
  * allowed; a refused call changes nothing stored.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "args.h"
 #include "host.h"
+#include "redact.h"
 #include "run_now.h"
 
 SQLITE_EXTENSION_INIT3
@@ -96,6 +98,8 @@ prepare_call(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, int wit
 	char		err[AN_ERRMAX];
 	an_store   *st;
 
+	if (!an_sqlite_top_level(ctx, fn))
+		return NULL;
 	memset(rq, 0, sizeof(*rq));
 	rq->settings = &conn->settings;
 	if ((rq->job = arg_text(ctx, fn, argv[0], "job", an_validate_job)) == NULL)
@@ -302,6 +306,8 @@ fn_run_now(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	int64_t		slot;
 	char	   *json;
 
+	if (!an_sqlite_top_level(ctx, "anarchon_run_now"))
+		return;
 	memset(&rq, 0, sizeof(rq));
 	rq.settings = &conn->settings;
 	if ((rq.job = arg_text(ctx, "anarchon_run_now", argv[0], "job", an_validate_job)) == NULL)
@@ -344,6 +350,8 @@ fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	char		err[AN_ERRMAX];
 	char		out[64];
 
+	if (!an_sqlite_top_level(ctx, "anarchon_config"))
+		return;
 	if (name_type != SQLITE_TEXT || name == NULL)
 	{
 		an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_config",
@@ -395,8 +403,14 @@ fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 				return;
 			}
 		}
-		sqlite3_result_text(ctx, an_sqlite_redacted_url(conn->store_url ? conn->store_url : "local"),
-							-1, sqlite3_free);
+		{
+			char	   *shown = an_redact_url_dup(conn->store_url ? conn->store_url : "local");
+
+			if (shown == NULL)
+				sqlite3_result_error_nomem(ctx);
+			else
+				sqlite3_result_text(ctx, shown, -1, free);
+		}
 		return;
 	}
 	if (argc == 2)
@@ -459,6 +473,8 @@ fn_prune(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	char		err[AN_ERRMAX];
 	an_store   *st;
 
+	if (!an_sqlite_top_level(ctx, "anarchon_prune"))
+		return;
 	/* NULL is the default retention, as in PostgreSQL (keep_ms DEFAULT NULL). */
 	if (argc == 1 && sqlite3_value_type(argv[0]) != SQLITE_NULL)
 	{
@@ -522,6 +538,8 @@ static void
 fn_loaded(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	(void) argc;
+	if (!an_sqlite_top_level(ctx, "anarchon_loaded"))
+		return;
 	sqlite3_result_int(ctx, sqlite3_value_pointer(argv[0], AN_SQLITE_BUILD_TAG_TYPE) == &build_tag);
 }
 
@@ -546,7 +564,11 @@ typedef struct fn_entry
 	void		(*fn) (sqlite3_context *, int, sqlite3_value **);
 } fn_entry;
 
-/* Functions with effects may not hide in triggers or views of an attacker. */
+/*
+ * Functions with effects may not hide in triggers or views of an attacker;
+ * each also checks at every call that it was called directly (top_level.c),
+ * which holds where SQLite's flag does not.
+ */
 #define EFFECTS (SQLITE_UTF8 | SQLITE_DIRECTONLY)
 
 static const fn_entry functions[] = {

@@ -60,9 +60,6 @@ int			an_sqlite_store_switch(an_sqlite_conn *conn, const char *url,
 /* Close whatever store is open. */
 void		an_sqlite_store_close(an_sqlite_conn *conn);
 
-/* A store URL as the user may see it: the password replaced by "***"; sqlite3_malloc'd. */
-char	   *an_sqlite_redacted_url(const char *url);
-
 /*
  * stats.c: the process's counters.  attach gives conn's open store its row
  * (none with 'stats' off); started notes when the process began counting.
@@ -72,6 +69,8 @@ void		an_sqlite_stats_attach(an_sqlite_conn *conn);
 void		an_sqlite_stats_failed(an_sqlite_conn *conn, an_error code);
 void		an_sqlite_stats_started(int64_t now_ms);
 int			an_sqlite_stats_register(sqlite3 *db, an_sqlite_conn *conn);
+/* claim_many.c: the table-valued function anarchon_claim_many. */
+int			an_sqlite_claim_many_register(sqlite3 *db, an_sqlite_conn *conn);
 
 /*
  * claim_conn.c: open *out on the database of caller's main, with caller's
@@ -90,6 +89,13 @@ int			an_sqlite_may_write(sqlite3 *caller, const char *fn, char *err, size_t err
  */
 #define AN_SQLITE_BUILD_TAG_TYPE "anarchon-build"
 const void *an_sqlite_build_tag(void);
+
+/*
+ * top_level.c: is this call of fn direct, from the application's own SQL
+ * rather than from a schema object of the database file?  1, or 0 with the
+ * error set on ctx.  Every function with a side effect asks it first.
+ */
+int			an_sqlite_top_level(sqlite3_context *ctx, const char *fn);
 
 /* Register the SQL functions (functions.c). */
 int			an_sqlite_register_functions(sqlite3 *db, an_sqlite_conn *conn);

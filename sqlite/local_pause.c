@@ -4,8 +4,10 @@
  *
  * A pause is current while until is NULL or ahead of the store's clock (the
  * database's VFS, the clock of its claims).  Pause and resume write inside
- * BEGIN IMMEDIATE, like a claim, so two of them at once are ordered; the
- * read before a claim (core/pause.c) is one indexed SELECT.
+ * BEGIN IMMEDIATE, like a claim, so two of them at once are ordered; a
+ * claim reads the pause inside its own BEGIN IMMEDIATE, with the same kept
+ * statement (an_sqlite_local_paused_at), so a pause is either committed
+ * before the claim's write lock or waits for the claim's commit.
  */
 #include <string.h>
 
@@ -108,21 +110,30 @@ do_resume(an_store *st, void *arg)
 	return write_step(st, s, "anarchon_resume", &c->changed);
 }
 
+int
+an_sqlite_local_paused_at(an_store *st, const char *job, int64_t now, int64_t *until)
+{
+	sqlite3_stmt *s;
+	int			rc;
+
+	*until = 0;
+	if ((rc = an_sqlite_local_stmt(st, AN_LOCAL_PAUSED, sql_paused, &s)) != AN_OK || s == NULL)
+		return rc;
+	sqlite3_bind_text(s, 1, job, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, now);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*until = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? AN_OK : an_sqlite_local_fail(st, "reading the pause of a job");
+}
+
 static int
 do_paused(an_store *st, void *arg)
 {
 	pause_call *c = arg;
-	sqlite3_stmt *s;
-	int			rc;
 
-	c->until = 0;
-	if ((rc = prepare(st, AN_LOCAL_PAUSED, sql_paused, c, &s)) != AN_OK || s == NULL)
-		return rc;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		c->until = sqlite3_column_int64(s, 0);
-	sqlite3_reset(s);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? AN_OK : an_sqlite_local_fail(st, "reading the pause of a job");
+	return an_sqlite_local_paused_at(st, c->rq->job, an_sqlite_local_now(st), &c->until);
 }
 
 static int

@@ -40,6 +40,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "format.h"
 #include "host.h"
 #include "lease.h"
 #include "local_store.h"
@@ -62,7 +63,13 @@ enum stmt_id
 	S_FINISH,
 	S_FENCE,
 	S_PRUNE,
+	S_PRUNE_PAUSES,
+	S_PRUNED_MARK,
+	S_PRUNED_READ,
 	S_MANUAL,
+	S_SAVEPOINT,
+	S_RELEASE,
+	S_ROLLBACK_TO,
 	S_COUNT
 };
 
@@ -85,9 +92,12 @@ static const char *const stmt_sql[S_COUNT] = {
 	/* The same runs as S_OTHER_LIVE, so that 'replace' ends what 'skip' would wait for. */
 	[S_REPLACE] = "UPDATE anarchon_runs SET state = 'replaced', finished_at = ?4"
 	" WHERE job = ?1 AND state = 'running' AND lease_until >= ?4 AND slot <> ?2",
-	/* Fencing: only the token that owns a running run may touch it. */
+	/*
+	 * Fencing: only the token that owns a running run may touch it, and a
+	 * lease that has ended stays ended (core/lease.h, AN_LEASE_RENEWAL).
+	 */
 	[S_HEARTBEAT] = "UPDATE anarchon_runs SET lease_until = ?5"
-	" WHERE job = ?1 AND slot = ?2 AND token = ?3 AND state = 'running'",
+	" WHERE job = ?1 AND slot = ?2 AND token = ?3 AND state = 'running' AND lease_until >= ?4",
 	/*
 	 * The owner's finish, sent again with the same status (its answer was
 	 * lost), is answered true as every store answers it; the first finish's
@@ -102,49 +112,39 @@ static const char *const stmt_sql[S_COUNT] = {
 	/* A run still holding a live lease is kept, however old its slot. */
 	[S_PRUNE] = "DELETE FROM anarchon_runs"
 	" WHERE slot < ?1 AND (state <> 'running' OR lease_until < ?2)",
+	/* Pauses that ended before the same cutoff; an open one (until NULL) never compares. */
+	[S_PRUNE_PAUSES] = "DELETE FROM anarchon_pauses WHERE until < ?1",
+	/*
+	 * The largest cutoff any prune used, recorded before it deletes: a first
+	 * claim of an older slot answers late (core/lease.c), so a host with a
+	 * longer max_late_ms never wins a slot a shorter host's prune forgot.
+	 */
+	[S_PRUNED_MARK] = "INSERT INTO anarchon_pruned (id, slot_before) VALUES (1, ?1)"
+	" ON CONFLICT (id) DO UPDATE SET slot_before = max(slot_before, excluded.slot_before)",
+	[S_PRUNED_READ] = "SELECT slot_before FROM anarchon_pruned WHERE id = 1",
 	/* The job's current manual request: its newest manual slot (core/run_now.h). */
 	[S_MANUAL] = "SELECT slot FROM anarchon_runs"
 	" WHERE job = ?1 AND slot >= ?2 AND slot % 1000 = ?3 ORDER BY slot DESC LIMIT 1",
+	/* One job of a batch (local_batch): its claim's lock and unlock. */
+	[S_SAVEPOINT] = "SAVEPOINT anarchon_job",
+	[S_RELEASE] = "RELEASE anarchon_job",
+	[S_ROLLBACK_TO] = "ROLLBACK TO anarchon_job",
 };
-
-/*
- * The table and its index, in one transaction that takes the write lock
- * first: many processes creating them at once then wait for each other in
- * the busy handler.  Without BEGIN IMMEDIATE each would read the schema
- * under a shared lock and then ask for the write lock, and in rollback-
- * journal mode SQLite answers two such upgrades with SQLITE_BUSY at once,
- * without waiting (it would be a deadlock).
- */
-static const char schema_sql[] =
-"BEGIN IMMEDIATE;"
-"CREATE TABLE IF NOT EXISTS anarchon_runs ("
-" job TEXT NOT NULL,"
-" slot INTEGER NOT NULL,"
-" attempt INTEGER NOT NULL,"
-" token TEXT NOT NULL,"
-" state TEXT NOT NULL CHECK (state IN ('running', 'succeeded', 'failed', 'interrupted', 'replaced')),"
-" lease_until INTEGER NOT NULL,"
-" claimed_at INTEGER NOT NULL,"
-" finished_at INTEGER,"
-" PRIMARY KEY (job, slot)"
-") WITHOUT ROWID;"
-"CREATE INDEX IF NOT EXISTS anarchon_runs_live ON anarchon_runs (job, lease_until)"
-" WHERE state = 'running';"
-AN_SQLITE_PAUSES_SCHEMA
-"COMMIT;";
 
 typedef struct local_store
 {
 	sqlite3    *caller;          /* the caller's connection */
 	sqlite3    *db;              /* where claims run: own connection, or caller */
 	int			own_db;          /* db was opened by us */
-	int			schema_ready;    /* anarchon_runs was created (or found) */
+	int			schema_ready;    /* the tables are in this library's format */
 	int			runs_seen;       /* a check found anarchon_runs */
+	int			format_read;     /* a read found the tables in a format it knows */
 	pid_t		pid;             /* the process that opened db */
 	int64_t		busy_timeout_ms; /* what db's busy timeout is set to */
 	sqlite3_vfs *vfs;            /* db's VFS: its clock is the store's clock */
 	sqlite3_stmt *stmt[S_COUNT];
 	sqlite3_stmt *extra[AN_LOCAL_EXTRA];	/* local_pause.c's (an_sqlite_local_stmt) */
+	int			batch;           /* inside local_batch's BEGIN IMMEDIATE */
 } local_store;
 
 /*
@@ -172,7 +172,7 @@ fail_db(an_store *st, sqlite3 *db, const char *what)
 					  "the database stayed locked by another writer for longer than busy_timeout_ms (%lld ms)"
 					  " while %s", (long long) ((local_store *) st->impl)->busy_timeout_ms, what);
 		an_store_detailf(st, "Nothing was decided.");
-		return an_store_hintf(st, "Call again, or raise busy_timeout_ms.");
+		return an_store_hintf(st, "Call again, or raise %s.", an_store_setting(st, "busy_timeout_ms"));
 	}
 	if ((code & 0xff) == SQLITE_NOMEM)
 		return an_store_fail(st, AN_E_NOMEM, "out of memory while %s", what);
@@ -283,14 +283,19 @@ writable_now(an_store *st, const char *fn)
 
 /* ---------------------------------------------------------------- statements */
 
-/* Prepare the statements once; kept for the life of our own connection. */
+/*
+ * Prepare the statements once; kept for the life of our own connection.  A
+ * read (anarchon_check) prepares only its own: reads do not migrate, and a
+ * file an older release made lacks tables the writers' statements name
+ * (anarchon_pauses before format 2, anarchon_pruned before format 4).
+ */
 static int
-stmts_acquire(an_store *st)
+stmts_acquire(an_store *st, int read_only)
 {
 	local_store *ls = st->impl;
 
 	for (int i = 0; i < S_COUNT; i++)
-		if (ls->stmt[i] == NULL &&
+		if (ls->stmt[i] == NULL && (!read_only || i == S_READ) &&
 			sqlite3_prepare_v3(ls->db, stmt_sql[i], -1,
 							   ls->own_db ? SQLITE_PREPARE_PERSISTENT : 0,
 							   &ls->stmt[i], NULL) != SQLITE_OK)
@@ -324,6 +329,9 @@ op_lock(an_store *st, const an_request *rq)
 	local_store *ls = st->impl;
 	int			rc;
 
+	/* In a batch the write lock is held already: each job is a savepoint in it. */
+	if (ls->batch)
+		return run_write(st, ls->stmt[S_SAVEPOINT], "starting the job's claim (SAVEPOINT)");
 	if ((rc = writable_now(st, "anarchon_claim")) != AN_OK)
 		return rc;
 	apply_busy_timeout(ls, rq->settings);
@@ -421,19 +429,9 @@ static int
 op_replace_others(an_store *st, const an_request *rq, int64_t now)
 {
 	local_store *ls = st->impl;
-	int			rc = run_write(st, bind_req(ls, S_REPLACE, rq, now, 0),
-							   "marking the job's other runs replaced");
 
-	/* CREATE TABLE IF NOT EXISTS keeps the CHECK of a table made before 'replaced'. */
-	if (rc != AN_OK && sqlite3_extended_errcode(ls->db) == SQLITE_CONSTRAINT_CHECK)
-	{
-		an_store_fail(st, AN_E_CONFIG, "anarchon_runs was created before overlap 'replace' existed:"
-					  " its state column does not accept 'replaced'");
-		an_store_detailf(st, "Nothing was decided.");
-		return an_store_hintf(st, "Rebuild anarchon_runs with the new CHECK (doc/operating.md, \"Overlap replace\", shows how),"
-							  " or use overlap 'skip' or 'allow'.");
-	}
-	return rc;
+	/* A table made before 'replaced' was migrated by the call's first use (format.c). */
+	return run_write(st, bind_req(ls, S_REPLACE, rq, now, 0), "marking the job's other runs replaced");
 }
 
 static int
@@ -441,6 +439,15 @@ op_unlock(an_store *st, int commit)
 {
 	local_store *ls = st->impl;
 
+	/* A batch's job: kept or undone inside the batch's transaction, committed with it. */
+	if (ls->batch)
+	{
+		if (sqlite3_get_autocommit(ls->db))
+			return commit ? an_store_fail(st, AN_E_STORE, "the batch's transaction ended before its job was claimed") : AN_OK;
+		if (!commit)
+			(void) run_write(st, ls->stmt[S_ROLLBACK_TO], "undoing the job's claim");
+		return run_write(st, ls->stmt[S_RELEASE], "ending the job's claim");
+	}
 	if (commit)
 	{
 		int			rc = run_write(st, ls->stmt[S_COMMIT], "committing the claim");
@@ -461,9 +468,49 @@ op_unlock(an_store *st, int commit)
 	return AN_OK;
 }
 
+static int
+op_pruned_before(an_store *st, const an_request *rq, int64_t *before)
+{
+	local_store *ls = st->impl;
+	sqlite3_stmt *s = ls->stmt[S_PRUNED_READ];
+	int			rc;
+
+	(void) rq;
+	*before = INT64_MIN;
+	sqlite3_reset(s);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*before = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return fail_db(st, ls->db, "reading how far anarchon_prune has deleted");
+	return AN_OK;
+}
+
+/* The pause, read inside the claim's BEGIN IMMEDIATE (local_pause.c). */
+static int
+op_paused(an_store *st, const an_request *rq, int64_t now, int *paused)
+{
+	int64_t		until = 0;
+	int			rc = an_sqlite_local_paused_at(st, rq->job, now, &until);
+
+	*paused = until != 0;
+	return rc;
+}
+
+/* No peek: a claim's read and its write lock are one BEGIN IMMEDIATE here. */
 static const an_lease_ops local_ops = {
-	op_lock, op_now, op_read, op_other_live, op_insert, op_takeover, op_interrupt, op_unlock,
-	op_replace_others
+	.lock = op_lock,
+	.now = op_now,
+	.read = op_read,
+	.other_live = op_other_live,
+	.insert = op_insert,
+	.takeover = op_takeover,
+	.interrupt = op_interrupt,
+	.unlock = op_unlock,
+	.replace_others = op_replace_others,
+	.pruned_before = op_pruned_before,
+	.paused = op_paused,
 };
 
 /* ---------------------------------------------------------------- store methods */
@@ -541,6 +588,25 @@ do_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
 }
 
 /*
+ * Before a read, or a write inside the caller's transaction (where nothing
+ * can be migrated): are the tables in a format this library knows?  The
+ * older formats have the same columns, so these statements read and write
+ * them as they are; a newer or unreadable one is refused (format.c).
+ */
+static int
+format_known(an_store *st, sqlite3 *db)
+{
+	local_store *ls = st->impl;
+	int			rc;
+
+	if (ls->schema_ready || ls->format_read)
+		return AN_OK;
+	if ((rc = an_sqlite_format_readable(st, db)) == AN_OK)
+		ls->format_read = 1;
+	return rc;
+}
+
+/*
  * Inside the caller's write transaction (after anarchon_fence, typically)
  * the claim connection could not write until the caller commits, so fence,
  * heartbeat and finish run on the caller's own connection instead, as part
@@ -558,6 +624,8 @@ caller_update(an_store *st, enum stmt_id id, const an_request *rq, const char *s
 	int			rc;
 
 	*owned = 0;
+	if ((rc = format_known(st, ls->caller)) != AN_OK)
+		return rc;
 	if (sqlite3_prepare_v2(ls->caller, stmt_sql[id], -1, &s, NULL) != SQLITE_OK)
 		return strstr(sqlite3_errmsg(ls->caller), "no such table") ? AN_OK : fail_db(st, ls->caller, fn);
 	bind_stmt(s, rq, now, an_lease_end(now, rq->settings->lease_ms));
@@ -626,13 +694,20 @@ do_prune(an_store *st, int64_t before, int64_t *deleted)
 
 	if ((rc = writable_now(st, "anarchon_prune")) != AN_OK)
 		return rc;
+	sqlite3_reset(ls->stmt[S_PRUNED_MARK]);
+	sqlite3_bind_int64(ls->stmt[S_PRUNED_MARK], 1, before);
+	if ((rc = run_write(st, ls->stmt[S_PRUNED_MARK], "anarchon_prune")) != AN_OK)
+		return rc;
 	sqlite3_reset(s);
 	sqlite3_bind_int64(s, 1, before);
 	sqlite3_bind_int64(s, 2, an_sqlite_vfs_now(ls->vfs));
 	if ((rc = run_write(st, s, "anarchon_prune")) != AN_OK)
 		return rc;
 	*deleted = sqlite3_changes64(ls->db);
-	return AN_OK;
+	s = ls->stmt[S_PRUNE_PAUSES];
+	sqlite3_reset(s);
+	sqlite3_bind_int64(s, 1, before);
+	return run_write(st, s, "anarchon_prune");
 }
 
 /* ---------------------------------------------------------------- the claim connection */
@@ -689,8 +764,8 @@ own_connection(an_store *st)
 
 /*
  * Before each method: refuse a writer the caller's connection does not
- * allow (fn names it; NULL for check), then this process's connection and
- * its statements, released after the call (see stmts_release).  The first
+ * allow (fn names it; NULL for check, a read), then this process's connection
+ * and its statements, released after the call (see stmts_release).  The first
  * writer of a connection creates the table, waiting for the write lock as
  * long as its settings (s, when the method has them) allow.
  */
@@ -709,7 +784,7 @@ begin_call(an_store *st, const char *fn, const an_settings *s)
 		apply_busy_timeout(ls, s);
 	if (fn && !ls->schema_ready && (rc = create_schema(st, fn)) != AN_OK)
 		return rc;
-	return stmts_acquire(st);
+	return stmts_acquire(st, fn == NULL);
 }
 
 /*
@@ -783,6 +858,8 @@ local_check(an_store *st, const an_request *rq, an_check_result *res)
 		res->state = AN_CHECK_NONE;
 		return AN_OK;
 	}
+	if ((rc = format_known(st, ((local_store *) st->impl)->db)) != AN_OK)
+		return rc;
 	WITH_STMTS(NULL, rq->settings, do_check(st, rq, res));
 }
 
@@ -823,7 +900,10 @@ an_sqlite_local_call(an_store *st, const char *fn, const an_settings *s, int wri
 	if (write)
 		rc = begin_call(st, fn, s);
 	else if ((rc = own_connection(st)) == AN_OK)
+	{
 		apply_busy_timeout(ls, s);
+		rc = format_known(st, ls->db);
+	}
 	if (rc == AN_OK && write)
 	{
 		if ((rc = writable_now(st, fn)) == AN_OK &&
@@ -841,6 +921,60 @@ an_sqlite_local_call(an_store *st, const char *fn, const an_settings *s, int wri
 		rc = body(st, arg);
 	stmts_release(ls);
 	return rc;
+}
+
+/* What local_batch runs inside its BEGIN IMMEDIATE. */
+typedef struct batch_call
+{
+	size_t		n;
+	int			(*one) (an_store *st, void *arg, size_t i);
+	void	   *arg;
+} batch_call;
+
+static int
+batch_body(an_store *st, void *arg)
+{
+	local_store *ls = st->impl;
+	batch_call *b = arg;
+	int			rc = AN_OK;
+
+	ls->batch = 1;
+	for (size_t i = 0; i < b->n && rc == AN_OK; i++)
+	{
+		rc = b->one(st, b->arg, i);
+		/*
+		 * An error that ended the transaction itself (SQLITE_FULL, an I/O
+		 * error) took the earlier jobs' claims with it: the whole batch fails.
+		 */
+		if (rc == AN_OK && sqlite3_get_autocommit(ls->db))
+		{
+			an_store_clear(st);
+			rc = an_store_fail(st, AN_E_STORE, "the transaction of the batch was rolled back by SQLite");
+			an_store_detailf(st, "A job's claim failed in a way that ends the whole transaction (a full disk, an I/O error), so no job of the call was claimed.");
+		}
+	}
+	ls->batch = 0;
+	/* On the caller's connection (in memory) the jobs' calls released our statements. */
+	if (rc == AN_OK)
+		rc = stmts_acquire(st, 0);
+	return rc;
+}
+
+/*
+ * The store's batch (anarchon_claim_many): one(st, arg, i) for each i < n
+ * inside one BEGIN IMMEDIATE, committed at the end.  Each claim one makes
+ * through the store's claim method is a savepoint of that transaction, undone
+ * alone when it fails, so one's own result is AN_OK for a job that failed; an
+ * error it returns, or an error that ends the transaction, fails and rolls
+ * back the whole batch.
+ */
+static int
+local_batch(an_store *st, const an_settings *s, size_t n,
+			int (*one) (an_store *st, void *arg, size_t i), void *arg)
+{
+	batch_call	b = {n, one, arg};
+
+	return an_sqlite_local_call(st, "anarchon_claim_many", s, 1, batch_body, &b);
 }
 
 int
@@ -884,20 +1018,12 @@ static int
 create_schema(an_store *st, const char *fn)
 {
 	local_store *ls = st->impl;
-	char	   *msg = NULL;
 	int			rc;
 
 	if ((rc = writable_now(st, fn)) != AN_OK)
 		return rc;
-	if (sqlite3_exec(ls->db, schema_sql, NULL, NULL, &msg) != SQLITE_OK)
-	{
-		an_store_fail(st, (sqlite3_errcode(ls->db) == SQLITE_BUSY) ? AN_E_BUSY : AN_E_STORE,
-					  "cannot create anarchon_runs: %s", msg ? msg : sqlite3_errmsg(ls->db));
-		sqlite3_free(msg);
-		if (!sqlite3_get_autocommit(ls->db))
-			sqlite3_exec(ls->db, "ROLLBACK", NULL, NULL, NULL);
-		return st->err;
-	}
+	if ((rc = an_sqlite_format_ensure(st, ls->db)) != AN_OK)
+		return rc;
 	ls->schema_ready = 1;
 	return AN_OK;
 }
@@ -931,7 +1057,7 @@ local_open(an_store *st, const char *url, void *arg)
 }
 
 const an_store_methods an_sqlite_local_methods = {
-	.version = 6,
+	.version = AN_STORE_VERSION,
 	.name = "local",
 	.open = local_open,
 	.claim = local_claim,
@@ -947,4 +1073,6 @@ const an_store_methods an_sqlite_local_methods = {
 	.resume = an_sqlite_local_resume,
 	.paused = an_sqlite_local_paused,
 	.pauses = an_sqlite_local_pauses,
+	.recall = an_sqlite_local_recall,	/* local_recall.c */
+	.batch = local_batch,
 };

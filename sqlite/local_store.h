@@ -1,6 +1,6 @@
 /*
- * local_store.h — what the SQLite local store lends to its pause methods
- * (local_pause.c): the table of pauses, a call on the store's connection
+ * local_store.h — what the SQLite local store lends to its pause and recall
+ * methods (local_pause.c, local_recall.c): the table of pauses, a call on the store's connection
  * with its checks and write lock, and statements kept with the store's own.
  */
 #ifndef ANARCHON_SQLITE_LOCAL_STORE_H
@@ -25,6 +25,7 @@
 enum
 {
 	AN_LOCAL_PAUSED, AN_LOCAL_PAUSES, AN_LOCAL_EXTEND, AN_LOCAL_START, AN_LOCAL_END,
+	AN_LOCAL_RECALL,
 	AN_LOCAL_EXTRA
 };
 
@@ -48,6 +49,17 @@ int			an_sqlite_local_fail(an_store *st, const char *what);
 
 /* The store's clock: its database's VFS. */
 int64_t		an_sqlite_local_now(an_store *st);
+
+/* recall (core/store.h): which slots of a job anarchon_runs holds a run for (local_recall.c). */
+int			an_sqlite_local_recall(an_store *st, const an_request *rq, const int64_t *slots, size_t n,
+								   unsigned char *has_run);
+
+/*
+ * The pause of job at now (the store's clock): *until its end (AN_PAUSE_OPEN
+ * until resumed), 0 when not paused.  One indexed SELECT with a kept
+ * statement; the claim asks it inside its BEGIN IMMEDIATE.
+ */
+int			an_sqlite_local_paused_at(an_store *st, const char *job, int64_t now, int64_t *until);
 
 /* The pause methods (core/store.h, version 5). */
 int			an_sqlite_local_pause(an_store *st, const an_request *rq, int64_t until);

@@ -29,6 +29,8 @@ pause_call(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, an_reques
 	char		err[AN_ERRMAX];
 	an_store   *st;
 
+	if (!an_sqlite_top_level(ctx, fn))
+		return NULL;
 	memset(rq, 0, sizeof(*rq));
 	rq->settings = &conn->settings;
 	if ((rq->job = an_sqlite_arg_job(ctx, fn, argv[0])) == NULL)

@@ -163,61 +163,6 @@ emit_claimable_no_more(void *arg, int64_t slot)
 	return push(mw->c, slot, NULL);
 }
 
-/*
- * Drop from c the slots that have a run in this database's anarchon_runs
- * (the local store).  No table yet: no run was ever claimed here.
- */
-static int
-drop_local_runs(tv_cursor *c, const char *job, char *err, size_t errlen)
-{
-	sqlite3_stmt *st = NULL;
-	an_missed_merge m;
-	int			rc,
-				exists = 0;
-
-	if (c->n == 0)
-		return SQLITE_OK;
-	rc = sqlite3_prepare_v2(c->vt->db,
-							"SELECT count(*) FROM main.sqlite_master WHERE type = 'table' AND name = 'anarchon_runs'",
-							-1, &st, NULL);
-	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		exists = sqlite3_column_int(st, 0) > 0;
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc != SQLITE_OK || !exists)
-		goto done;
-	rc = sqlite3_prepare_v2(c->vt->db,
-							"SELECT slot FROM main.anarchon_runs WHERE job = ?1 AND slot >= ?2 AND slot <= ?3 ORDER BY slot",
-							-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		goto done;
-	sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, c->slots[0]);
-	sqlite3_bind_int64(st, 3, c->slots[c->n - 1]);
-	/* Both lists are in order: one merge. */
-	an_missed_merge_init(&m, c->slots, c->n);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		an_missed_merge_ran(&m, sqlite3_column_int64(st, 0));
-	if (rc == SQLITE_DONE)
-		rc = SQLITE_OK;
-	c->n = an_missed_merge_end(&m);
-done:
-	if (rc != SQLITE_OK)
-		snprintf(err, errlen, "cannot read anarchon_runs: %s", sqlite3_errmsg(c->vt->db));
-	sqlite3_finalize(st);
-	return rc;
-}
-
-/* Drop the slots that a network store remembers a run for. */
-static int
-drop_remote_runs(tv_cursor *c, an_store *st, const an_request *rq, char *err, size_t errlen)
-{
-	if (an_missed_recall(st, rq, c->slots, &c->n) == AN_OK)
-		return SQLITE_OK;
-	an_store_error_text(st, err, errlen);
-	return st->err == AN_E_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
-}
-
 /* The job argument, checked; NULL after a message in err. */
 static const char *
 job_arg(sqlite3_value *v, int *rc, char *err, size_t errlen)
@@ -249,22 +194,19 @@ drop_runs(tv_cursor *c, const char *job, char *err, size_t errlen)
 	an_sqlite_conn *conn = c->vt->aux->sc->conn;
 	an_request	rq;
 	an_store   *st;
-	int			rc;
 
 	if ((st = an_sqlite_store(conn, err, errlen)) == NULL)
 		return SQLITE_ERROR;
 	memset(&rq, 0, sizeof(rq));
 	rq.job = job;
 	rq.settings = &conn->settings;
-	rc = st->m == &an_sqlite_local_methods ? drop_local_runs(c, job, err, errlen)
-		: drop_remote_runs(c, st, &rq, err, errlen);
+	an_store_clear(st);
 	/* Nothing ran in a pause, and nothing was meant to: not missed (core/pause.h). */
-	if (rc == SQLITE_OK && an_pause_filter(st, &rq, c->slots, &c->n) != AN_OK)
-	{
-		an_store_error_text(st, err, errlen);
-		rc = st->err == AN_E_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
-	}
-	return rc;
+	if (an_missed_recall(st, &rq, c->slots, &c->n) == AN_OK &&
+		an_pause_filter(st, &rq, c->slots, &c->n) == AN_OK)
+		return SQLITE_OK;
+	an_store_error_text(st, err, errlen);
+	return st->err == AN_E_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
 }
 
 static int

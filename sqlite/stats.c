@@ -18,9 +18,11 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "host.h"
+#include "redact.h"
 #include "remote.h"
 #include "stats.h"
 
@@ -63,10 +65,10 @@ an_sqlite_stats_attach(an_sqlite_conn *conn)
 	conn->store->stats = NULL;
 	if (conn->no_stats)
 		return;
-	name = an_sqlite_redacted_url(conn->store_url ? conn->store_url : "local");
+	name = an_redact_url_dup(conn->store_url ? conn->store_url : "local");
 	if (name != NULL)
 		conn->store->stats = row_for(name, conn->store->m->name);
-	sqlite3_free(name);
+	free(name);
 }
 
 void
@@ -80,10 +82,10 @@ an_sqlite_stats_failed(an_sqlite_conn *conn, an_error code)
 	if (conn->no_stats)
 		return;
 	m = strcmp(url, "local") == 0 ? &an_sqlite_local_methods : an_remote_find(url, err, sizeof(err));
-	name = an_sqlite_redacted_url(url);
+	name = an_redact_url_dup(url);
 	if (name != NULL)
 		an_stats_error_seen(row_for(name, m ? m->name : "unknown"), code);
-	sqlite3_free(name);
+	free(name);
 }
 
 static void
@@ -93,6 +95,8 @@ fn_stats_reset(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 	(void) argc;
 	(void) argv;
+	if (!an_sqlite_top_level(ctx, "anarchon_stats_reset"))
+		return;
 	an_stats_reset(&table, an_sqlite_now(conn->db));
 	sqlite3_result_null(ctx);
 }

@@ -23,7 +23,11 @@ check() {
 
 # has NAME TEXT WANT: ok when TEXT holds WANT, whatever the case (PostgreSQL's
 # DETAIL starts with a capital), else what was wanted and what came.
-has() { if printf '%s' "$2" | grep -qiF -- "$3"; then ok "$1"; else not_ok "$1" "want: $3" "got: $2"; fi; }
+# same NAME WANT GOT: ok when GOT is exactly WANT; else both are shown.
+same() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "want: $2" "got: $3"; fi; }
+# (A match in the shell itself: a pipe into grep -q under pipefail failed a
+# check whose text held WANT, once, on a loaded machine.)
+has() { if [[ ${2,,} == *"${3,,}"* ]]; then ok "$1"; else not_ok "$1" "want: $3" "got: $2"; fi; }
 
 # diff_ok NAME EXPECTED ACTUAL: ok when the files are the same, else the diff.
 diff_ok() {
@@ -143,6 +147,23 @@ wait_port() {
 	return 1
 }
 
+# wait_for SECONDS NAME CMD...: poll CMD every 0.1 s until it succeeds, for
+# SECONDS at most: a wait for a condition, never a fixed sleep.  Quiet when
+# the condition comes; past the deadline NAME fails, saying what was waited
+# for, and it returns 1.
+wait_for() {
+	local secs=$1 name=$2 end
+	shift 2
+	end=$(( $(date +%s%3N) + secs * 1000 ))
+	until "$@" > /dev/null 2>&1; do
+		if [ "$(date +%s%3N)" -ge "$end" ]; then
+			not_ok "$name" "waited $secs s in vain for: $*"
+			return 1
+		fi
+		sleep 0.1 # the poll's step
+	done
+}
+
 # sqlite_cli_norm: the sqlite3 shell's error lines in one form, whatever its
 # version.  Before 3.5x it writes "Runtime error near line N: MESSAGE (CODE)"
 # (the code for some errors only) and "Error: stepping, MESSAGE" for a
@@ -161,6 +182,7 @@ suite_end() { [ "$T_FAILED" -eq 0 ]; }
 # sleep_until MS: wait until the wall clock (ms since the epoch) reaches MS.
 sleep_until() {
 	local d=$(( $1 - $(date +%s%3N) ))
+	# Until that moment: the wait is the point.
 	[ "$d" -le 0 ] || sleep "$(( d / 1000 )).$(printf '%03d' $(( d % 1000 )))"
 }
 

@@ -42,14 +42,30 @@ CREATE TABLE anarchon.runs_jobs (
 );
 COMMENT ON TABLE anarchon.runs_jobs IS 'anarchon: one lock row per job; a claim holds its row until commit';
 
+-- How far anarchon_prune has deleted: the largest cutoff any prune used, one
+-- row in all (prune deletes the old runs of every job in one statement).  It
+-- is written in the prune's transaction before its DELETE, and a first claim
+-- of an older slot answers late, whatever the claimer's max_late_ms: hosts
+-- may differ, and a run deleted by one that keeps runs for less must not be
+-- won again by one that would still claim its slot.  No race with a claim:
+-- a claim that reads no run either saw the prune's DELETE committed (its
+-- read of the run waited for it), so its next statement reads the cutoff
+-- too, or the run was never there to prune.
+CREATE TABLE anarchon.pruned (
+	id			integer PRIMARY KEY CHECK (id = 1),
+	slot_before timestamptz NOT NULL
+);
+COMMENT ON TABLE anarchon.pruned IS 'anarchon: the largest cutoff anarchon_prune used; a first claim of an older slot is late';
+
 -- pg_dump keeps the history (extension tables are not dumped otherwise).
 SELECT pg_catalog.pg_extension_config_dump('anarchon.runs', '');
 SELECT pg_catalog.pg_extension_config_dump('anarchon.runs_jobs', '');
+SELECT pg_catalog.pg_extension_config_dump('anarchon.pruned', '');
 
 -- Nobody writes these tables but the functions (as their owner).  Monitoring
 -- (pg_monitor) may read the history, all but the tokens: a token is what lets
 -- its holder heartbeat or finish a run.
-REVOKE ALL ON anarchon.runs, anarchon.runs_jobs FROM PUBLIC;
+REVOKE ALL ON anarchon.runs, anarchon.runs_jobs, anarchon.pruned FROM PUBLIC;
 GRANT SELECT (job, slot, attempt, state, lease_until, claimed_at, finished_at)
 	ON anarchon.runs TO pg_monitor;
-GRANT SELECT ON anarchon.runs_jobs TO pg_monitor;
+GRANT SELECT ON anarchon.runs_jobs, anarchon.pruned TO pg_monitor;

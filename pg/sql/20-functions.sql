@@ -50,6 +50,26 @@ CREATE FUNCTION anarchon.anarchon_claim_info(job text, slot bigint, token text,
 	AS 'MODULE_PATHNAME', 'anarchon_claim_info_ms'
 	LANGUAGE C VOLATILE;
 
+-- One slot of many jobs in one statement (pg/claim_many.c): one row per
+-- distinct job, its outcome what anarchon_claim would have answered, or
+-- 'error' with the message in detail; jobs claimed in byte order of their
+-- names, so overlapping batches never deadlock.
+CREATE FUNCTION anarchon.anarchon_claim_many(jobs text[], slot timestamptz, token text,
+		lease_ms bigint DEFAULT NULL, max_late_ms bigint DEFAULT NULL,
+		attempts integer DEFAULT NULL, overlap text DEFAULT NULL,
+		busy_timeout_ms bigint DEFAULT NULL)
+	RETURNS TABLE (job text, outcome text, detail text)
+	AS 'MODULE_PATHNAME', 'anarchon_claim_many'
+	LANGUAGE C VOLATILE ROWS 10;
+
+CREATE FUNCTION anarchon.anarchon_claim_many(jobs text[], slot bigint, token text,
+		lease_ms bigint DEFAULT NULL, max_late_ms bigint DEFAULT NULL,
+		attempts integer DEFAULT NULL, overlap text DEFAULT NULL,
+		busy_timeout_ms bigint DEFAULT NULL)
+	RETURNS TABLE (job text, outcome text, detail text)
+	AS 'MODULE_PATHNAME', 'anarchon_claim_many_ms'
+	LANGUAGE C VOLATILE ROWS 10;
+
 CREATE FUNCTION anarchon.anarchon_heartbeat(job text, slot timestamptz, token text,
 		lease_ms bigint DEFAULT NULL)
 	RETURNS boolean

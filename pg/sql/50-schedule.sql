@@ -111,7 +111,9 @@ CREATE FUNCTION anarchon.run_command_check(command text)
 -- The keep-alive of anarchon.run (pg/keepalive.c): a background worker that
 -- heartbeats the run every lease_ms / 3 while its command works, and stops
 -- when told, when the transaction that started it ends, when the backend is
--- gone, or when the run is no longer this token's.
+-- gone, when the run is no longer this token's, or when the lease could end
+-- (the last confirmed renewal's send + lease_ms - a margin) before a newer
+-- renewal was confirmed; the last two cancel the command.
 CREATE FUNCTION anarchon.keepalive_start(job text, slot timestamptz, token text,
 		lease_ms bigint DEFAULT NULL)
 	RETURNS boolean
@@ -126,6 +128,12 @@ CREATE FUNCTION anarchon.keepalive_stop()
 CREATE FUNCTION anarchon.keepalive_fenced()
 	RETURNS boolean
 	AS 'MODULE_PATHNAME', 'anarchon_keepalive_fenced'
+	LANGUAGE C VOLATILE;
+-- keepalive_lost(): did this backend's keep-alive cancel the command because
+-- no renewal was confirmed in time and the lease could end?
+CREATE FUNCTION anarchon.keepalive_lost()
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'anarchon_keepalive_lost'
 	LANGUAGE C VOLATILE;
 
 -- anarchon.run(job, schedule, command [, lease_ms]) claims the slots that
@@ -160,6 +168,8 @@ DECLARE
 	v_cmd_state text;
 	v_slots		timestamptz[];
 	v_outcome	text;
+	v_lost		boolean;
+	v_fenced	boolean;
 BEGIN
 	IF job IS NULL OR schedule IS NULL OR command IS NULL THEN
 		RAISE EXCEPTION 'anarchon.run: job, schedule and command must not be NULL'
@@ -190,6 +200,8 @@ BEGIN
 		v_state := NULL;
 		v_status := NULL;
 		v_cmd_state := NULL;
+		v_lost := false;
+		v_fenced := false;
 
 		-- The claim is made inside this procedure, so it must opt in to being part
 		-- of the transaction; that transaction is committed right after it,
@@ -234,7 +246,8 @@ BEGIN
 
 		-- The lease is kept alive while the command works (a heartbeat every
 		-- lease_ms / 3, from a background worker), so a command may run longer
-		-- than lease_ms; the worker stops with this transaction at the latest.
+		-- than lease_ms; the worker stops with this transaction at the latest,
+		-- and cancels the command when the lease could end.
 		PERFORM anarchon.keepalive_start(job, v_slot, v_token, lease_ms);
 
 		-- The command runs in a subtransaction, so that its failure is caught,
@@ -250,12 +263,19 @@ BEGIN
 			-- (replaced by a later slot, or taken over); its finish is
 			-- refused below.  Any other cancel (the user's, a
 			-- statement_timeout) still ends the call.
+			-- It also cancels one whose lease could end before a renewal was
+			-- confirmed (the store frozen, unreachable, the run's row locked).
 			WHEN query_canceled THEN
-				IF NOT anarchon.keepalive_fenced() THEN
+				IF anarchon.keepalive_lost() THEN
+					v_lost := true;
+					v_error := 'the keep-alive cancelled the command: no renewal of the lease was confirmed in time, and the lease could end';
+				ELSIF NOT anarchon.keepalive_fenced() THEN
 					RAISE;
+				ELSE
+					v_fenced := true;
+					v_error := 'the keep-alive cancelled the command: a heartbeat found the run no longer ours';
 				END IF;
 				v_status := 'failed';
-				v_error := 'the keep-alive cancelled the command: a heartbeat found the run no longer ours';
 			WHEN OTHERS THEN
 				v_status := 'failed';
 				v_cmd_state := SQLSTATE;
@@ -268,7 +288,20 @@ BEGIN
 		-- they and the finish commit together or not at all).
 		-- Replaced: a later slot won under overlap 'replace' (anarchon_check
 		-- says so); the same roll-back, recorded as what it is.
-		IF NOT anarchon.anarchon_finish(job, v_slot, v_token, v_status) THEN
+		-- Lost: the lease could end, so the run is given up as it stands (no
+		-- finish): a backup with attempts left takes it over once the lease
+		-- has ended, as after a fence; the command's effects are rolled back.
+		IF v_lost THEN
+			ROLLBACK;
+			v_error := v_error || '; its effects were rolled back and the run is left to its lease';
+			v_status := 'fenced';
+		-- Fenced by the keep-alive: a heartbeat was refused (a later slot
+		-- replaced the run, another caller took it over, or the lease ended
+		-- before the renewal came).  The run is not finished by this call even
+		-- when nobody has taken it over yet: it is rolled back and left to its
+		-- lease, as a refused heartbeat says, and a backup with attempts left
+		-- runs it.
+		ELSIF v_fenced OR NOT anarchon.anarchon_finish(job, v_slot, v_token, v_status) THEN
 			ROLLBACK;
 			IF anarchon.anarchon_check(job, v_slot) = 'replaced' THEN
 				v_error := pg_catalog.concat_ws('; ', v_error,
@@ -294,6 +327,10 @@ BEGIN
 			RAISE EXCEPTION 'anarchon.run: job "%" slot % was replaced by a later slot while its command ran', job, v_slot
 				USING ERRCODE = 'AN001', DETAIL = v_error,
 					HINT = 'anarchon.overlap is ''replace'': each new slot that is won ends the runs of the job still going. Use ''skip'' to let a run finish first.';
+		ELSIF v_lost THEN
+			RAISE EXCEPTION 'anarchon.run: job "%" slot % lost its lease while its command ran', job, v_slot
+				USING ERRCODE = 'AN001', DETAIL = v_error,
+					HINT = 'The store did not confirm a renewal in time (unreachable, frozen, or the run''s row locked by another session); the server log has the keep-alive''s errors.';
 		ELSIF v_status = 'fenced' THEN
 			RAISE EXCEPTION 'anarchon.run: job "%" slot % was no longer this call''s run when its command ended', job, v_slot
 				USING ERRCODE = 'AN001', DETAIL = v_error,

@@ -36,6 +36,10 @@
  * A broker lost during the wait makes the claim lost.  settle_ms below
  * 2500 is refused unless durability=accept-loss.
  *
+ * Each prefix records its format and its slot_ttl_ms, per virtual host, by
+ * the queue <prefix>.format.2 (amqp_format.c): declared, and a later
+ * format's looked for, on every new connection, before anything is decided.
+ *
  * A claim of our own sent again cannot be recognised (RabbitMQ cannot show
  * a queued message without taking it off the queue, which would reopen the
  * gate), so a resent claim answers lost.  heartbeat, finish and check are
@@ -46,6 +50,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "amqp_format.h"
 #include "amqp_link.h"
 #include "rotate.h"
 #include "session_claims.h"
@@ -57,7 +62,7 @@
 #define AMQPS_DEFAULT_PORT 5671
 #define AMQP_TTL_DEFAULT_MS 120000
 #define AMQP_TIMEOUT_DEFAULT_MS 2000
-#define AMQP_KNOWN "prefix, slot_ttl_ms, timeout_ms, settle_ms, durability, max_skew_ms, auth_mechanism, " AN_URL_TLS_PARAMS
+#define AMQP_KNOWN "prefix, slot_ttl_ms, timeout_ms, settle_ms, durability, max_skew_ms, auth_mechanism, plaintext_auth, " AN_URL_TLS_PARAMS
 /*
  * How long after its declaration a gate is surely in the broker's files:
  * Mnesia's log (an Erlang disk_log) writes what it caches two seconds after
@@ -144,12 +149,13 @@ parse_url(an_store *st, amqp_store *a, const char *url)
 	char		redacted[128];
 	char		err[AN_ERRMAX];
 	int			tls;
+	int			plain = 0;
 	int			rc = AN_OK;
 
 	if (an_url_parse(url, &u, err, sizeof(err)) < 0)
 		return an_store_fail(st, AN_E_CONFIG, "%s", err);
 	/* Named first: the TLS files' messages say whose they are. */
-	an_url_redacted(&u, redacted, sizeof(redacted));
+	an_url_name(&u, redacted, sizeof(redacted));
 	snprintf(a->link.who, sizeof(a->link.who), "RabbitMQ at %s", redacted);
 	if (read_tls(st, a, &u, &tls, &cfg, err, sizeof(err)) != AN_OK)
 		rc = st->err;
@@ -161,8 +167,14 @@ parse_url(an_store *st, amqp_store *a, const char *url)
 		an_url_skew(&u, &a->skew_ms, err, sizeof(err)) < 0 ||
 		an_url_int(&u, "settle_ms", a->accept_loss ? 0 : AMQP_SETTLE_SAFE_MS, 0, AMQP_SETTLE_MAX_MS,
 				   &a->settle_ms, err, sizeof(err)) < 0 ||
+		/* PLAIN sends the password as it is: a default guest is no secret. */
+		(plain = an_url_plaintext_auth(&u, tls, u.password ? "password" : NULL, err, sizeof(err))) != 0 ||
 		an_url_no_unknown(&u, AMQP_KNOWN, err, sizeof(err)) < 0)
+	{
 		rc = an_store_fail(st, AN_E_CONFIG, "%s", err);
+		if (plain == 1)
+			an_store_hintf(st, "%s", AN_PLAINTEXT_AUTH_HINT);
+	}
 	else if (a->settle_ms >= a->ttl_ms)
 		rc = an_store_fail(st, AN_E_CONFIG,
 						   "store URL parameter settle_ms (%lld) must be shorter than slot_ttl_ms (%lld): the gate queue would expire while a won claim settles",
@@ -217,12 +229,25 @@ connect_node(an_store *st, amqp_store *a, const an_deadline *d)
 	return an_rotate(st, &a->nodes, d, AN_ROTATE_ONLY_NET, try_node, a, a->link.who, "node");
 }
 
-/* Connected, with a confirm channel open; reused from call to call. */
+/*
+ * Connected, with a confirm channel open; reused from call to call.  A new
+ * connection first checks the prefix's format marker (amqp_format.c), before
+ * anything is decided on it; a refusal closes the connection again, so every
+ * call asks and is refused until the prefix is one this host may use.
+ */
 static int
 ready(an_store *st, amqp_store *a, const an_deadline *d)
 {
-	if (!amqp_link_connected(&a->link) && connect_node(st, a, d) != AN_OK)
-		return st->err;
+	if (!amqp_link_connected(&a->link))
+	{
+		if (connect_node(st, a, d) != AN_OK)
+			return st->err;
+		if (amqp_format_check(st, &a->link, a->prefix, a->vhost, a->ttl_ms, d) != AN_OK)
+		{
+			amqp_link_close(&a->link);
+			return st->err;
+		}
+	}
 	return amqp_link_channel(st, &a->link, d);
 }
 
@@ -276,7 +301,11 @@ declare_gate(an_store *st, amqp_store *a, const an_deadline *d, const char *gate
 		return AN_OK;
 	}
 	if (rc == AN_E_STORE && a->link.last_code == 404 && strstr(st->errmsg, "is down or inaccessible"))
+	{
+		/* A node down or recovering: "try again", not an error of the broker's (doc/cli.md). */
+		st->err = rc = AN_E_BUSY;
 		an_store_hintf(st, "The gate of this slot lives on a cluster node that is down, or not yet recovered after a restart: the slot is decided there, so its claims are errors until that node is back (doc/clusters.md). Send the claim again.");
+	}
 	if (rc == AN_E_CONFIG)
 	{
 		char		why[AN_ERRMAX];
@@ -287,7 +316,7 @@ declare_gate(an_store *st, amqp_store *a, const an_deadline *d, const char *gate
 					  gate);
 		an_store_detailf(st, "RabbitMQ answered: %s.", why);
 		/* The gate is the slot's one place: refused, the claim is decided nowhere else. */
-		an_store_hintf(st, "Give every instance the same slot_ttl_ms. The gate decides its slot whatever slot_ttl_ms declared it, so no slot is won twice.  During a rolling change of slot_ttl_ms this refusal is expected for slots whose gate the other setting declared; it ends once every instance uses the new value and the old gates have expired (slot_ttl_ms after their last use).");
+		an_store_hintf(st, "Give every instance the same slot_ttl_ms: the one its prefix's format marker records (doc/stores-amqp-nats.md). The gate decides its slot whatever slot_ttl_ms declared it, so this claim is refused, never won a second time.");
 	}
 	return rc;
 }
@@ -370,7 +399,7 @@ recovering(an_store *st, amqp_store *a, const an_deadline *d)
 {
 	int64_t		until = an_mono_ms() + AN_WAIT_SLICE_MS;
 
-	if (st->err != AN_E_STORE || a->link.last_code != 404 || an_deadline_left(d) <= AN_WAIT_SLICE_MS)
+	if ((st->err != AN_E_STORE && st->err != AN_E_BUSY) || a->link.last_code != 404 || an_deadline_left(d) <= AN_WAIT_SLICE_MS)
 		return 0;
 	an_store_clear(st);
 	if (an_wait_until(st, until, a->link.who, "recover the gate queue after a restart") != AN_OK)
@@ -425,6 +454,18 @@ amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
 		 */
 		if (st->err == AN_E_CANCELED)
 			return st->err;
+		/*
+		 * Except a publish the broker refused (403: the user may not write to
+		 * the default exchange): the right is checked before the message is
+		 * routed, so it is in no gate.  Every instance would answer lost for
+		 * ever and nobody run the job: an error that says why instead.
+		 */
+		if (st->err == AN_E_AUTH && a->link.last_code == 403)
+		{
+			an_store_detailf(st, "The user may declare the gate queues but not publish to them: no claim was made.");
+			return an_store_hintf(st, "Give the user write permission on the default exchange of the virtual host, e.g. rabbitmqctl set_permissions -p VHOST USER '^%s\\.' '^amq\\.default$' '^%s\\.'.",
+								  a->prefix, a->prefix);
+		}
 		an_store_clear(st);
 		acked = 0;
 	}
@@ -578,7 +619,7 @@ amqp_check_url(an_store *st, const char *url)
 }
 
 const an_store_methods an_amqp_methods = {
-	.version = 2,
+	.version = AN_STORE_VERSION,
 	.name = "amqp",
 	.open = amqp_open,
 	.claim = amqp_claim,

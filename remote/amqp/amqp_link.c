@@ -40,7 +40,8 @@ drop(amqp_link *l)
 }
 
 /* A server's reply text, as printable "%.*s" arguments. */
-#define TEXT(b) (int) ((b).len > 200 ? 200 : (b).len), (const char *) (b).bytes
+/* A reply text is a shortstr: 255 bytes at most, all of it kept (a 406 names both values at its end). */
+#define TEXT(b) (int) ((b).len > 255 ? 255 : (b).len), (const char *) (b).bytes
 
 /* A frame's header: type (1), channel (2), payload size (4); the frame-end octet follows the payload. */
 #define FRAME_HEAD 7
@@ -234,7 +235,9 @@ login_failed(an_store *st, amqp_link *l, const amqp_connection_close_t *c, const
 	if (c->reply_code == 530)
 		return an_store_fail(st, AN_E_CONFIG, "%s refused the virtual host \"%s\": it does not exist or the user may not use it (%.*s)",
 							 l->who, li->vhost, TEXT(c->reply_text));
-	return an_store_fail(st, AN_E_STORE, "%s closed the connection while logging in: %u %.*s",
+	/* 320 CONNECTION_FORCED (the broker is starting or stopping), 541 its internal error: "try again". */
+	return an_store_fail(st, c->reply_code == 320 || c->reply_code == 541 ? AN_E_BUSY : AN_E_STORE,
+						 "%s closed the connection while logging in: %u %.*s",
 						 l->who, c->reply_code, TEXT(c->reply_text));
 }
 
@@ -528,7 +531,9 @@ channel_closed(an_store *st, amqp_link *l, const amqp_frame_t *f, const an_deadl
 	an_error	code;
 
 	l->last_code = c->reply_code;
-	code = c->reply_code == 406 ? AN_E_CONFIG : c->reply_code == 403 ? AN_E_AUTH : AN_E_STORE;
+	/* 405 RESOURCE_LOCKED: another connection holds the queue for now, "try again". */
+	code = c->reply_code == 406 ? AN_E_CONFIG : c->reply_code == 403 ? AN_E_AUTH :
+		c->reply_code == 405 ? AN_E_BUSY : AN_E_STORE;
 	an_store_fail(st, code, "%s refused %s: %u %.*s", l->who, what, c->reply_code, TEXT(c->reply_text));
 	l->chan_open = 0;
 	send_quietly(st, l, amqp_send_method(l->conn, f->channel, AMQP_CHANNEL_CLOSE_OK_METHOD, &ok), d, "close-ok");
@@ -638,6 +643,7 @@ amqp_link_publish(an_store *st, amqp_link *l, const an_deadline *d, const char *
 	int			rc;
 
 	*acked = 0;
+	l->last_code = 0;
 	memset(&props, 0, sizeof(props));
 	props._flags = AMQP_BASIC_DELIVERY_MODE_FLAG | AMQP_BASIC_CONTENT_TYPE_FLAG;
 	props.delivery_mode = 2;	/* persistent: a restart keeps the claim */

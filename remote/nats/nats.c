@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format_marker.h"
 #include "nats_json.h"
 #include "nats_link.h"
 #include "session_claims.h"
@@ -44,7 +45,7 @@
 #define NATS_DEFAULT_PORT 4222
 #define NATS_WINDOW_DEFAULT_MS 120000
 #define NATS_TIMEOUT_DEFAULT_MS 2000
-#define NATS_KNOWN "stream, prefix, duplicate_window_ms, timeout_ms, durability, max_skew_ms, replicas, nkey, creds, tls_handshake_first, " AN_URL_TLS_PARAMS
+#define NATS_KNOWN "stream, prefix, duplicate_window_ms, timeout_ms, durability, max_skew_ms, replicas, nkey, creds, tls_handshake_first, plaintext_auth, " AN_URL_TLS_PARAMS
 #define NATS_REPLICAS_MAX 5     /* JetStream's own limit */
 /* Stream history is kept this long, or the duplicate window if longer. */
 #define NATS_MAX_AGE_MS INT64_C(604800000)
@@ -60,7 +61,8 @@ enum
 	JS_NO_MESSAGE = 10037,       /* STREAM.MSG.GET: none stored (or aged out) */
 	JS_STREAM_NAME_IN_USE = 10058,	/* STREAM.CREATE: exists with another config */
 	JS_STREAM_NOT_FOUND = 10059,
-	JS_SUBJECTS_OVERLAP = 10065  /* STREAM.CREATE: another stream takes them */
+	JS_SUBJECTS_OVERLAP = 10065, /* STREAM.CREATE: another stream takes them */
+	JS_REPLICAS_UNSUPPORTED = 10074 /* STREAM.CREATE: replicas > 1 on a lone server */
 };
 
 typedef struct nats_store
@@ -148,6 +150,7 @@ parse_url(an_store *st, nats_store *n, const char *url, int read_files)
 	const char *creds;
 	an_tls_config tls;
 	int			tls_any;
+	int			plain = 0;
 	char		redacted[128];
 	char		err[AN_ERRMAX];
 	int			rc = AN_OK;
@@ -155,7 +158,7 @@ parse_url(an_store *st, nats_store *n, const char *url, int read_files)
 	nats_link_init(&n->link);
 	if (an_url_parse(url, &u, err, sizeof(err)) < 0)
 		return an_store_fail(st, AN_E_CONFIG, "%s", err);
-	an_url_redacted(&u, redacted, sizeof(redacted));
+	an_url_name(&u, redacted, sizeof(redacted));
 	snprintf(n->link.who, sizeof(n->link.who), "NATS at %s", redacted);
 	stream = an_url_param(&u, "stream");
 	nkey = an_url_param(&u, "nkey");
@@ -173,8 +176,15 @@ parse_url(an_store *st, nats_store *n, const char *url, int read_files)
 			 an_url_durability(&u, &n->accept_loss, err, sizeof(err)) < 0 ||
 			 an_url_skew(&u, &n->skew_ms, err, sizeof(err)) < 0 ||
 			 an_url_int(&u, "replicas", 1, 1, NATS_REPLICAS_MAX, &n->replicas, err, sizeof(err)) < 0 ||
+			 (plain = an_url_plaintext_auth(&u, n->link.tls_want || tls_any || n->link.tls_first,
+											u.password ? "user and password" : u.user ? "token" : NULL,
+											err, sizeof(err))) != 0 ||
 			 an_url_no_unknown(&u, NATS_KNOWN, err, sizeof(err)) < 0)
+	{
 		rc = an_store_fail(st, AN_E_CONFIG, "%s", err);
+		if (plain == 1)
+			an_store_hintf(st, "%s", AN_PLAINTEXT_AUTH_HINT);
+	}
 	else if (stream && !valid_stream(stream))
 		rc = an_store_fail(st, AN_E_CONFIG, "NATS store URL parameter stream must be 1 to 64 bytes of letters, digits, '_' and '-'");
 	else if ((nkey && !*nkey) || (creds && !*creds))
@@ -272,8 +282,13 @@ api_error(an_store *st, nats_store *n, const char *reply, const char *what)
 
 	nj_str(reply, "description", desc, sizeof(desc));
 	nj_int(reply, "err_code", &code);
-	return an_store_fail(st, AN_E_STORE, "%s refused %s: %s (error %lld)", n->link.who, what,
-						 desc, (long long) code);
+	/*
+	 * JetStream's cluster between leaders (10008 "temporarily unavailable",
+	 * 10009 "can not handle request", 10004 "incomplete results"): it ends
+	 * by itself, so "try again" (doc/cli.md), not an error of the server's.
+	 */
+	return an_store_fail(st, code == 10004 || code == 10008 || code == 10009 ? AN_E_BUSY : AN_E_STORE,
+						 "%s refused %s: %s (error %lld)", n->link.who, what, desc, (long long) code);
 }
 
 static int
@@ -404,6 +419,8 @@ overlap_error(an_store *st, nats_store *n, const an_deadline *d)
  * A stream is never created with a window shorter than max_late_ms: fixing
  * that afterwards would need the stream to be edited by hand.
  */
+static int	format_check(an_store *st, nats_store *n, const an_deadline *d);
+
 static int
 ensure_stream(an_store *st, nats_store *n, const an_deadline *d, const an_settings *s)
 {
@@ -451,10 +468,18 @@ ensure_stream(an_store *st, nats_store *n, const an_deadline *d, const an_settin
 		}
 	}
 	if (rc == AN_OK && is_error(reply, &code))
+	{
 		rc = code == JS_SUBJECTS_OVERLAP ? overlap_error(st, n, d) : api_error(st, n, reply, "the stream set-up");
+		if (code == JS_REPLICAS_UNSUPPORTED)
+			an_store_hintf(st, "replicas=%lld needs a JetStream cluster of at least %lld servers, and this one "
+						   "runs alone: name the cluster's servers in the store URL, or lower replicas= "
+						   "(1 for a single server).", (long long) n->replicas, (long long) n->replicas);
+	}
 	if (rc == AN_OK)
 		rc = check_stream(st, n, reply);
 	free(reply);
+	if (rc == AN_OK && (rc = format_check(st, n, d)) != AN_OK)
+		n->have_stream = 0;		/* refused: judged again at the next call */
 	return rc;
 }
 
@@ -580,6 +605,55 @@ get_msg(an_store *st, nats_store *n, const an_deadline *d, msg_at at, int64_t se
 	body[len] = '\0';
 	*found = 1;
 	return AN_OK;
+}
+
+/*
+ * The prefix's format marker: the last message on <prefix>.format, "<format>
+ * <release>" (format_marker.h; doc/upgrading.md, "The format of a NATS
+ * prefix").  nats-server 2.9 has no stream metadata (2.10 does), so the
+ * marker is a message of the stream itself, on a subject no job has (a
+ * job's subjects have three tokens).  Read once per stream found; when it is
+ * missing (a new stream, one of 0.1.0's, or a marker aged out with the
+ * stream's max_age), this host publishes its own, under one message id for
+ * every host, so that of hosts starting together the stream keeps one, and
+ * reads the last again.
+ */
+static int
+format_check(an_store *st, nats_store *n, const an_deadline *d)
+{
+	char		subject[sizeof(n->prefix) + 8];
+	char		value[BODY_MAX];
+	char		mine[32];
+	char		who[sizeof(n->stream) + 16];
+	char		place[sizeof(n->prefix) + 8];
+	char		marker[sizeof(subject) + 24];
+	char	   *reply = NULL;
+	int64_t		seq, code;
+	int			found, rc;
+
+	snprintf(subject, sizeof(subject), "%s.format", n->prefix);
+	if (get_msg(st, n, d, AT_LAST, 0, subject, value, sizeof(value), &found, &seq) != AN_OK)
+		return st->err;
+	if (!found)
+	{
+		an_format_marker_mine(mine, sizeof(mine));
+		rc = nats_link_request(st, &n->link, d, "the format marker", subject, "anarchon-format", mine,
+							   "no JetStream stream takes the format marker's subject", &reply);
+		if (rc != AN_OK)
+			return rc;
+		rc = is_error(reply, &code) ? api_error(st, n, reply, "the format marker") : AN_OK;
+		free(reply);
+		if (rc != AN_OK)
+			return rc;
+		if (get_msg(st, n, d, AT_LAST, 0, subject, value, sizeof(value), &found, &seq) != AN_OK)
+			return st->err;
+		if (!found)
+			return AN_OK;
+	}
+	snprintf(who, sizeof(who), "NATS stream %s", n->stream);
+	snprintf(place, sizeof(place), "prefix %s", n->prefix);
+	snprintf(marker, sizeof(marker), "the message on %s", subject);
+	return an_format_marker_judge(st, who, place, marker, value);
 }
 
 /* How far past the search's landing point a run's message may have been stored. */
@@ -896,7 +970,7 @@ nats_check_url(an_store *st, const char *url)
 }
 
 const an_store_methods an_nats_methods = {
-	.version = 2,
+	.version = AN_STORE_VERSION,
 	.name = "nats",
 	.open = nats_open,
 	.claim = nats_claim,

@@ -64,6 +64,15 @@ load_key(an_store *st, nats_auth *a, const char *who, const char *param, const c
 	size_t		n;
 	int			bad;
 
+	if (f == NULL && strchr(path, '/') == NULL)
+	{
+		/*
+		 * Not a path, and no such file here: most likely the seed or JWT
+		 * itself, pasted where its file's path belongs.  Never quoted.
+		 */
+		an_store_fail(st, AN_E_CONFIG, "%s: the %s parameter names no readable file: %s", who, param, strerror(errno));
+		return an_store_hintf(st, "Give the absolute path of the %s file, never its contents: a seed or a JWT in the URL would be shown wherever the URL is.", param);
+	}
 	if (f == NULL)
 	{
 		an_store_fail(st, AN_E_CONFIG, "%s: the %s file \"%s\" cannot be read: %s", who, param, path, strerror(errno));

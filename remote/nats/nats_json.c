@@ -61,6 +61,75 @@ nj_bool(const char *js, const char *key)
 	return -1;
 }
 
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * The escape at v (v[0] is the backslash) decoded into buf; answers its
+ * length (at most 3) and sets *used to the input bytes it took.  JetStream's
+ * Go encoder writes <, > and & as \u003c, \u003e and \u0026, and its error
+ * descriptions say "replicas > 1": a message must show the character, not
+ * "u003e".  A \u of a surrogate or a control character, or a malformed one,
+ * becomes '?', the other escapes their character.
+ */
+static size_t
+unescape(const char *v, char *buf, size_t *used)
+{
+	static const char from[] = "bfnrt", to[] = "\b\f\n\r\t";
+	const char *f;
+	unsigned	cp = 0;
+
+	*used = 2;
+	if (v[1] != 'u')
+	{
+		f = strchr(from, v[1]);
+		buf[0] = f != NULL ? to[f - from] : v[1];	/* \" \\ \/ and the rest */
+		return 1;
+	}
+	for (int i = 2; i < 6; i++)
+	{
+		int			h = hexval(v[i]);
+
+		if (h < 0)
+		{
+			buf[0] = '?';
+			*used = (size_t) i;	/* the digits read so far, never past the end */
+			return 1;
+		}
+		cp = cp * 16 + (unsigned) h;
+	}
+	*used = 6;
+	if (cp < 0x20 || (cp >= 0xd800 && cp <= 0xdfff))
+	{
+		buf[0] = '?';
+		return 1;
+	}
+	if (cp < 0x80)
+	{
+		buf[0] = (char) cp;
+		return 1;
+	}
+	if (cp < 0x800)
+	{
+		buf[0] = (char) (0xc0 | (cp >> 6));
+		buf[1] = (char) (0x80 | (cp & 0x3f));
+		return 2;
+	}
+	buf[0] = (char) (0xe0 | (cp >> 12));
+	buf[1] = (char) (0x80 | ((cp >> 6) & 0x3f));
+	buf[2] = (char) (0x80 | (cp & 0x3f));
+	return 3;
+}
+
 int
 nj_str(const char *js, const char *key, char *out, size_t outlen)
 {
@@ -69,17 +138,24 @@ nj_str(const char *js, const char *key, char *out, size_t outlen)
 
 	if (v == NULL || *v != '"' || outlen == 0)
 		return -1;
-	for (v++; *v && *v != '"'; v++)
+	for (v++; *v && *v != '"';)
 	{
-		if (n + 1 == outlen)
+		char		buf[3];
+		size_t		k = 1,
+					used = 1;
+
+		buf[0] = *v;
+		if (*v == '\\' && v[1])
+			k = unescape(v, buf, &used);
+		if (n + k >= outlen)
 		{
 			/* Too long: out holds the cut text, but the answer says it was cut. */
 			out[n] = '\0';
 			return -1;
 		}
-		if (*v == '\\' && v[1])
-			v++;
-		out[n++] = *v;
+		memcpy(out + n, buf, k);
+		n += k;
+		v += used;
 	}
 	out[n] = '\0';
 	return 0;

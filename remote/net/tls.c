@@ -134,6 +134,12 @@ an_tls_ctx_new(an_store *st, const an_tls_config *cfg, const char *who, an_tls_c
 
 	*out = NULL;
 	ERR_clear_error();
+	if (an_tls_servername_refused(cfg->servername) != NULL)
+	{
+		free(t);
+		return an_store_fail(st, AN_E_CONFIG, "%s: servername \"%s\" must be one exact host name: %s", who,
+							 cfg->servername, an_tls_servername_refused(cfg->servername));
+	}
 	if (t == NULL || (cfg->servername && (t->servername = strdup(cfg->servername)) == NULL))
 	{
 		an_tls_ctx_free(t);
@@ -191,7 +197,15 @@ set_names(SSL *ssl, const char *name, int verify)
 		return 0;
 	if (!verify)
 		return 1;
-	SSL_set_hostflags(ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+	/*
+	 * The name is looked for in the subjectAltName only, never in the
+	 * subject's CN (which OpenSSL reads when a certificate has no DNS name):
+	 * a CN-only certificate is refused, as browsers and Go refuse it.  No
+	 * opt-in: every publicly trusted certificate has carried a SAN since
+	 * 2017, a private CA's can be reissued with one, and tests have
+	 * insecure_skip_verify.  A '*' must be the whole leftmost label.
+	 */
+	SSL_set_hostflags(ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS | X509_CHECK_FLAG_NEVER_CHECK_SUBJECT);
 	if (is_ip(name))
 		return X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name) == 1;
 	return SSL_set1_host(ssl, name) == 1;

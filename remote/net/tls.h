@@ -9,7 +9,11 @@
  *
  * Verification is on unless the store's settings turn it off: the chain
  * against the system's CA bundle or the `ca` file, and the name the
- * connection was made to (or `servername`), as a host name or an IP address.
+ * connection was made to (or `servername`), as a host name or an IP address,
+ * found in the certificate's subjectAltName only, as browsers do: the
+ * subject's CN is never read, and a '*' of the certificate covers one whole
+ * label (*.example.test is a.example.test, not a.b.example.test nor
+ * example.test).
  */
 #ifndef ANARCHON_TLS_H
 #define ANARCHON_TLS_H
@@ -26,6 +30,14 @@ typedef struct an_tls_config
 	const char *servername;      /* SNI and the name verified; NULL: the host connected to */
 	int			insecure;        /* nonzero: verify nothing (tests only) */
 } an_tls_config;
+
+/*
+ * Why servername cannot be used, or NULL when it can: it must name one host
+ * exactly.  A leading '.' (which X509_check_host reads as "any subdomain")
+ * or a '*' anywhere is refused.  url_tls.c, so that a URL is refused when it
+ * is read; an_tls_ctx_new asks again for callers that skip the URL.
+ */
+const char *an_tls_servername_refused(const char *name);
 
 /* A store's TLS settings, made once: the CA, the client certificate and key. */
 typedef struct an_tls_ctx an_tls_ctx;

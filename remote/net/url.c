@@ -311,7 +311,7 @@ an_url_free(an_url *u)
 }
 
 void
-an_url_redacted(const an_url *u, char *out, size_t outlen)
+an_url_name(const an_url *u, char *out, size_t outlen)
 {
 	size_t		w;
 

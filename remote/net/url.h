@@ -6,8 +6,9 @@
  *   nats://[token@]host[:port]?stream=CRON&duplicate_window_ms=...
  *
  * User, password, path and parameter values are percent-decoded.  Errors name
- * the part that is wrong and never repeat the user's credentials: error
- * messages and logs show an_url_redacted() only.
+ * the part that is wrong and never repeat the user's credentials.  A store
+ * names itself in its messages with an_url_name(); any other text that shows
+ * a whole URL shows an_redact_url()'s form of it (redact.h).
  */
 #ifndef ANARCHON_URL_H
 #define ANARCHON_URL_H
@@ -62,10 +63,12 @@ int			an_url_parse(const char *url, an_url *u, char *err, size_t errlen);
 void		an_url_free(an_url *u);
 
 /*
- * "scheme://host:port/path" (every server, separated by commas) with user
- * and password left out, for messages.
+ * The store's name for its messages: "scheme://host:port/path" (every
+ * server, separated by commas), made from the parsed parts that are not
+ * secret.  No userinfo and no query, so nothing of a credential; where the
+ * whole URL must be shown (its query included), an_redact_url is the rule.
  */
-void		an_url_redacted(const an_url *u, char *out, size_t outlen);
+void		an_url_name(const an_url *u, char *out, size_t outlen);
 
 /* The raw value of a query parameter, or NULL; marks it used. */
 const char *an_url_param(an_url *u, const char *name);
@@ -117,5 +120,22 @@ int			an_url_skew(an_url *u, int64_t *skew_ms, char *err, size_t errlen);
  */
 #define AN_URL_TLS_PARAMS "ca, cert, key, servername, insecure_skip_verify"
 int			an_url_tls(an_url *u, int allowed, an_tls_config *cfg, int *any, char *err, size_t errlen);
+
+/*
+ * Credentials never go in clear outside this machine.  secret names what
+ * the URL would send that a listener could reuse ("password", "token",
+ * "sentinel_password"; NULL: nothing); tls: every connection of the store
+ * is TLS.  Without TLS, a secret to any server that is not a loopback
+ * address (127.0.0.0/8, ::1, or the name localhost) is refused — before any
+ * connection, so nothing is sent — unless the URL says plaintext_auth=true.
+ * Reads plaintext_auth (true or false), so call it before
+ * an_url_no_unknown.  Returns 0, -1 for a bad plaintext_auth, or 1 with
+ * the refusal in err (the caller adds AN_PLAINTEXT_AUTH_HINT).
+ */
+int			an_url_plaintext_auth(an_url *u, int tls, const char *secret, char *err, size_t errlen);
+#define AN_PLAINTEXT_AUTH_HINT "Use TLS (rediss://, amqps://, tls://), or, on a network you trust, accept that the secret is readable on the way with plaintext_auth=true in the URL."
+
+/* Is host (as in a URL, IPv6 without brackets) a loopback address? */
+int			an_host_is_loopback(const char *host);
 
 #endif							/* ANARCHON_URL_H */

@@ -24,6 +24,11 @@
  *                                      may hold a live lease (a sorted set;
  *                                      the overlap test reads one member)
  *   <prefix>:{<job>}:history           lease: every won attempt and every end
+ *   <prefix>:{<job>}:memory            lease: how long the job's runs are kept
+ *                                      (the longest any host asked), and the
+ *                                      horizon below which a slot may be forgotten
+ *   <prefix>:{<job>}:kept              lease: slot -> the time its run is kept
+ *                                      until (lengthened when the memory grows)
  *   <prefix>:{<job>}:runs              stream-id, idmp, script: the claims
  *   <prefix>:{<job>}:finished:<slot>   stream-id, idmp, script: finish status
  *   <prefix>:{<job>}:strategy          every strategy: what decides the job
@@ -156,6 +161,10 @@ int			rds_conn_exchange(an_store *st, rds_conn *cn, const an_deadline *d, int nc
 							  const size_t *const *lens, redisReply **replies);
 
 /* The error code of an error reply ("WRONGPASS", "NOAUTH"), without its text. */
+/* An error reply that ends by itself (LOADING, BUSY, ...; redis_cmd.c): 1, else 0. */
+int			rds_reply_transient(const redisReply *r);
+/* Fail st with AN_E_BUSY for such a reply to `what`, saying so. */
+int			rds_transient_fail(an_store *st, const char *where, const redisReply *r, const char *what);
 void		rds_reply_code(const redisReply *r, char *out, size_t outlen);
 
 /*
@@ -203,7 +212,8 @@ typedef struct rds_script
 } rds_script;
 
 /* The codes of rds_lua_scan's answer, listed once for the C and the Lua. */
-#define RDS_SCAN_LIST(X) X(SCAN_NONE, 0) X(SCAN_FOUND, 1) X(SCAN_APPENDED, 2) X(SCAN_LATE, 3)
+#define RDS_SCAN_LIST(X) X(SCAN_NONE, 0) X(SCAN_FOUND, 1) X(SCAN_APPENDED, 2) X(SCAN_LATE, 3) \
+	X(SCAN_PAUSED, 4)
 #define RDS_SCAN_MEMBER_(name, value) name = value,
 enum rds_scan_code
 {
@@ -230,6 +240,19 @@ extern const rds_script rds_lua_run_now;
  * outcome and scan code, so no answer can be taken for it.
  */
 #define RDS_MARKED (-1)
+
+/*
+ * The lease claim's answer when the slot's run was written by 0.1.0 (kept on
+ * its winner's settings alone) and would be forgotten while this host could
+ * still claim the slot: {RDS_OLD_RUN, the run's expiry, 0}.
+ */
+#define RDS_OLD_RUN (-2)
+
+/*
+ * A claim script's answer when the job's pause key holds no pause
+ * (redis_pause.c): {RDS_BAD_PAUSE, 0, 0}.  rds_pause_answer judges it.
+ */
+#define RDS_BAD_PAUSE (-3)
 
 struct rds_store;
 
@@ -305,6 +328,24 @@ int			rds_resume(an_store *st, const an_request *rq, int *was_paused);
 int			rds_paused(an_store *st, const an_request *rq, int64_t *until);
 int			rds_pauses(an_store *st, const an_request *rq, int64_t from, int64_t to,
 					   an_pause_span *spans, size_t max, size_t *n);
+
+/*
+ * Is r a claim script's answer about the job's pause?  0: no, go on reading
+ * it.  1: {code, 0, 0}, the job is paused.  -1: {RDS_BAD_PAUSE, 0, 0}, the
+ * key holds no pause: st failed, saying so.
+ */
+int			rds_pause_answer(an_store *st, struct rds_store *rs, const an_request *rq,
+							 const redisReply *r, int64_t code);
+
+/*
+ * The lease claim (redis_lease.c); pause 0 for a run-now, which a pause
+ * does not hold (the strategy's claim passes 1).
+ */
+int			rds_lease_claim(an_store *st, struct rds_store *rs, const an_request *rq,
+							an_claim_result *res, int pause);
+
+/* At open: mark a new or 0.1.0 prefix (format_marker.h); refuse a newer format. */
+int			rds_format_check(an_store *st, struct rds_store *rs);
 
 /* The error for a server without XADD ... IDMP: names Redis 8.6, suggests script. */
 int			rds_idmp_unsupported(an_store *st, struct rds_store *rs);
@@ -411,8 +452,11 @@ int			rds_mark_refused(an_store *st, rds_store *rs, const an_request *rq,
 /*
  * For what runs no claim script of its own (idmp's XADD, recall): refuse a
  * job another strategy decides, and, when set, mark it as this store's
- * before the decision.  One script call.
+ * before the decision.  With paused not NULL (idmp's claim), the job's
+ * pause is read in the same script first: *paused = 1, and nothing marked,
+ * while the job is paused.  One script call.
  */
-int			rds_mark_job(an_store *st, rds_store *rs, const an_request *rq, int set);
+int			rds_mark_job(an_store *st, rds_store *rs, const an_request *rq, int set,
+						 int *paused);
 
 #endif							/* ANARCHON_REDIS_H */

@@ -380,6 +380,8 @@ hs_error(an_store *st, rds_conn *cn, const handshake_cmds *h, int i, const redis
 	 */
 	if (strcmp(cmd, "INFO") == 0 || strcmp(cmd, "CONFIG") == 0)
 		return AN_OK;
+	if (rds_reply_transient(r))
+		return rds_transient_fail(st, cn->where, r, cmd);
 	if (strcmp(cmd, "SELECT") == 0)
 		return an_store_fail(st, AN_E_CONFIG,
 							 "redis store %s has no database %ld (the path of the URL): %.120s",

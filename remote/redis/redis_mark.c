@@ -27,7 +27,8 @@
  * - lease, script and stream-id read and set the marker inside the claim's
  *   own script (redis_scripts.c): atomic with the decision, in the same
  *   round trip.  idmp's decision is XADD ... IDMP itself, so it marks the job
- *   in a script of its own just before (rds_mark_job): a strategy that comes
+ *   in a script of its own just before (rds_mark_job), which reads the job's
+ *   pause first, as the claim scripts do: a strategy that comes
  *   after finds the marker, one that came before refuses it, and the marker
  *   outlives the XADD that follows within timeout_ms.
  *
@@ -93,14 +94,17 @@ rds_mark_refused(an_store *st, rds_store *rs, const an_request *rq, const redisR
 }
 
 int
-rds_mark_job(an_store *st, rds_store *rs, const an_request *rq, int set)
+rds_mark_job(an_store *st, rds_store *rs, const an_request *rq, int set, int *paused)
 {
 	rds_cmd		c;
 	redisReply *r = NULL;
 	int			rc;
+	int			pause = 0;
 
-	rds_eval_init(&c, 1);
+	rds_eval_init(&c, paused ? 2 : 1);
 	rds_cmd_key(&c, rs, rq->job, "strategy");
+	if (paused)
+		rds_cmd_key(&c, rs, rq->job, "paused");
 	rds_cmd_mark_args(&c, rs, rq->settings);
 	rds_cmd_addf(&c, "%lld", (long long) rq->slot);
 	rds_cmd_add(&c, set ? "1" : "0");
@@ -108,9 +112,13 @@ rds_mark_job(an_store *st, rds_store *rs, const an_request *rq, int set)
 		return rc;
 	if (rds_is_marked(r))
 		rc = rds_mark_refused(st, rs, rq, r);
+	else if (paused && (pause = rds_pause_answer(st, rs, rq, r, SCAN_PAUSED)) != 0)
+		rc = pause < 0 ? st->err : AN_OK;
 	else if (r->type != REDIS_REPLY_ARRAY || r->elements != 1)
 		rc = an_store_fail(st, AN_E_STORE, "redis store %s gave an unexpected answer to %s",
 						   rs->conn.where, rds_lua_mark.name);
 	freeReplyObject(r);
+	if (paused)
+		*paused = pause > 0;
 	return rc;
 }

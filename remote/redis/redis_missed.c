@@ -79,7 +79,7 @@ rds_recall(an_store *st, const an_request *rq, const int64_t *slots, size_t n,
 		return AN_OK;
 	/* A job another strategy decides has no lease runs here: every slot would look missed. */
 	an_deadline_start(&rs->deadline, rs->conn.timeout_ms);
-	if ((rc = rds_mark_job(st, rs, rq, 0)) != AN_OK)
+	if ((rc = rds_mark_job(st, rs, rq, 0, NULL)) != AN_OK)
 		return rc;
 	keep = an_settings_retention_ms(rq->settings);
 	oldest = an_store_host_now(st) - keep;
@@ -88,8 +88,9 @@ rds_recall(an_store *st, const an_request *rq, const int64_t *slots, size_t n,
 		an_store_fail(st, AN_E_UNSUPPORTED,
 					  "redis store %s keeps a run only max_late_ms + lease_ms * attempts = %lld ms after its slot, and slot %lld is older: a run of it may have been forgotten",
 					  rs->conn.where, (long long) keep, (long long) slots[0]);
-		return an_store_hintf(st, "Ask about slots from %lld on (the last %lld ms), or keep runs longer with a larger lease_ms or attempts.",
-							  (long long) oldest, (long long) keep);
+		return an_store_hintf(st, "Ask about slots from %lld on (the last %lld ms), or keep runs longer with a larger %s or %s.",
+							  (long long) oldest, (long long) keep, an_store_setting(st, "lease_ms"),
+							  an_store_setting(st, "attempts"));
 	}
 	if ((cmds = malloc(BATCH * sizeof(*cmds))) == NULL)
 		return an_store_fail(st, AN_E_NOMEM, "out of memory");

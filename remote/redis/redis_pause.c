@@ -14,19 +14,52 @@
  *                             member "<since>:<until>" (until 0 while it
  *                             lasts until resumed)
  *
+ * The pauses are a history, and nothing prunes a Redis store (its runs
+ * expire): so each pause and resume trims, in the same script, the pauses
+ * that ended more than keep_ms ago, keep_ms the longest of this host's
+ * max_late_ms + lease_ms * attempts and the one the job's lease memory
+ * (<prefix>:{<job>}:memory, redis_scripts.c) recorded for any claim.  No
+ * claim, and no anarchon_missed (which refuses slots older than keep_ms,
+ * redis_missed.c), asks about a slot that old, so a trimmed pause was one
+ * nobody could see any more; SQLite and PostgreSQL drop theirs in
+ * anarchon_prune by the same rule.  The members keep their form: a key
+ * written before trimming existed is read as ever and trimmed at its next
+ * write.
+ *
  * Pause and resume are one script each, so the two keys never disagree;
  * they are sent with EVAL and their source (no cached SHA): operators call
- * them rarely.  The read before every claim is one GET.
+ * them rarely.  A claim reads the pause inside its own script
+ * (redis_scripts.c), which answers paused, or that the key holds no pause
+ * (rds_pause_answer); the GET here is the paused method's, for the paused
+ * verb and function.  The key and its value are 0.1.0's, whose hosts GET
+ * it before each claim: a pause written by either release holds both.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "redis.h"
 
+/*
+ * The start of both scripts: now on Redis's clock, then the pauses that ended
+ * before now - keep_ms go.  KEYS[3] the job's lease memory, ARGV[2] this
+ * host's keep_ms.  Only a pause that started before the horizon can have
+ * ended before it, so the scan is a range of the scores.
+ */
+#define LUA_NOW_AND_TRIM \
+	"local t = redis.call('TIME')\n" \
+	"local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n" \
+	"local keep = tonumber(ARGV[2])\n" \
+	"local kept = tonumber(redis.call('HGET', KEYS[3], 'keep_ms'))\n" \
+	"if kept and kept > keep then keep = kept end\n" \
+	"local horizon = now - keep\n" \
+	"for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', string.format('(%d', horizon))) do\n" \
+	"  local e = tonumber(string.match(m, ':(%d+)$'))\n" \
+	"  if e and e ~= 0 and e < horizon then redis.call('ZREM', KEYS[2], m) end\n" \
+	"end\n"
+
 /* KEYS[1] the pause, KEYS[2] the pauses; ARGV[1] until (0: until resumed). */
 static const char lua_pause[] =
-	"local t = redis.call('TIME')\n"
-	"local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+	LUA_NOW_AND_TRIM
 	"local untl = tonumber(ARGV[1])\n"
 	"if untl ~= 0 and untl <= now then return {0, now} end\n"
 	"local since = now\n"
@@ -43,8 +76,7 @@ static const char lua_pause[] =
 
 /* The same keys; the pause's member gets its end, now. */
 static const char lua_resume[] =
-	"local t = redis.call('TIME')\n"
-	"local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+	LUA_NOW_AND_TRIM
 	"local cur = redis.call('GET', KEYS[1])\n"
 	"if not cur then return {0, now} end\n"
 	"local since = tonumber(string.match(cur, '^(%d+):'))\n"
@@ -96,10 +128,12 @@ run_script(an_store *st, rds_store *rs, pause_call *c)
 	rds_cmd_init(&cmd);
 	rds_cmd_add(&cmd, "EVAL");
 	rds_cmd_add(&cmd, c->script);
-	rds_cmd_add(&cmd, "2");
+	rds_cmd_add(&cmd, "3");
 	rds_cmd_key(&cmd, rs, c->rq->job, "paused");
 	rds_cmd_key(&cmd, rs, c->rq->job, "pauses");
+	rds_cmd_key(&cmd, rs, c->rq->job, "memory");
 	rds_cmd_addf(&cmd, "%lld", (long long) c->until);
+	rds_cmd_addf(&cmd, "%lld", (long long) an_settings_retention_ms(c->rq->settings));
 	if ((rc = rds_call(st, rs, &cmd, &r)) != AN_OK)
 		return rc;
 	if ((rc = rds_array_int(st, rs, r, 0, &c->done, "a pause script")) == AN_OK)
@@ -113,6 +147,23 @@ unreadable(an_store *st, rds_store *rs, const pause_call *c)
 {
 	return an_store_fail(st, AN_E_STORE, "redis store %s holds an unreadable pause of job %s",
 						 rs->conn.where, c->rq->job);
+}
+
+int
+rds_pause_answer(an_store *st, rds_store *rs, const an_request *rq, const redisReply *r,
+				 int64_t code)
+{
+	const redisReply *e;
+	pause_call	c = {.rq = rq};
+
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 || (e = r->element[0])->type != REDIS_REPLY_INTEGER)
+		return 0;
+	if (e->integer == RDS_BAD_PAUSE)
+	{
+		unreadable(st, rs, &c);
+		return -1;
+	}
+	return e->integer == code;
 }
 
 /* GET of the pause: c->until its end, 0 when the job is not paused. */

@@ -115,7 +115,7 @@ judge_wait(an_store *st, rds_store *rs, const redisReply *set, const redisReply 
 		/* The job's keys are split between two nodes for now (a migration). */
 		if (rs->cluster)
 			rs->cluster->stale = 1;
-		an_store_fail(st, AN_E_STORE,
+		an_store_fail(st, AN_E_BUSY,
 					  "redis store %s: the job's hash slot is being migrated between nodes (%.80s), so the answer cannot be confirmed on replicas yet",
 					  rs->conn.where, set->str);
 		return an_store_hintf(st, "Send the call again.");

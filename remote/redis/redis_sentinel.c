@@ -59,6 +59,14 @@ sentinel_error(an_store *st, const rds_conn *cn, const rds_conn *q, const redisR
 					  cn->where, q->host, q->port);
 		return an_store_hintf(st, "Give it as the URL parameter sentinel_password (and sentinel_user for an ACL user); the URL's own password is the data servers'.");
 	}
+	/* A data server (or anything but a sentinel) knows no SENTINEL command. */
+	if (strcmp(code, "ERR") == 0 && strstr(r->str, "unknown command") != NULL)
+	{
+		an_store_fail(st, AN_E_CONFIG, "redis store %s: the server at %s:%d is not a sentinel (it does not know the SENTINEL command)",
+					  cn->where, q->host, q->port);
+		return an_store_hintf(st, "A redis+sentinel:// URL names the sentinels (port 26379 by default) and then the master's name, "
+							  "not the data servers; for one data server, use redis://%s:%d.", q->host, q->port);
+	}
 	return an_store_fail(st, AN_E_STORE, "redis store %s: the sentinel at %s:%d answered %.160s",
 						 cn->where, q->host, q->port, r->str);
 }

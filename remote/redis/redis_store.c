@@ -37,7 +37,7 @@ static const rds_strategy *const strategies[] = {
 	&rds_strategy_lease, &rds_strategy_stream_id, &rds_strategy_idmp, &rds_strategy_script
 };
 
-#define KNOWN_PARAMS "strategy, prefix, timeout_ms, durability, max_skew_ms, replicas, cluster, window_ms (strategy=script), duration_sec (strategy=idmp), sentinel_user and sentinel_password (redis+sentinel), and with rediss " AN_URL_TLS_PARAMS
+#define KNOWN_PARAMS "strategy, prefix, timeout_ms, durability, max_skew_ms, replicas, cluster, window_ms (strategy=script), duration_sec (strategy=idmp), sentinel_user and sentinel_password (redis+sentinel), plaintext_auth, and with rediss " AN_URL_TLS_PARAMS
 #define RDS_REPLICAS_MAX 5
 
 static const rds_strategy *
@@ -214,6 +214,7 @@ parse_url(an_store *st, rds_store *rs, const char *url, int tls)
 	char		err[AN_ERRMAX];
 	size_t		errlen = sizeof(err);
 	int			rc = AN_E_CONFIG;
+	int			plain = 0;
 
 	if (an_url_parse(url, &u, err, errlen) < 0)
 		return an_store_fail(st, AN_E_CONFIG, "%s", err);
@@ -254,7 +255,7 @@ parse_url(an_store *st, rds_store *rs, const char *url, int tls)
 		an_errf(err, errlen, "out of memory");
 		goto done;
 	}
-	an_url_redacted(&u, rs->conn.where, sizeof(rs->conn.where));
+	an_url_name(&u, rs->conn.where, sizeof(rs->conn.where));
 	if (an_url_tls(&u, rediss, &tcfg, &tls_any, err, errlen) < 0)
 		goto done;
 	if (tls && rediss)
@@ -272,13 +273,21 @@ parse_url(an_store *st, rds_store *rs, const char *url, int tls)
 	}
 	/* The nodes of a cluster copy the connection's settings: they come last. */
 	if (parse_topology(rs, &u, err, errlen) < 0 ||
+		(plain = an_url_plaintext_auth(&u, rediss, u.password ? "password" :
+									   an_url_param(&u, "sentinel_password") ? "sentinel_password" : NULL,
+									   err, errlen)) != 0 ||
 		an_url_no_unknown(&u, KNOWN_PARAMS, err, errlen) < 0)
 		goto done;
 	rc = AN_OK;
 done:
 	an_url_free(&u);
 	if (rc != AN_OK)
-		return an_store_fail(st, AN_E_CONFIG, "%s", err);
+	{
+		an_store_fail(st, AN_E_CONFIG, "%s", err);
+		if (plain == 1)
+			an_store_hintf(st, "%s", AN_PLAINTEXT_AUTH_HINT);
+		return AN_E_CONFIG;
+	}
 	return AN_OK;
 }
 
@@ -372,7 +381,7 @@ redis_open(an_store *st, const char *url, void *arg)
 	if (rs->strategy == &rds_strategy_idmp &&
 		RDS_LACKS_IDMP(&rs->conn))
 		return rds_idmp_unsupported(st, rs);
-	return AN_OK;
+	return rds_format_check(st, rs);
 }
 
 /* check_url: what open would refuse in the URL, without connecting. */
@@ -494,7 +503,7 @@ redis_check(an_store *st, const an_request *rq, an_check_result *res)
 }
 
 const an_store_methods an_redis_methods = {
-	.version = 6,
+	.version = AN_STORE_VERSION,
 	.name = "redis",
 	.open = redis_open,
 	.claim = redis_claim,

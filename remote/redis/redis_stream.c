@@ -12,8 +12,9 @@
  * After the store answers, the winner is whoever's token the entry holds: a
  * claim sent again after its reply was lost finds its own token and wins.
  * The decision itself is core/wonlost.c's; this file appends and reads back.
- * Every append first keeps the job to this strategy (redis_mark.c): inside
- * the script for stream-id and script, in a call just before for idmp.
+ * Every append first reads the job's pause (redis_pause.c) and keeps the
+ * job to this strategy (redis_mark.c): inside the script for stream-id and
+ * script, in a call just before for idmp.
  *
  * These strategies have no lease.  heartbeat answers true while the token is
  * the recorded winner and the run is not finished, and changes nothing;
@@ -92,8 +93,8 @@ xrange_token(an_store *st, rds_store *rs, const an_request *rq, const char *from
 }
 
 /*
- * A scan-coded answer ({SCAN_*[, token]}, or the marker's refusal) of
- * script, freed here; *code is SCAN_*.
+ * A scan-coded answer ({SCAN_*[, token]}, the marker's refusal, or an
+ * unreadable pause) of script, freed here; *code is SCAN_*.
  */
 static int
 scan_answer(an_store *st, rds_store *rs, const an_request *rq, const rds_script *script,
@@ -104,6 +105,8 @@ scan_answer(an_store *st, rds_store *rs, const an_request *rq, const rds_script 
 
 	if (rds_is_marked(r))
 		rc = rds_mark_refused(st, rs, rq, r);
+	else if (rds_pause_answer(st, rs, rq, r, SCAN_PAUSED) < 0)
+		rc = st->err;
 	else if ((rc = rds_array_int(st, rs, r, 0, &v, script->name)) == AN_OK)
 	{
 		*code = (int) v;
@@ -123,9 +126,10 @@ scan_answer(an_store *st, rds_store *rs, const an_request *rq, const rds_script 
 
 /*
  * The scan script, in mode 'find' or 'claim'; *code is SCAN_*.  A claim
- * also reads and sets the job's strategy marker (redis_mark.c); a find
- * touches the stream only, so that a cluster in the middle of a migration
- * answers it like any one-key command.
+ * also reads the job's pause (redis_pause.c) and reads and sets its
+ * strategy marker (redis_mark.c); a find touches the stream only, so that
+ * a cluster in the middle of a migration answers it like any one-key
+ * command.
  */
 static int
 scan(an_store *st, rds_store *rs, const an_request *rq, const char *mode,
@@ -136,10 +140,13 @@ scan(an_store *st, rds_store *rs, const an_request *rq, const char *mode,
 	redisReply *r = NULL;
 	int			rc;
 
-	rds_eval_init(&c, claim ? 2 : 1);
+	rds_eval_init(&c, claim ? 3 : 1);
 	rds_cmd_key(&c, rs, rq->job, "runs");
 	if (claim)
+	{
 		rds_cmd_key(&c, rs, rq->job, "strategy");
+		rds_cmd_key(&c, rs, rq->job, "paused");
+	}
 	rds_cmd_addf(&c, "%lld", (long long) rq->slot);
 	rds_cmd_add(&c, rq->token ? rq->token : "");
 	rds_cmd_addf(&c, "%lld", (long long) window_ms);
@@ -192,9 +199,10 @@ stream_id_append(an_store *st, const an_request *rq, an_append_result *result, c
 	int			code = SCAN_NONE;
 	int			rc;
 
-	rds_eval_init(&c, 2);
+	rds_eval_init(&c, 3);
 	rds_cmd_key(&c, rs, rq->job, "runs");
 	rds_cmd_key(&c, rs, rq->job, "strategy");
+	rds_cmd_key(&c, rs, rq->job, "paused");
 	rds_cmd_addf(&c, "%lld", (long long) rq->slot);
 	rds_cmd_add(&c, rq->token);
 	rds_cmd_addf(&c, "%lld-%d", (long long) rq->slot, rq->slot == 0 ? 1 : 0);
@@ -213,6 +221,9 @@ stream_id_append(an_store *st, const an_request *rq, an_append_result *result, c
 		case SCAN_LATE:
 			/* Older than the stream's newest claim, with no entry: never claimable. */
 			*result = AN_APPEND_REFUSED;
+			return AN_OK;
+		case SCAN_PAUSED:
+			*result = AN_APPEND_PAUSED;
 			return AN_OK;
 	}
 	return an_store_fail(st, AN_E_STORE, "redis store %s: the stream-id claim script answered an unknown code %d",
@@ -239,6 +250,9 @@ script_append(an_store *st, const an_request *rq, an_append_result *result, char
 			return AN_OK;
 		case SCAN_LATE:
 			*result = AN_APPEND_REFUSED;
+			return AN_OK;
+		case SCAN_PAUSED:
+			*result = AN_APPEND_PAUSED;
 			return AN_OK;
 	}
 	return an_store_fail(st, AN_E_STORE, "redis store %s: the scan script answered an unknown code %d",
@@ -295,6 +309,7 @@ idmp_append(an_store *st, const an_request *rq, an_append_result *result, char *
 	rds_cmd		c;
 	redisReply *r = NULL;
 	int			found = 0;
+	int			paused = 0;
 	int			rc;
 	int64_t		keep_from;
 
@@ -304,9 +319,17 @@ idmp_append(an_store *st, const an_request *rq, an_append_result *result, char *
 		return rds_idmp_unsupported(st, rs);
 	if ((rc = idmp_setup(st, rs, rq)) != AN_OK)
 		return rc;
-	/* The decision is the XADD itself: the job is marked as idmp's just before (redis_mark.c). */
-	if ((rc = rds_mark_job(st, rs, rq, 1)) != AN_OK)
+	/*
+	 * The decision is the XADD itself: the job's pause is read, and the job
+	 * marked as idmp's, in one script just before (redis_mark.c).
+	 */
+	if ((rc = rds_mark_job(st, rs, rq, 1, &paused)) != AN_OK)
 		return rc;
+	if (paused)
+	{
+		*result = AN_APPEND_PAUSED;
+		return AN_OK;
+	}
 	/* Trim by the host's clock, with a whole duration of margin for skew. */
 	keep_from = an_store_host_now(st) - 2 * rs->duration_sec * 1000;
 	rds_cmd_init(&c);

@@ -160,6 +160,7 @@ mq_sqlite_contend() {
 #   $MQ_TMP/cancel.out, its pid to MQ_CPID.
 mq_cancel_session() {
 	local url=$1 slot0=$2 pause=$3 slot=$4
+	# The session's script: PAUSE seconds between its claims, then kept open 30 s.
 	"$DRV" "$(mq_param "$url" timeout_ms=60000)" session > "$MQ_TMP/cancel.out" 2>&1 < <(echo "claim fz $slot0 t9"; sleep "$pause"; echo "claim fz $slot t1"; sleep 30) &
 	MQ_CPID=$!
 }
@@ -256,6 +257,7 @@ $([ "$resent" = won ] && echo succeeded || echo running)" \
 	pq -c "SELECT anarchon_claim('pgcancel', $((S + 1000))::bigint, 'tokA')" -c "SELECT pg_sleep(3)" \
 		-c "SET statement_timeout = 700" -c "SELECT anarchon_claim('pgcancel', $((S + 2000))::bigint, 'tokA')" > "$MQ_TMP/pg-cancel.out" &
 	i=$!
+	# A fixed wait, not a poll yet: the first claim and pg_sleep(3) under way before the freeze.
 	sleep 2
 	kill -STOP "$fpid"
 	wait "$i"

@@ -95,6 +95,67 @@ base_tps=$TPS
 bench check "$dir/check.sql" 8 || exit 1
 emit_row postgresql "check vs primary-key SELECT" 8 "$TPS" "$base_tps" "$P50" "$P99"
 
+# Losers: the server's CPU per losing claim against its bare read.  100 jobs
+# whose slot is already taken by another token (50 running under a day's
+# lease, 50 finished); 8 clients claim them over and over and are told
+# running or done.  The CPU is the server's own (every backend, and the
+# checkpointer and WAL writer, whose work a loser's write would add):
+# the postmaster's children, live ones from /proc and finished backends from
+# its cutime/cstime, over the number of calls pgbench made.  The row's rates
+# are calls per CPU-second of the server, so its ratio is the bare read's CPU
+# over the loser's: 0.83 or more is the target of "at most 1.2x".
+psql -X -q -v ON_ERROR_STOP=1 <<SQL || exit 1
+SELECT anarchon.set_job_owner('lose' || i, current_user::regrole) FROM generate_series(1, 100) AS i;
+INSERT INTO anarchon.runs
+SELECT 'lose' || i, to_timestamp($base / 1000.0), 1, 'tok-winner',
+       CASE WHEN i <= 50 THEN 'running' ELSE 'succeeded' END,
+       now() + interval '1 day', now(), CASE WHEN i <= 50 THEN NULL ELSE now() END
+  FROM generate_series(1, 100) AS i;
+INSERT INTO bench_base SELECT 'lose' || i, $base, 'tok-winner' FROM generate_series(1, 100) AS i;
+VACUUM ANALYZE;
+CHECKPOINT;
+SQL
+cat > "$dir/lose.sql" <<SQL
+\set j random(1, 100)
+SELECT anarchon_claim('lose' || :j, $base::bigint, 'tok-loser' || :client_id);
+SQL
+cat > "$dir/losebase.sql" <<SQL
+\set j random(1, 100)
+SELECT token FROM bench_base WHERE job = 'lose' || :j AND slot = $base::bigint;
+SQL
+# server_cpu_ticks: the server's CPU so far, in clock ticks.
+server_cpu_ticks() {
+	local pm p t=0
+	pm=$(head -n 1 "$PG_DATA/postmaster.pid")
+	t=$(awk '{ print $16 + $17 }' "/proc/$pm/stat")
+	for p in $(ps --ppid "$pm" -o pid=); do
+		t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2> /dev/null || echo 0)))
+	done
+	echo "$t"
+}
+# cpu_per_call NAME SCRIPT: sets CALLS_PER_CPU_S (calls per CPU-second of the server).
+cpu_per_call() {
+	local t0 t1 n pm i
+	pm=$(head -n 1 "$PG_DATA/postmaster.pid")
+	t0=$(server_cpu_ticks)
+	bench "$1" "$2" 8 || return 1
+	# Finished backends count in the postmaster's cutime once it has reaped them.
+	for i in $(seq 1 100); do
+		[ "$(ps --ppid "$pm" -o args= | grep -c 'postgres: .* postgres ')" -eq 0 ] && break
+		sleep 0.05
+	done
+	t1=$(server_cpu_ticks)
+	n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$dir/out.$1")
+	CALLS_PER_CPU_S=$(awk -v n="$n" -v d=$((t1 - t0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", (d > 0 ? n / (d / hz) : 0) }')
+	echo "# $1: $n calls, $((t1 - t0)) ticks of server CPU" >&2
+}
+cpu_per_call losebase "$dir/losebase.sql" || exit 1
+base_cpu=$CALLS_PER_CPU_S
+base_tps=$TPS
+cpu_per_call lose "$dir/lose.sql" || exit 1
+emit_row postgresql "losing claim vs primary-key SELECT: calls per server CPU-second" 8 "$CALLS_PER_CPU_S" "$base_cpu" "$P50" "$P99"
+emit_row postgresql "losing claim vs primary-key SELECT: calls per second" 8 "$TPS" "$base_tps" "$P50" "$P99"
+
 # A fenced write transaction against the same transaction without the fence.
 psql -X -q -v ON_ERROR_STOP=1 <<SQL || exit 1
 CREATE TABLE bench_work (job text, n bigint);

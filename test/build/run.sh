@@ -74,6 +74,7 @@ done
 
 # 3. Nothing changed: nothing is rebuilt, and the configuration is not rewritten.
 before=$(stat -c %Y "$src/build/config.h" "$src/sqlite/anarchon.so" | tr '\n' ' ')
+# The scenario: file times move on by a second, so a rebuild would show in them.
 sleep 1
 make -s -C "$src" sqlite > "$tmp/b3" 2>&1
 after=$(stat -c %Y "$src/build/config.h" "$src/sqlite/anarchon.so" | tr '\n' ' ')
@@ -109,6 +110,71 @@ else
 	unresolved=$(comm -23 "$tmp/needed" "$tmp/defined")
 	if [ -z "$unresolved" ]; then ok "build: every symbol the PostgreSQL module needs is defined by postgres or its libraries"
 	else not_ok "build: every symbol the PostgreSQL module needs is defined by postgres or its libraries" "unresolved: $(echo $unresolved)"; fi
+fi
+
+# The release is written once, in VERSION; everything that shows it agrees
+# (doc/building.md, "Versions").
+v=$(cat "$REPO_ROOT/VERSION")
+if [[ "$v" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then ok "version: VERSION holds a release ($v)"
+else not_ok "version: VERSION holds a release" "got: $v"; fi
+has "version: the control file is made from VERSION" \
+	"$(make -s -C "$REPO_ROOT" pg/anarchon.control > /dev/null 2>&1; cat "$REPO_ROOT/pg/anarchon.control")" \
+	"default_version = '$v'"
+meta=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(m["version"], m["provides"]["anarchon"]["version"])' \
+	"$REPO_ROOT/META.json" 2>&1)
+if [ "$meta" = "$v $v" ]; then ok "version: META.json says $v"; else not_ok "version: META.json says $v" "got: $meta"; fi
+deb=$(sed -n '1s/^anarchon (\([^)]*\)).*/\1/p' "$REPO_ROOT/debian/changelog")
+if [ "$deb" = "$v" ]; then ok "version: debian/changelog's newest entry is $v"
+else not_ok "version: debian/changelog's newest entry is $v" "got: $deb"; fi
+if make -s -C "$REPO_ROOT" cli > /dev/null 2>&1; then
+	has "version: anarchon --version" "$("$REPO_ROOT/cli/anarchon" --version 2>&1)" "anarchon $v"
+else
+	not_ok "version: anarchon --version" "make cli failed"
+fi
+
+# Every install target has its uninstall, and it removes exactly what was
+# installed (into a DESTDIR here, so the machine's own install is untouched).
+for pair in "install-sqlite uninstall-sqlite" "install-cli uninstall-cli" "install uninstall"; do
+	set -- $pair
+	d="$tmp/destdir-$1"
+	if make -s -C "$REPO_ROOT" "$1" DESTDIR="$d" > "$tmp/inst.log" 2>&1 \
+		&& [ -n "$(find "$d" -type f 2> /dev/null)" ] \
+		&& make -s -C "$REPO_ROOT" "$2" DESTDIR="$d" >> "$tmp/inst.log" 2>&1; then
+		left=$(find "$d" -type f 2> /dev/null)
+		if [ -z "$left" ]; then ok "build: make $2 removes what make $1 installed"
+		else not_ok "build: make $2 removes what make $1 installed" "left: $left"; fi
+	else
+		not_ok "build: make $2 removes what make $1 installed" "$(tail -n 20 "$tmp/inst.log")"
+	fi
+done
+
+# The example systemd unit names the command where install-cli put it: the
+# default prefix, and the package's (/usr); the command there answers.
+for prefix in /usr/local /usr; do
+	d="$tmp/units$prefix"
+	if make -s -C "$REPO_ROOT" install-cli DESTDIR="$d" PREFIX="$prefix" > "$tmp/units.log" 2>&1; then
+		unit=$d$prefix/share/doc/anarchon/examples/report.service
+		exe=$(sed -n 's/^ExecStart=\([^ ]*\) .*/\1/p' "$unit" 2> /dev/null)
+		if [ "$exe" = "$prefix/bin/anarchon" ] && [ -f "$d$prefix/share/doc/anarchon/examples/report.timer" ] &&
+			"$d$exe" --version > /dev/null 2>&1 && grep -qx 'KillMode=control-group' "$unit"; then
+			ok "build: install-cli PREFIX=$prefix: the example unit runs $exe, the command it installed, with KillMode=control-group"
+		else
+			not_ok "build: install-cli PREFIX=$prefix: the example unit runs $prefix/bin/anarchon" "ExecStart: ${exe:-none}" "$(cat "$unit" 2> /dev/null | tail -n 5)"
+		fi
+	else
+		not_ok "build: install-cli PREFIX=$prefix" "$(tail -n 20 "$tmp/units.log")"
+	fi
+done
+
+# Warnings are errors in a development build (make test sets ANARCHON_DEV=1),
+# never in a user's: a newer compiler's new warning must not fail it.
+dev=$(make -n -C "$src" sqlite cli ANARCHON_DEV=1 -B 2>&1 | grep -c -e '-Werror')
+user=$(make -n -C "$src" sqlite cli ANARCHON_DEV= -B 2>&1 | grep -c -e '-Werror')
+all=$(make -n -C "$src" sqlite cli ANARCHON_DEV= -B 2>&1 | grep -c -e ' -c ')
+if [ "$dev" -gt 0 ] && [ "$user" = 0 ] && [ "$all" -gt 0 ]; then
+	ok "build: -Werror in a development build ($dev compilations), in none of a user's $all"
+else
+	not_ok "build: -Werror in a development build, never in a user's" "development: $dev with -Werror; user: $user of $all"
 fi
 
 suite_end

@@ -81,6 +81,7 @@ cli_store() { if [ "$1" = redis ]; then echo "$REDIS"; else echo "sqlite://$tmp/
 # it wins appends the slot (ms) to OUT.
 comeback() {
 	local host=$1 store=$2 job=$3 policy=$4 out=$5 tok
+	date +%s%3N >> "$out.started"
 	case $host in
 		pg)
 			PGOPTIONS=$(pg_options "$store" "$policy") q \
@@ -106,8 +107,39 @@ comeback() {
 }
 
 # judge NAME OUT C0 POLICY: what OUT holds against what the policy says.
+# The instances come back 200 ms into c0+6; on a loaded machine they may
+# reach anarchon_due seconds later, when the slots they must catch up are
+# that many later: what they ran is judged against each second from c0+6 to
+# two past the one in which the last of them set off (OUT.started), and
+# passes when it is right for one of them.  Never twice is judged whatever
+# the second.
 judge() {
-	local name=$1 out=$2 c0=$3 policy=$4 want never dup s cur problems=()
+	local name=$1 out=$2 c0=$3 policy=$4 shift problems=() first=() late last
+	# How late the last instance of the three set off past c0+6 s: the
+	# shifts tried go that far, and two seconds more (a process reaches its
+	# claim some time after it starts: loading the extension and connecting
+	# took 1.5 s on a loaded machine).  Each is judged whole, as if every
+	# instance had come back in that second.
+	late=$(( $(sort -n "$out.started" | tail -n 1) - c0 - 6000 ))
+	last=$(( (late < 0 ? 0 : late) / 1000 * 1000 + 2000 ))
+	for shift in $(seq 0 1000 "$last"); do
+		judge_at "$out" $((c0 + shift)) "$policy"
+		[ ${#problems[@]} -eq 0 ] && break
+		[ "$shift" -eq 0 ] && first=("${problems[@]}")
+	done
+	if [ ${#problems[@]} -eq 0 ]; then
+		ok "$name: $(wc -l < "$out") runs: $(tr '\n' ' ' < "$out" | sed "s/$c0/c0/g")(c0=$c0$([ "$shift" -gt 0 ] && echo ", came back in c0+$((6 + shift / 1000))"))"
+	else
+		not_ok "$name" "${first[@]}" "runs: $(tr '\n' ' ' < "$out")" "c0=$c0, the last instance set off $late ms after c0+6 s" \
+			"errors: $(cat "$out".err.* 2> /dev/null | head -c 600)"
+	fi
+}
+
+# judge_at OUT C0 POLICY: problems+=(...) for what OUT holds against the
+# policy, for instances that came back in slot c0+6.
+judge_at() {
+	local out=$1 c0=$2 policy=$3 want never dup s cur
+	problems=()
 	case $policy in
 		latest) want="$((c0 + 5000))"; never="$(seq $((c0 + 1000)) 1000 $((c0 + 4000)))" ;;
 		all) want="$(seq $((c0 + 3000)) 1000 $((c0 + 5000)))"; never="$((c0 + 1000)) $((c0 + 2000))" ;;
@@ -120,12 +152,6 @@ judge() {
 	# The current slot: c0+6, or c0+7 when the machine was slow to start them.
 	cur=$(grep -cxE "$((c0 + 6000))|$((c0 + 7000))" "$out")
 	[ "$cur" -ge 1 ] || problems+=("the current slot was not run")
-	if [ ${#problems[@]} -eq 0 ]; then
-		ok "$name: $(wc -l < "$out") runs: $(tr '\n' ' ' < "$out" | sed "s/$c0/c0/g")(c0=$c0)"
-	else
-		not_ok "$name" "${problems[@]}" "runs: $(tr '\n' ' ' < "$out")" "c0=$c0" \
-			"errors: $(cat "$out".err.* 2> /dev/null | head -c 600)"
-	fi
 }
 
 # scenario HOST STORE: the three policies, three instances each, at once.
@@ -138,6 +164,7 @@ scenario() {
 	for p in latest all none; do
 		j=cu-$host-$store-$p
 		: > "$tmp/$j.out"
+		: > "$tmp/$j.out.started"
 		for _ in 1 2 3; do comeback "$host" "$store" "$j" "$p" "$tmp/$j.out" & pids+=($!); done
 	done
 	wait "${pids[@]}"

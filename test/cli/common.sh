@@ -1,7 +1,9 @@
 # common.sh — what the cli suite's blocks share (sourced by run.sh after
 # ../lib.sh).
 #
-#   AN                        the command under test (cli/anarchon)
+#   AN                        the command under test (cli/anarchon, or
+#                             ANARCHON_CLI_BIN: an older build, to see a
+#                             new check fail on it)
 #   an_call OUT ERR ARGS...   run it, stdout to OUT, stderr to ERR; sets RC
 #   one_error_line ERR        ERR is exactly one line starting "anarchon: "
 #   expect_call NAME RC WANT ARGS...
@@ -16,7 +18,47 @@
 #                             block that did not reach its end is a failure
 #   an_valgrind LABEL DIR NAME WANT ARGS...
 #                             the command under valgrind (cli and catchup suites)
-AN=$REPO_ROOT/cli/anarchon
+#   cli_pg_watch_start        probe the suite's PostgreSQL twice a second from
+#                             here on; a failed check that names postgresql
+#                             then says what the probes saw and the server's
+#                             last log lines (a server that stops answering
+#                             for half a minute under CI's load was seen twice
+#                             and never here)
+AN=${ANARCHON_CLI_BIN:-$REPO_ROOT/cli/anarchon}
+
+cli_pg_watch_start() {
+	CLI_PG_WATCH=$CLI_TMP/pg-watch
+	: > "$CLI_PG_WATCH"
+	(
+		local err pm
+		while :; do
+			if ! err=$(PGCONNECT_TIMEOUT=3 psql -X -A -t -h 127.0.0.1 -p "$PGPORT" -c 'SELECT 1' 2>&1 > /dev/null); then
+				pm=$(head -n 1 "$PG_DATA/postmaster.pid" 2> /dev/null)
+				printf '%s psql: %s; postmaster %s %s; load %s; stopped: %s\n' "$(date +%T.%3N)" \
+					"$(printf '%s' "$err" | tr '\n' ' ' | head -c 120)" "$pm" \
+					"$([ -n "$pm" ] && ps -o stat=,wchan:24= -p "$pm" 2> /dev/null | tr -s ' ')" "$(cut -d' ' -f1-3 /proc/loadavg)" \
+					"$(ps -eo pid=,stat=,comm= | awk '$2 ~ /^T/ { printf "%s/%s ", $1, $3 }' | head -c 200)"
+			fi
+			sleep 0.5 # the watch's pace
+		done
+	) >> "$CLI_PG_WATCH" 2>&1 &
+	at_exit "kill $! 2> /dev/null"
+}
+
+# A failed check that names postgresql says what the watch saw.
+eval "cli_plain_not_ok() $(declare -f not_ok | tail -n +2)"
+not_ok() {
+	local name=$1 w=${CLI_PG_WATCH:-}
+	shift
+	if [[ $name == *postgresql* ]] && [ -n "$w" ] && [ -f "$w" ]; then
+		cli_plain_not_ok "$name" "$@" \
+			"pg watch: $(wc -l < "$w") probes of 3 s failed; first: $(head -n 1 "$w" | head -c 300)" \
+			"pg watch: last: $(tail -n 1 "$w" | head -c 300)" \
+			"server log: $(tail -n 3 "${PG_LOG:-/dev/null}" 2> /dev/null | tr '\n' '|' | head -c 300)"
+	else
+		cli_plain_not_ok "$name" "$@"
+	fi
+}
 
 an_call() {
 	local out=$1 err=$2
@@ -35,6 +77,16 @@ expect_call() {
 	shift 3
 	o=$(mktemp "$CLI_TMP/call.XXXXXX") e=$o.err
 	an_call "$o" "$e" "$@"
+	# EXPECT_TEMPFAIL_TRIES=N: a 75 (the store gave no answer in time, the
+	# contract's "try again") is asked again, N tries in all, as a caller
+	# would; a wrong answer is never asked again.
+	local try=1
+	while [ "$RC" -eq 75 ] && [ "$want_rc" -ne 75 ] && [ "$try" -lt "${EXPECT_TEMPFAIL_TRIES:-1}" ]; do
+		echo "# $name: try $try got no answer (75: $(head -c 200 "$e" | tr '\n' ' ')); again"
+		try=$((try + 1))
+		sleep 1  # a pause before asking again, as a caller's retry would
+		an_call "$o" "$e" "$@"
+	done
 	if [ "$want" = - ]; then same=$([ ! -s "$o" ] && echo 1)
 	else same=$([ "$(cat "$o")" = "$want" ] && [ "$(wc -l < "$o")" -eq "$(printf '%s\n' "$want" | wc -l)" ] && echo 1)
 	fi
@@ -90,7 +142,7 @@ an_valgrind() {
 	log=$dir/$(printf '%s' "$name" | tr -c 'a-zA-Z0-9' _).log
 	rm -f "$log"
 	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-		--trace-children=no --log-file="$log" "$AN" "$@" > "$log.out" 2> "$log.err"
+		--trace-children=no --child-silent-after-fork=yes --log-file="$log" "$AN" "$@" > "$log.out" 2> "$log.err"
 	rc=$?
 	if [ ! -e "$log" ]; then not_ok "$label: $name" "valgrind wrote no log: it did not run" "$(head -c 300 "$log.err")"
 	elif [ "$rc" -ne "$want" ]; then not_ok "$label: $name" "exit $rc, want $want" "$(head -n 30 "$log")" "$(head -c 300 "$log.err")"

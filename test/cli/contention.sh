@@ -85,7 +85,10 @@ cli_contention_judge() {
 	local name=$1 first=$2 n=$3 out=$CONT_DIR/$1.out report extra bad rcs claimed=$CONT_DIR/$1.claimed iso unjudged
 	# A first line, so that awk tells the two files apart even when no slot was claimed.
 	echo claimed > "$claimed"
-	for iso in $(cat "$CONT_DIR/$name".h*.err 2> /dev/null | grep -oE "cont at [0-9T:-]+Z" | sed 's/^cont at //' | sort -u); do
+	# A slot counts as claimed when some host was answered for it; a host that
+	# got no answer (exit 75: its line says "error, not claimed") did not claim it.
+	for iso in $(cat "$CONT_DIR/$name".h*.err 2> /dev/null | grep -oE "cont at [0-9T:-]+Z(: won| finished|: (lost|running|done|overlap),)" |
+		grep -oE "cont at [0-9T:-]+Z" | sed 's/^cont at //' | sort -u); do
 		echo "$(( $(date -u -d "$iso" +%s) * 1000 ))" >> "$claimed"
 	done
 	report=$(awk -v first="$first" -v n="$n" '
@@ -128,7 +131,8 @@ cli_contention_judge() {
 
 	rcs=$(cat "$CONT_DIR/$name".h*.rc 2> /dev/null | wc -l)
 	# 75 is a run that could not reach the store and ran nothing (a broker
-	# too loaded to answer within timeout_ms): said, not a failure; whether
+	# too loaded to answer within timeout_ms, a SQLite file whose lock stayed
+	# taken past busy_timeout_ms): said, not a failure; whether
 	# every claimed slot still ran once is the check above.
 	local tempfail
 	tempfail=$(cat "$CONT_DIR/$name".h*.rc 2> /dev/null | awk '$1 == 75' | wc -l)
@@ -136,7 +140,7 @@ cli_contention_judge() {
 	bad=$(cat "$CONT_DIR/$name".h*.rc 2> /dev/null | awk '$1 != 0 && $1 != 75' | head -n 5)
 	bad+=$(cat "$CONT_DIR/$name".h*.err 2> /dev/null |
 		grep -vE "^anarchon: cont at [0-9T:-]+Z(: won \(attempt 1\), running sh| finished succeeded|: (lost|running|done|overlap), not this host's to run)$" |
-		grep -vE "^anarchon: .*(within timeout_ms|timeout_ms\)|cannot connect)" | head -n 5)
+		grep -vE "^anarchon: .*(within timeout_ms|timeout_ms\)|cannot connect|the database stayed locked by another writer|could not be opened \(exit 75\))" | head -n 5)
 	if [ "$rcs" -eq $((8 * n)) ] && [ -z "$bad" ]; then
 		ok "cli contention $name: all $rcs runs exited 0 and said only won, finished or not this host's"
 	else

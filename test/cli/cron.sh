@@ -123,6 +123,7 @@ cli_cron() {
 	# The first boundary at least 2 s away: each daemon is asleep until it by then.
 	b1=$(( ((start + 2) / 60 + 1) * 60 ))
 	b2=$((b1 + 60))
+	# A fixed wait: a crond that cannot start has exited by then (checked below).
 	sleep 1
 	for h in 1 2 3; do
 		kill -0 "$(cat "$dir/crond$h.pid")" 2> /dev/null ||

@@ -51,6 +51,7 @@ exits_statuses() {
 	mapfile -t c < <(ex_cmd 'exit 7')
 	ex_run "the command's own status (exit 7)" 7 ran --store "$S" --job seven --slot "$slot" -- "${c[@]}"
 	expect_call "cli exit: ... check answers failed" 0 failed check --store "$S" --job seven --slot "$slot"
+	# The command: SIGTERM to itself; its sleep is never reached.
 	mapfile -t c < <(ex_cmd 'kill -TERM $$; sleep 5')
 	ex_run "a command ended by SIGTERM (128 + 15)" 143 ran --store "$S" --job term --slot "$slot" -- "${c[@]}"
 	mapfile -t c < <(ex_cmd)
@@ -93,7 +94,10 @@ exits_statuses() {
 		took=$(( $(date +%s%3N) - t0 ))
 		kill -CONT "$(redis_pid frozen)"
 		redis_stop frozen
-		if [ "$took" -lt 5000 ]; then ok "cli exit: ... within 5 s (${took} ms)"; else not_ok "cli exit: ... within 5 s" "took $took ms"; fi
+		# A bound against a hang, not a speed: about 0.6 s on a quiet machine,
+		# and 6.1 s was seen with two test runs sharing two cores.
+		if [ "$took" -lt 15000 ]; then ok "cli exit: ... within 15 s, not hanging on the frozen server (${took} ms)"
+		else not_ok "cli exit: ... within 15 s, not hanging on the frozen server" "took $took ms"; fi
 	else
 		not_ok "cli exit: start a third redis-server"
 	fi
@@ -118,6 +122,7 @@ exits_signals() {
 	cat > "$d/traps.sh" <<-'EOF'
 		for s in TERM INT HUP; do trap "kill \$nap 2> /dev/null; echo got $s >> \"\$F\"; exit 3" $s; done
 		echo ready >> "$F"
+		# The command under test: it sleeps until a signal ends it.
 		sleep 30 & nap=$!
 		wait $nap
 		echo "no signal" >> "$F"
@@ -213,6 +218,7 @@ exits_verbs() {
 		claim --store "$S" --job verbs-exp --slot "$slot" --token "$t" --lease_ms 1000
 	expect_call "$name: claim with --lease_ms 1000 --attempts 2: won" 0 "won	$slot	$t	1" \
 		claim --store "$S" --job verbs-att --slot "$slot" --token "$t" --lease_ms 1000 --attempts 2
+	# The scenario: the 1 s lease runs out.
 	sleep 1.3
 	expect_call "$name: check after the lease: expired" 0 expired check --store "$S" --job verbs-exp --slot "$slot"
 	expect_call "$name: a rival's claim after the lease, no attempt left: done, exit 1" 1 "done	$slot	$tok	1" \

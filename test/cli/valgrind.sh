@@ -1,7 +1,7 @@
 # valgrind.sh — the command under valgrind: no invalid access, no definite
 # leak, and the exit status it should have.
 #
-#   run   won (with heartbeats: a 300 ms lease and a 1 s command) and not
+#   run   won (with heartbeats: a 6 s lease and a 2.5 s command: valgrind slows every renewal, and a renewal that comes too late stops the command) and not
 #         this host's, on SQLite and on Redis; a command not found; a store
 #         that cannot be reached
 #   claim, check, heartbeat, finish, slots (CRON_TZ), missed
@@ -21,7 +21,8 @@ cli_valgrind() {
 	for u in "$S" "$redis"; do
 		local k=sqlite
 		[ "$u" = "$S" ] || k=redis
-		vg "run $k, won, heartbeats" 0 run --store "$u" --job vg-run --slot "$slot" --lease_ms 300 -- sh -c 'sleep 1'
+		# The command works 2.5 s, so that heartbeats are sent meanwhile.
+		vg "run $k, won, heartbeats" 0 run --store "$u" --job vg-run --slot "$slot" --lease_ms 6000 -- sh -c 'sleep 2.5'
 		vg "run $k, not this host's" 0 run --store "$u" --job vg-run --slot "$slot" -- true
 		vg "run $k, the command's own status" 7 run --store "$u" --job vg-seven --slot "$slot" -- sh -c 'exit 7'
 		vg "claim $k" 0 claim --store "$u" --job vg-claim --slot "$slot" --token "$t"

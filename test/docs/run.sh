@@ -19,6 +19,12 @@ here=test/docs
 tmp=$(t_tmpdir)
 chmod 777 "$tmp"
 
+# The test scripts themselves (no server needed): every sleep left in them
+# says why, or is a poll's step (test/sleeps.sh); a wait for a condition is
+# a poll with a deadline (wait_for), never a bare sleep.
+check "docs: every sleep in test/**/*.sh has a comment saying why, or is a poll's step (bash test/sleeps.sh)" \
+	bash test/sleeps.sh --check
+
 if [ ! -x /usr/bin/python3 ] || [ ! -f sqlite/anarchon.so ]; then
 	not_ok "docs: needs /usr/bin/python3 and sqlite/anarchon.so (make sqlite)"
 	suite_end

@@ -29,10 +29,14 @@ Fails (exit 1, one "FAIL ..." line each) on:
     had been answered (the takeover was decided before the call reached the
     store, so the store must have refused it).
 
-Writes TABLE_FILE, a Markdown table of store x fault, and prints it.
+Writes TABLE_FILE, a Markdown table of store x fault, and prints it.  What
+TABLE_FILE holds from a line starting with KEEP_FROM on (cells measured by
+other suites, written by hand) is kept below the new table.
 """
 import collections
 import sys
+
+KEEP_FROM = "<!-- kept below the soak's table -->"
 
 # Stores whose slot may go without a winner when a reply is lost.
 MAY_SKIP = {"rabbitmq", "rabbitmq-cluster", "rabbitmq-tls"}
@@ -142,8 +146,16 @@ def main():
             row["won"], row["double"], row["nowinner"], errors[(store, fault)], row["unanswered"],
             row["takeovers"], row["calls"], row["refused"], row["fenced"]))
     text = "\n".join(out) + "\n"
+    kept = ""
+    try:
+        with open(table_file) as f:
+            old = f.read()
+        if KEEP_FROM in old:
+            kept = "\n" + old[old.index(KEEP_FROM):]
+    except OSError:
+        pass
     with open(table_file, "w") as f:
-        f.write(text)
+        f.write(text + kept)
     sys.stdout.write(text)
     if bad_lines:
         failures.append("%d log lines could not be read" % bad_lines)

@@ -35,6 +35,7 @@ pg_pair_start() {
 		echo "max_connections = 100"
 		echo "wal_level = replica"
 		echo "fsync = off"
+		echo "anarchon.durability = 'accept-loss'"
 	} >> "$dir/primary/postgresql.conf"
 	pg_as_server_user "$PG_BINDIR/pg_ctl" -D "$dir/primary" -l "$dir/primary.log" -w -t 60 \
 		-o "-p $p1" start > /dev/null 2>&1 || { tail -n 20 "$dir/primary.log"; return 1; }

@@ -118,6 +118,52 @@ main() {
 		not_ok "fault: the checker finds a fenced token accepted after a takeover"
 	fi
 
+	# failover_judge STRUCK LOG...: a failover cell's window, from the kill (its
+	# time in ms in the file STRUCK) to the last error answer after it, in ms.
+	# Fails, saying what is missing, when the kill was not made, the logs
+	# record no fault injected or no answer, or no claim was answered without
+	# an error after that window: the claims did not go on.
+	failover_judge() {
+		local struck=$1
+		shift
+		[ -s "$struck" ] || { echo "no time of the kill: the kill was not made"; return 1; }
+		cat "$@" 2> /dev/null | awk -v t="$(cat "$struck")" '
+			$1 == "#" && $2 == "injected" { inj += $5; next }
+			$1 == "#" || NF != 10 || $7 ~ /^(heartbeat|finish):/ { next }
+			{ n++ }
+			$7 ~ /^error/ && $10 > t && $10 - t > w { w = $10 - t }
+			$7 !~ /^error/ && $10 > t && $10 - t > a { a = $10 - t }
+			END {
+				if (n == 0 || inj == 0 || a <= w) {
+					went = a > 0 ? a " ms after it" : "none after it"
+					printf "answers: %d, faults injected: %d, last error %d ms after the kill, last answer without error: %s\n", n, inj, w, went
+					exit 1
+				}
+				print w + 0
+			}'
+	}
+	# failover_ok NAME CELL: NAME (with "{W}" for the window) ok when the
+	# cell's failover went as failover_judge says it must.
+	failover_ok() {
+		local out
+		if out=$(failover_judge "$tmp/struck" "$tmp/log/$2.failover".*[0-9]); then ok "${1//"{W}"/$out}"
+		else not_ok "${1//"{W}"/?}" "$out"; fi
+	}
+	# The judge itself: no kill, an empty log, and claims that never went on
+	# after the kill must each fail it.
+	echo 1000 > "$tmp/judge.struck"
+	printf '%s\n' "1 s failover j 1000 tokA won 0 1 900" "# injected s failover 1" \
+		"1 s failover j 2000 tokA error:timeout 0 1 1500" > "$tmp/judge.stuck"
+	printf '%s\n' "1 s failover j 1000 tokA won 0 1 900" "# injected s failover 1" \
+		"1 s failover j 2000 tokA error:timeout 0 1 1500" "1 s failover j 2000 tokA won 0 2 1700" > "$tmp/judge.went-on"
+	if failover_judge /dev/null "$tmp/judge.went-on" > /dev/null || failover_judge "$tmp/judge.struck" /dev/null > /dev/null ||
+		failover_judge "$tmp/judge.struck" "$tmp/judge.stuck" > /dev/null ||
+		[ "$(failover_judge "$tmp/judge.struck" "$tmp/judge.went-on")" != 500 ]; then
+		not_ok "fault: the failover judge fails a cell without a kill, without answers, or whose claims did not go on"
+	else
+		ok "fault: the failover judge fails a cell without a kill, without answers, or whose claims did not go on"
+	fi
+
 	# ---------------------------------------------------------------- servers
 	# The -tls stores: a TLS port of the same Redis, a NATS server that speaks
 	# only TLS, verified against the test CA.
@@ -225,6 +271,7 @@ main() {
 	terminate_loop() {
 		local n=0 r
 		while [ ! -e "$1" ]; do
+			# The fault's pace: a backend ended every 50 to 300 ms.
 			sleep "0.$(printf '%02d' $(( 5 + RANDOM % 25 )))"
 			r=$(psql -X -A -t -c "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) AS t
 				FROM pg_stat_activity WHERE application_name = 'anarchon-fault'
@@ -240,10 +287,12 @@ main() {
 	freeze_loop() {
 		local n=0 pid
 		while [ ! -e "$1" ]; do
+			# The fault's pace: a freeze every 0.3 to 1 s.
 			sleep "0.$(( 3 + RANDOM % 7 ))"
 			pid=$(ls "$3" 2> /dev/null | shuf -n 1)
 			[ -n "$pid" ] && kill -STOP "$pid" 2> /dev/null || continue
 			n=$(( n + 1 ))
+			# The fault: frozen 2 s, past its 1 s lease.
 			sleep 2
 			kill -CONT "$pid"
 		done
@@ -333,7 +382,11 @@ main() {
 		[ "$store" = local ] || port=$(server_port "$store")
 		[ "$host/$store" = pg/local ] && port=$PGPORT
 		[ "${store#pg-}" != "$store" ] && port=${PAIR_PORTS[$store]}
-		rm -rf "$tmp/mark" "$tmp/stop" && mkdir -p "$tmp/mark"
+		# RabbitMQ, restarted after the previous cell's kill, opens its TLS
+		# listener after its plain one: a cell must not begin before it does.
+		[ "$store" != rabbitmq-tls ] || wait_port "$port" 30 ||
+			not_ok "fault: RabbitMQ's TLS listener is open before the $store cell"
+		rm -rf "$tmp/mark" "$tmp/stop" "$tmp/struck" && mkdir -p "$tmp/mark"
 		# Job runners work each run 1.5 s: at most 150 slots, 200 ms apart or
 		# more, so that a soak's runners keep up with their slots.
 		local SLOTS=$SLOTS STEP=$STEP
@@ -394,6 +447,7 @@ main() {
 					# background: the node's pids must stay the suite's).
 					rabbitmq-cluster)
 						rmqc_kill 1 && n=1
+						# The scenario: the node's supervisor restarts it 3 s later.
 						sleep 3
 						rmqc_revive 1 >> "$tmp/rmq-cluster.log" 2>&1 ||
 							not_ok "fault: the killed RabbitMQ node starts again" "$(tail -n 5 "$tmp/rmq-cluster.log")"
@@ -405,6 +459,7 @@ main() {
 				sleep_until "$strike"
 				pid=$(server_pid "$store")
 				kill -STOP "$pid" && n=1
+				# The fault: frozen past the store's timeout_ms.
 				sleep $(( TIMEOUT_MS / 1000 + 1 ))
 				kill -CONT "$pid"
 				;;
@@ -442,6 +497,8 @@ main() {
 		esac
 	}
 	mkdir -p "$tmp/log" "$(dirname "$TABLE")"
+	# The failover cells measured apart, not held to the rules (their labels).
+	MEASURED=
 	for store in $STORES; do
 		for fault in $FAULTS; do
 			fits c "$store" "$fault" && cell c "$store" "$fault"
@@ -457,11 +514,6 @@ main() {
 			fits pg "$store" "$fault" && cell pg "$store" "$fault"
 		done
 	done
-	# failover_window CELL: from the kill to the last error answer of the cell, in ms.
-	failover_window() {
-		cat "$tmp/log/$1.failover".*[0-9] | awk -v t="$(cat "$tmp/struck")" \
-			'$1 != "#" && $7 ~ /^error/ && $10 > t { w = $10 - t } END { print w + 0 }'
-	}
 	# Three JetStream servers with a stream of 3 replicas: the stream's leader
 	# SIGKILLed during the contention, through each host (nats_cluster.sh).
 	# The killed server comes back between cells, so each starts with three.
@@ -471,7 +523,7 @@ main() {
 			create_server nats-cluster; then
 			for host in $NATS_CLUSTERS; do
 				cell "$host" nats-cluster failover
-				ok "fault: $host/nats-cluster failover: errors answered for $(failover_window "$host.nats-cluster") ms after the stream's leader (${NATS_CLUSTER_KILLED[fcl]}) was killed"
+				failover_ok "fault: $host/nats-cluster failover: errors answered for {W} ms after the stream's leader (${NATS_CLUSTER_KILLED[fcl]}) was killed, then claims went on" "$host.nats-cluster"
 				nats_cluster_revive fcl >> "$tmp/nats-cluster.log" 2>&1
 				nats_cluster_ready fcl "$(url nats-cluster "$(server_port nats-cluster)")" >> "$tmp/nats-cluster.log" 2>&1 ||
 					not_ok "fault: the NATS cluster is whole again after $host/nats-cluster" "$(tail -n 5 "$tmp/nats-cluster.log")"
@@ -491,10 +543,11 @@ main() {
 			for host in $REDIS_CLUSTERS; do
 				for store in redis-sentinel redis-cluster; do
 					cell "$host" "$store" failover
-					ok "fault: $host/$store failover: errors answered for $(failover_window "$host.$store") ms after the master was killed"
+					failover_ok "fault: $host/$store failover: errors answered for {W} ms after the master was killed, then claims went on" "$host.$store"
 				done
 			done
 			cell sqlite redis-sentinel-nowait failover
+			MEASURED="$MEASURED sqlite/redis-sentinel-nowait"
 			mkdir -p "$tmp/measured"
 			mv "$tmp/log/sqlite.redis-sentinel-nowait.failover".* "$tmp/measured/"
 		else
@@ -509,7 +562,7 @@ main() {
 		if rmqc_start "$tmp/rmqc" > "$tmp/rmq-cluster.log" 2>&1 && create_server rabbitmq-cluster; then
 			for host in $RMQ_CLUSTERS; do
 				cell "$host" rabbitmq-cluster failover
-				ok "fault: $host/rabbitmq-cluster failover: errors answered for $(failover_window "$host.rabbitmq-cluster") ms after a node was killed"
+				failover_ok "fault: $host/rabbitmq-cluster failover: errors answered for {W} ms after a node was killed, then claims went on" "$host.rabbitmq-cluster"
 			done
 		else
 			not_ok "fault: start three clustered RabbitMQ nodes" "$(tail -n 20 "$tmp/rmq-cluster.log")"
@@ -532,8 +585,9 @@ main() {
 				not_ok "fault: a claim sent to a standby is refused, and the error says it is a standby" "$out"
 		fi
 		cell pg "$store" failover
-		ok "fault: $store failover: errors answered for $(failover_window "pg.$store") ms after the primary was killed, then claims went on on the promoted standby"
+		failover_ok "fault: $store failover: errors answered for {W} ms after the primary was killed, then claims went on on the promoted standby" "pg.$store"
 		if [ "$store" = pg-async ]; then
+			MEASURED="$MEASURED pg/$store"
 			mkdir -p "$tmp/measured"
 			mv "$tmp/log/pg.$store.failover".* "$tmp/measured/"
 		fi
@@ -549,10 +603,24 @@ main() {
 	printf '%s\n' "$out" | grep '^|' | sed 's/^/# /'
 	# Failovers to a replica that may lack the last confirmed claims (an
 	# asynchronous standby, Redis without replicas=): measured, not held to the rules.
-	if ls "$tmp"/measured/*.*[0-9] > /dev/null 2>&1; then
+	# Each cell moved to measured/ must be in that table, with a fault
+	# injected and answers: an empty or unreadable log measures nothing.
+	if [ -n "$MEASURED" ]; then
 		out=$(/usr/bin/python3 "$here/check.py" "${TABLE%.md}-async.md" "$tmp"/measured/*.*[0-9] 2>&1)
-		ok "fault: failover to an asynchronous replica measured, double wins (claims confirmed by the old primary, then lost): $(printf '%s\n' "$out" |
-			awk -F'|' '$3 ~ /failover/ { gsub(/ /, "", $2); printf "%s%s %d", sep, $2, $8; sep = "; " }')"
+		local missing='' lbl row
+		for lbl in $MEASURED; do
+			row=$(printf '%s\n' "$out" | awk -F'|' -v c="$lbl" '{ gsub(/ /, "", $2); gsub(/ /, "", $3) }
+				$2 == c && $3 == "failover" && $4 > 0 && $6 > 0 { print; exit }')
+			[ -n "$row" ] || missing="$missing $lbl"
+		done
+		printf '%s\n' "$out" | grep -q '^FAIL .*could not be read' && missing="$missing (unreadable lines)"
+		if [ -z "$missing" ]; then
+			ok "fault: failover to an asynchronous replica measured, double wins (claims confirmed by the old primary, then lost): $(printf '%s\n' "$out" |
+				awk -F'|' '$3 ~ /failover/ { gsub(/ /, "", $2); printf "%s%s %d", sep, $2, $8; sep = "; " }')"
+		else
+			not_ok "fault: failover to an asynchronous replica measured" \
+				"no row with a fault injected and answers for:$missing" "$(printf '%s\n' "$out" | head -n 12)"
+		fi
 		printf '%s\n' "$out" | grep '^|' | sed 's/^/# /'
 	fi
 	suite_end

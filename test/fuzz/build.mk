@@ -22,11 +22,14 @@ FUZZ_SRCS_url = remote/net/url.c $(CORE_SRCS)
 FUZZ_SRCS_schedule = $(SCHEDULE_SRCS) core/validate.c
 FUZZ_SRCS_json = remote/nats/nats_json.c
 # The link speaks through an_conn, whose TLS and the logins' nkeys come with it when built with OpenSSL.
-FUZZ_TLS_SRCS = remote/net/conn.c $(filter remote/net/tls.c remote/net/tls_bio.c,$(REMOTE_SRCS))
-FUZZ_SRCS_nats = $(filter-out remote/nats/nats.c,$(NATS_SRCS)) remote/net/sock.c $(FUZZ_TLS_SRCS) \
+# tls.c asks url_tls.c whether a servername is one host; the Redis and NATS
+# stores judge their prefix's format with format_marker.c.
+FUZZ_TLS_SRCS = remote/net/conn.c $(filter remote/net/tls.c remote/net/tls_bio.c,$(REMOTE_SRCS)) remote/net/url_tls.c \
+	remote/net/format_marker.c
+FUZZ_SRCS_nats = $(filter-out remote/nats/nats.c,$(NATS_SRCS)) remote/net/sock.c remote/net/url.c $(FUZZ_TLS_SRCS) \
 	remote/net/crc16.c remote/net/wait.c remote/net/rotate.c $(CORE_SRCS)
 # The Redis store owns its socket too (an_conn) and reads its TLS parameters with url_tls.c.
-FUZZ_SRCS_resp = $(filter remote/redis/%,$(REMOTE_SRCS)) remote/net/url.c remote/net/url_tls.c remote/net/wait.c \
+FUZZ_SRCS_resp = $(filter remote/redis/%,$(REMOTE_SRCS)) remote/net/url.c remote/net/wait.c \
 	remote/net/sock.c $(FUZZ_TLS_SRCS) remote/net/crc16.c remote/net/rotate.c $(CORE_SRCS)
 FUZZ_LIBS_schedule = $(SCHEDULE_LIBS)
 build/fuzz/bin/schedule: $(TZ_SYSTEM_OBJ)

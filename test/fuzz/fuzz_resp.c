@@ -173,6 +173,28 @@ read_all(const uint8_t *data, size_t size, size_t chunk, reading *out)
 	redisReaderFree(rd);
 }
 
+/*
+ * The error codes that mean "not now" (doc/cli.md, the table of store replies
+ * that mean try again), written here again rather than asked of the store:
+ * the code's first word, up to a space, a NUL or the end, is one of them.
+ */
+static int
+transient_code(const redisReply *r)
+{
+	static const char *const codes[] = {"LOADING", "BUSY", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "NOREPLICAS"};
+
+	if (r->type != REDIS_REPLY_ERROR)
+		return 0;
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+	{
+		size_t		n = strlen(codes[i]);
+
+		if (r->len >= n && strncmp(r->str, codes[i], n) == 0 && (r->len == n || r->str[n] == ' ' || r->str[n] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
 static void
 judge(const redisReply *r, const redisReply *other)
 {
@@ -186,6 +208,8 @@ judge(const redisReply *r, const redisReply *other)
 			   "rds_reply_fail: %d, \"%.80s\"", rc, st.errmsg);
 	if (r->type == REDIS_REPLY_ERROR && strncmp(r->str, "NOAUTH", 6) == 0)
 		FUZZ_CHECK(rc == AN_E_AUTH, "NOAUTH is %d", rc);
+	else if (transient_code(r))
+		FUZZ_CHECK(rc == AN_E_BUSY, "a transient error reply is %d, not try again", rc);
 	else
 		FUZZ_CHECK(rc == AN_E_STORE, "rds_reply_fail: %d", rc);
 

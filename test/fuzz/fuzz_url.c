@@ -1,6 +1,6 @@
 /*
  * fuzz_url.c — the store URL parser (remote/net/url.c): an_url_parse,
- * an_url_redacted and the parameter readers.
+ * an_url_name and the parameter readers.
  *
  * The input is one URL (cut at its first NUL).  Beyond "no crash, no leak,
  * no read past a buffer", each input checks:
@@ -9,13 +9,13 @@
  *                 user and password replaced (escapes %XY and the ':' that
  *                 splits them kept, so that both parse alike): the result,
  *                 the error message and the redacted form must be the same.
- *                 So neither an error nor an_url_redacted can ever show a
+ *                 So neither an error nor an_url_name can ever show a
  *                 credential, whatever the password holds ('@', '/', '?').
  *   shape         a parsed URL has a lower-case scheme of letters and '+',
  *                 1 to AN_URL_MAX_SERVERS servers with non-empty hosts of
  *                 host-name characters, ports 0-65535, unique parameter
  *                 names, and every string inside the URL's own copy.
- *   redacted      an_url_redacted into a buffer of every small size is a
+ *   redacted      an_url_name into a buffer of every small size is a
  *                 NUL-terminated prefix of the full form; the full form
  *                 parses again to the same scheme, servers and path (when
  *                 the path has no character that needs an escape).
@@ -123,13 +123,13 @@ check_shape(const an_url *u)
 	}
 }
 
-/* an_url_redacted in buffers of exact sizes: a terminated prefix of the whole. */
+/* an_url_name in buffers of exact sizes: a terminated prefix of the whole. */
 static void
 check_redacted(const an_url *u, char *full, size_t fulllen)
 {
 	size_t		n;
 
-	an_url_redacted(u, full, fulllen);
+	an_url_name(u, full, fulllen);
 	FUZZ_CHECK(fuzz_terminated(full, fulllen), "redacted form not terminated");
 	n = strlen(full);
 	for (size_t len = 0; len <= n + 1 && len <= 80; len++)
@@ -138,7 +138,7 @@ check_redacted(const an_url *u, char *full, size_t fulllen)
 
 		if (small == NULL)
 			abort();
-		an_url_redacted(u, small, len);
+		an_url_name(u, small, len);
 		if (len > 0)
 			FUZZ_CHECK(fuzz_terminated(small, len) && strncmp(small, full, len - 1) == 0 &&
 					   strlen(small) == (n < len - 1 ? n : len - 1),
@@ -232,7 +232,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(strcmp(err, err2) == 0, "an error depends on the credentials:\n  %s\n  %s", err, err2);
 		else
 		{
-			an_url_redacted(&u2, red2, sizeof(red2));
+			an_url_name(&u2, red2, sizeof(red2));
 			FUZZ_CHECK(strcmp(red, red2) == 0, "the redacted form depends on the credentials:\n  %s\n  %s",
 					   red, red2);
 			an_url_free(&u2);

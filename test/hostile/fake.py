@@ -139,11 +139,15 @@ def crc16(data):
 
 
 def hash_slot(args):
-    """The slot of the command's first key "prefix:{tag}:...", as a node would judge it."""
+    """The slot of the command's first key "prefix:{tag}:...", as a node would
+    judge it; a key of the prefix without a tag ("prefix:format") is hashed
+    whole, as Redis does."""
     for a in args[1:]:
         m = re.match(rb"[A-Za-z0-9_-]+:\{([^}]+)\}", a)
         if m:
             return crc16(m.group(1)) & 16383
+    if len(args) > 1 and re.match(rb"[A-Za-z0-9_-]+:[A-Za-z0-9_-]+$", args[1]):
+        return crc16(args[1]) & 16383
     return 0
 
 
@@ -231,7 +235,7 @@ HEARTBEAT = frame(8, 0, b"")
 
 
 def amqp_frames(f):
-    """The client's frames after its protocol header: (type, channel, class, method)."""
+    """The client's frames after its protocol header: (type, channel, class, method, payload)."""
     if f.read(8)[:4] != b"AMQP":
         return
     while True:
@@ -241,7 +245,7 @@ def amqp_frames(f):
         kind, ch, size = struct.unpack(">BHI", head)
         payload = f.read(size + 1)[:-1]
         cls, mid = struct.unpack(">HH", payload[:4]) if kind == 1 else (0, 0)
-        yield kind, ch, cls, mid
+        yield kind, ch, cls, mid, payload
 
 
 def deliver(ch):
@@ -291,7 +295,7 @@ def amqp_serve(conn, _port):
             pass
         return
     f = conn.makefile("rb")
-    for kind, ch, cls, mid in amqp_frames(f):
+    for kind, ch, cls, mid, payload in amqp_frames(f):
         if (cls, mid) == (10, 11):              # start-ok: tune
             conn.sendall(method(0, 10, 30, struct.pack(">HIH", 2047, 131072, 0)))
         elif (cls, mid) == (10, 40):            # connection.open
@@ -303,7 +307,18 @@ def amqp_serve(conn, _port):
         elif (cls, mid) == (10, 50):            # connection.close
             conn.sendall(method(0, 10, 51))
             return
-        elif (cls, mid) == (50, 10):            # queue.declare: the claim's first question
+        elif (cls, mid) == (50, 10) and b".format." in payload[6:6 + payload[6] + 1]:
+            # The format markers (amqp_format.c), answered as a broker would for
+            # a prefix of this release: the hostile part is the claim's.
+            name = payload[7:7 + payload[6]]
+            if name.endswith(b".format.3"):     # a later release's: none (404 closes the channel)
+                conn.sendall(method(ch, 20, 40, struct.pack(">H", 404) + shortstr(b"NOT_FOUND - no queue")
+                                    + struct.pack(">HH", 50, 10)))
+            else:
+                conn.sendall(method(ch, 50, 11, shortstr(name) + struct.pack(">II", 0, 0)))
+        elif (cls, mid) == (20, 41):            # channel.close-ok
+            pass
+        elif (cls, mid) == (50, 10):            # queue.declare of the gate: the claim's first question
             threading.Thread(target=guard, args=(amqp_hostile, conn, ch), daemon=True).start()
             for _ in amqp_frames_rest(f):
                 pass

@@ -168,6 +168,7 @@ for c in "nats msg-flood" "nats info-flood" "resp drip" "resp cluster-moved-sile
 	pq -c "CREATE SERVER $name FOREIGN DATA WRAPPER anarchon OPTIONS (url '$(url "$proto" "$mode" "${PORT[$proto-$mode]}" 20000)')" > /dev/null
 	PGOPTIONS="-c anarchon.store=$name" pq -c "SELECT anarchon_claim('$name', $(slot)::bigint, 'tok')" > "$tmp/$name.out" &
 	bg=$!
+	# A fixed wait, not a poll yet: the claim under way on the hostile server before the cancel.
 	sleep 1
 	t0=$(date +%s%3N)
 	n=$(pq -c "SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity WHERE query LIKE '%anarchon_claim(''$name''%' AND pid <> pg_backend_pid()")

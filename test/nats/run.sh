@@ -208,6 +208,27 @@ out=$(drv "nats://wrong-tok@$AU" validate 2>&1; drv "nats://s3cr3t-tok@$AU?bogus
 if printf '%s' "$out" | grep -q -e wrong-tok -e s3cr3t; then not_ok "nats: errors never show the token" "$out"; else ok "nats: errors never show the token"; fi
 expect "nats: the right token is accepted" won drv "nats://s3cr3t-tok@$AU" claim sync "$S" tokA
 
+# Credentials never go in clear off this machine: a token for a server that
+# is not on loopback, without TLS, is refused before any socket is made.
+# 192.0.2.1 is TEST-NET-1; strace proves no socket of the internet families
+# was ever created, so nothing was sent anywhere.
+if command -v strace > /dev/null; then
+	out=$(strace -f -e trace=socket,connect -o "$MQ_TMP/plain.strace" "$DRV" "nats://s3cr3t-tok@192.0.2.1:4222" claim sync "$S" tokA 2>&1)
+	if grep -q "would send its token in clear to 192.0.2.1, which is not a loopback address" <<< "$out" &&
+		! grep -q -E 'socket\(AF_INET6?,|connect\(' "$MQ_TMP/plain.strace" &&
+		! grep -q s3cr3t <<< "$out"; then
+		ok "nats: a token in clear to a non-loopback address is refused before any socket, naming the rule"
+	else
+		not_ok "nats: a token in clear to a non-loopback address is refused before any socket" "$out" "$(grep -E 'socket|connect' "$MQ_TMP/plain.strace" | head -n 3)"
+	fi
+else
+	not_ok "nats: a token in clear to a non-loopback address is refused before any socket" "strace is not installed"
+fi
+expect_match "nats: user and password in clear to a non-loopback address (a cluster's second server) are refused" \
+	'would send its user and password in clear to 192.0.2.2' drv "nats://u:p@127.0.0.1:1,192.0.2.2:4222" validate
+expect "nats: loopback stays allowed in clear, with plaintext_auth=true too" won drv "nats://s3cr3t-tok@$AU?plaintext_auth=true" claim plain "$S" tokB
+expect_match "nats: plaintext_auth is true or false" 'plaintext_auth must be true or false' drv "nats://s3cr3t-tok@$AU?plaintext_auth=1" validate
+
 # ---------------------------------------------------------------- contention
 contend "nats: contention" "$U" race 16 300
 contend "nats: contention on a job with '.'" "$U" race.dotted 16 300
@@ -242,6 +263,7 @@ F=$(mq_now)
 expect "nats: freeze: a kept connection wins a slot first" won session claim fz "$F" t0
 # A second kept connection, told to claim once the server is frozen, then canceled.
 mq_cancel_session "$U" "$F" 1.5 "$((F + 2))"
+# A fixed wait, not a poll yet: the session's first claim answered before the freeze.
 sleep 0.5
 kill -STOP "${NATS_PID[main]}"
 within "nats: freeze: a claim on a kept connection returns within timeout_ms (2 s) + 1.5 s" 3500 session claim fz "$((F + 1))" t1
@@ -297,6 +319,12 @@ mem_stream
 expect_match "nats/sqlite: a stream on memory storage is refused, with the hint" \
 	'anarchon_claim: NATS stream MEM keeps its messages in memory .*\. Use a stream with file storage .*durability=accept-loss' \
 	sq "$U?stream=MEM&prefix=mem" "SELECT anarchon_claim('sq', $S, 'tokA');"
+# replicas=3 (doc/clusters.md) tried on one server that is not in a cluster:
+# JetStream's own words come through as written ("replicas > 1", which its
+# JSON escapes as \u003e), and the hint says what to change.
+expect_match "nats: replicas=3 on a server outside a cluster says JetStream's words and what to do" \
+	'anarchon_claim: NATS at .* refused the stream set-up: replicas > 1 not supported in non-clustered mode \(error 10074\)\. replicas=3 needs a JetStream cluster of at least 3 servers.*lower replicas=' \
+	sq "$U?stream=REPL3&prefix=repl3&replicas=3" "SELECT anarchon_claim('sq', $S, 'tokA');"
 mq_sqlite_contend nats "$U"
 
 # ---------------------------------------------------------------- through PostgreSQL

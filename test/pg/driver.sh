@@ -13,26 +13,39 @@ pg_driver_check() {
 		not_ok "psycopg2: $procs processes ran" "$(tail -n 5 "$dir/err")"
 		return
 	fi
+	# Each line of the verdict starts with the mode it is about, default or
+	# optin: each mode is one check.
 	verdict=$(awk -v procs=$procs -v slots=$slots '
+		function mode(job) { return job ~ /^optin-/ ? "optin" : "default" }
 		{ k = $1 " " $2; n[k]++ }
 		# Without the opt-in, a claim in the driver'"'"'s transaction is refused with 25001.
-		$1 !~ /^optin-/ && $3 == "first" && $4 " " $5 != "error 25001" { print "not refused: " $0 }
+		$1 !~ /^optin-/ && $3 == "first" && $4 " " $5 != "error 25001" { print "default not refused: " $0 }
 		$1 !~ /^optin-/ && $4 == "won" { w[k]++ }
 		# With it, a won counts when it was committed: by commit, or in autocommit.
 		$1 ~ /^optin-/ && $4 == "won" && ($1 == "optin-commit" || $3 == "second") { w[k]++ }
-		$4 != "won" && $4 != "running" && $4 " " $5 != "error 25001" { print "unexpected: " $0 }
+		$4 != "won" && $4 != "running" && $4 " " $5 != "error 25001" { print mode($1) " unexpected: " $0 }
 		END {
-			for (k in n) { total++; if (n[k] != 2 * procs) short++; if (w[k] != 1) print w[k] + 0 " committed winners of " k }
-			if (total != 6 * slots) print "slots answered: " total " of " 6 * slots
-			if (short) print short " slots without both answers of every process"
+			for (k in n) {
+				m = mode(k); total[m]++
+				if (n[k] != 2 * procs) short[m]++
+				if (w[k] != 1) print m " " w[k] + 0 " committed winners of " k
+			}
+			# Three endings per mode (commit, rollback, close), SLOTS slots each.
+			split("default optin", ms, " ")
+			for (i = 1; i <= 2; i++) {
+				m = ms[i]
+				if (total[m] != 3 * slots) print m " slots answered: " total[m] + 0 " of " 3 * slots
+				if (short[m]) print m " " short[m] " slots without both answers of every process"
+			}
 		}' "$dir/out")
-	if [ -z "$verdict" ]; then
-		ok "psycopg2 default mode: a claim in the driver's transaction is refused (25001); commit, rollback or close, then a competing autocommit claim: exactly one winner per slot ($procs processes x $slots slots x 3)"
-		ok "psycopg2 with SET LOCAL anarchon.in_transaction: commit, rollback or close, then a competing claim: exactly one committed winner per slot"
-	else
-		not_ok "psycopg2 default mode: exactly one committed winner per slot" \
-			"$(printf '%s' "$verdict" | sort | uniq -c | head -n 8)"
-	fi
+	# verdict_ok NAME MODE: ok when the verdict holds nothing about MODE.
+	verdict_ok() {
+		local bad
+		bad=$(printf '%s\n' "$verdict" | sed -n "s/^$2 //p")
+		if [ -z "$bad" ]; then ok "$1"; else not_ok "$1" "$(printf '%s\n' "$bad" | sort | uniq -c | head -n 8)"; fi
+	}
+	verdict_ok "psycopg2 default mode: a claim in the driver's transaction is refused (25001); commit, rollback or close, then a competing autocommit claim: exactly one winner per slot ($procs processes x $slots slots x 3)" default
+	verdict_ok "psycopg2 with SET LOCAL anarchon.in_transaction: commit, rollback or close, then a competing claim: exactly one committed winner per slot ($procs processes x $slots slots x 3)" optin
 	# The job's work committed with its claim: one row per slot, by the token the run names.
 	stored=$(psql -X -A -t -q -c "SELECT count(*) FILTER (WHERE w.n = 1 AND w.token = r.token) || ' ' || count(*)
 		FROM (SELECT job, slot, count(*) AS n, min(token) AS token FROM driver_work GROUP BY 1, 2) w

@@ -18,7 +18,7 @@ pg_host_start() {
 		not_ok "$name: make install" "$(tail -n 20 "$dir/pg-install.log")"
 		return 1
 	fi
-	if ! pg_start "fsync = off" > "$dir/pg-start.log" 2>&1; then
+	if ! pg_start "fsync = off" ${ANARCHON_TEST_PG_CONF:+"$ANARCHON_TEST_PG_CONF"} > "$dir/pg-start.log" 2>&1; then
 		not_ok "$name: start PostgreSQL" "$(tail -n 20 "$dir/pg-start.log")"
 		return 1
 	fi

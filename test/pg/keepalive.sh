@@ -78,3 +78,77 @@ pg_keepalive() {
 		test "$out" = "won 2"
 	wait "$pid" 2> /dev/null
 }
+
+# pg_keepalive_deadline: the keep-alive stops the command when the lease
+# could end, not when a heartbeat has failed.  anarchon.run with lease_ms
+# 3 s and a command of 30 s; right after its first renewal is confirmed
+# another session locks the run's row (SELECT ... FOR UPDATE) and keeps it,
+# so every later heartbeat blocks.  The lease stored is then that of the
+# last confirmed renewal, which was sent before the store started it: the
+# command must have ended (its run_log row, written after the cancel, is an
+# upper bound) before that lease_until, on the server's clock.  The run is
+# recorded fenced (AN001), its effects rolled back.  Local store only: the
+# row lock is what freezes the store here.
+pg_keepalive_deadline() {
+	local dir job=ka-deadline opts pid holder out i until fin margin end
+	dir=$(t_tmpdir)
+	opts="-c anarchon.store=local -c anarchon.max_late_ms=2764800000"
+	kd_q() { PGOPTIONS="$opts" psql -X -A -t -q -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
+	PGAPPNAME=kd-runner PGOPTIONS="$opts" psql -X -A -t -q \
+		-c "CALL anarchon.run('$job', '@monthly', 'SELECT pg_sleep(30)', 3000)" > "$dir/run.out" 2>&1 &
+	pid=$!
+	at_exit "kill $pid 2>/dev/null"
+	# Until the first renewal is committed: the lease then ends later than
+	# the claim's (claimed_at + 3 s).  Renewals come every second.
+	out=
+	for i in $(seq 1 100); do
+		out=$(kd_q "SELECT lease_until > claimed_at + interval '3000 ms' FROM anarchon.runs WHERE job = '$job'")
+		[ "$out" = t ] && break
+		sleep 0.05
+	done
+	if [ "$out" != t ]; then
+		not_ok "keepalive/deadline: the run's first renewal was confirmed" "$out" "$(cat "$dir/run.out")"
+		kill "$pid" 2>/dev/null; return
+	fi
+	# Freeze the store for this run: hold its row's lock for a minute.  Its
+	# lease_until, read under the lock, is the last confirmed renewal's.
+	PGOPTIONS="$opts" PGAPPNAME=kd-holder psql -X -A -t -q -c "BEGIN" \
+		-c "SELECT 'until=' || (extract(epoch FROM lease_until) * 1000)::bigint FROM anarchon.runs WHERE job = '$job' FOR UPDATE" \
+		-c "SELECT pg_sleep(60)" > "$dir/hold.out" 2>&1 &
+	holder=$!
+	at_exit "kill $holder 2>/dev/null"
+	until=
+	for i in $(seq 1 100); do
+		until=$(sed -n 's/^until=//p' "$dir/hold.out")
+		[ -n "$until" ] && break
+		sleep 0.05
+	done
+	if [ -z "$until" ]; then
+		not_ok "keepalive/deadline: another session holds the run's row lock" "$(cat "$dir/hold.out")"
+		kill "$pid" "$holder" 2>/dev/null; return
+	fi
+	# Until the runner's call has ended: at the latest 4 s after lease_until
+	# (the old keep-alive let the 30 s command run on).
+	end=$(( until + 4000 ))
+	while kill -0 "$pid" 2>/dev/null && [ "$(date +%s%3N)" -lt "$end" ]; do sleep 0.05; done
+	if kill -0 "$pid" 2>/dev/null; then
+		not_ok "keepalive/deadline: a run whose renewals block is stopped before its lease can end" \
+			"the command still ran 4 s after the lease of its last confirmed renewal ended"
+		kd_q "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name IN ('kd-runner', 'kd-holder')" > /dev/null
+		wait "$pid" "$holder" 2> /dev/null
+		return
+	fi
+	fin=$(kd_q "SELECT (extract(epoch FROM finished_at) * 1000)::bigint FROM anarchon.run_log WHERE job = '$job'")
+	kd_q "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'kd-holder'" > /dev/null
+	wait "$holder" 2> /dev/null
+	margin=$(( until - ${fin:-0} ))
+	echo "# keepalive/deadline: lease 3000 ms, renewals blocked after the first: the command ended ${margin} ms before lease_until (an_lease_stop_margin: 300 ms)"
+	check "keepalive/deadline: a run whose renewals block is stopped before its lease can end (${margin} ms to spare)" \
+		test -n "$fin" -a "$margin" -ge 0
+	out=$(kd_q "SELECT status || ': ' || error FROM anarchon.run_log WHERE job = '$job'")
+	has "keepalive/deadline: the run is logged fenced, the lease lost" "$out" "fenced: "
+	has "keepalive/deadline: the call raised AN001" "$(cat "$dir/run.out")" "lost its lease"
+	out=$(kd_q "SELECT anarchon_check('$job', anarchon_slot('@monthly'))")
+	check "keepalive/deadline: the run is left to its lease, not finished ($out)" \
+		bash -c "[ '$out' = running ] || [ '$out' = expired ]"
+}

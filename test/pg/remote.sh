@@ -34,6 +34,15 @@ pg_remote_redis() {
 	check "remote: the run is in redis, not in anarchon.runs" bash -c \
 		"redis-cli -p $pa --scan --pattern 'pgtest:*rjob*' | grep -q . &&
 		 test \$(psql -X -A -t -q -c \"SELECT count(*) FROM anarchon.runs WHERE job = 'rjob'\") = 0"
+	# A batch through the server: job by job, a bad name its own row.
+	out=$(PGUSER=anarchon_remote_app PGOPTIONS="-c anarchon.store=pg_redis" q \
+		-c "SELECT job, outcome FROM anarchon_claim_many(ARRAY['rm2', 'bad job', 'rm1'], $slot::bigint, 'tok-1')" \
+		-c "SELECT job, outcome FROM anarchon_claim_many(ARRAY['rm1', 'rm2'], $slot::bigint, 'tok-2')" | tr '\n' ' ')
+	check "remote: claim_many through the server (bad job an error row, rm1 rm2 won, then running)" \
+		test "$out" = "bad job|error rm1|won rm2|won rm1|running rm2|running "
+	check "remote: claim_many's runs are in redis, not in anarchon.runs" bash -c \
+		"redis-cli -p $pa --scan --pattern 'pgtest:*rm1*' | grep -q . &&
+		 test \$(psql -X -A -t -q -c \"SELECT count(*) FROM anarchon.runs WHERE job LIKE 'rm_'\") = 0"
 	out=$(PGOPTIONS="-c anarchon.store=pg_redis" q -c "SELECT anarchon_prune()")
 	check "remote: an operation the store lacks is refused by name" \
 		bash -c "printf '%s' \"\$1\" | grep -q 'does not support prune'" _ "$out"
@@ -60,13 +69,15 @@ pg_remote_redis() {
 	q -c "ALTER USER MAPPING FOR PUBLIC SERVER pg_redis OPTIONS (SET password 'p@ss:w/rd')" > /dev/null
 
 	# A store that stops answering: the call stays cancellable.
-	# frozen_at PATTERN: until the session anarchon_frozen runs a query like PATTERN (30 s at most).
+	# frozen_at PATTERN: the session anarchon_frozen runs a query like PATTERN.
 	frozen_at() {
-		for _ in $(seq 1 300); do
-			[ "$(q -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'anarchon_frozen'
-				AND state = 'active' AND query LIKE '$1'")" = 1 ] && return 0
-			sleep 0.1
-		done
+		[ "$(q -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'anarchon_frozen'
+			AND state = 'active' AND query LIKE '$1'")" = 1 ]
+	}
+	# frozen_waits: that session waits in the extension's wait event.
+	frozen_waits() {
+		ev=$(q -c "SELECT wait_event_type || ':' || wait_event FROM pg_stat_activity WHERE application_name = 'anarchon_frozen'")
+		[ "$ev" = "Extension:Extension" ]
 	}
 	q -c "ALTER SERVER pg_redis OPTIONS (SET url 'redis://127.0.0.1:$pa/0?strategy=lease&prefix=pgtest&timeout_ms=60000')" > /dev/null
 	q -c "DROP USER MAPPING FOR PUBLIC SERVER pg_redis" > /dev/null
@@ -77,14 +88,14 @@ pg_remote_redis() {
 	pid=$!
 	# Each step waits for the session to get there: a loaded machine can take
 	# seconds to start psql, and a cancel sent too early would find no claim.
-	frozen_at "SELECT pg_sleep%"
+	wait_for 30 "remote: the frozen-store session reaches its pg_sleep" frozen_at "SELECT pg_sleep%"
 	kill -STOP "$(redis_pid pg-a)"
-	frozen_at "%anarchon_claim(''frozen''%"
-	sleep 0.5
-	ev=$(q -c "SELECT wait_event_type || ':' || wait_event FROM pg_stat_activity WHERE application_name = 'anarchon_frozen'")
-	check "remote: a claim waiting on a frozen store shows as a wait event in pg_stat_activity ($ev)" test "$ev" = "Extension:Extension"
+	wait_for 30 "remote: the frozen-store session sends its claim" frozen_at "%anarchon_claim(''frozen''%"
+	wait_for 10 "remote: a claim waiting on a frozen store shows as a wait event in pg_stat_activity (Extension:Extension)" frozen_waits &&
+		ok "remote: a claim waiting on a frozen store shows as a wait event in pg_stat_activity ($ev)"
 	start=$(date +%s)
 	q -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'anarchon_frozen'" > /dev/null
+	# Until the session ends (10 s at most: the check below says if it did not).
 	for _ in $(seq 1 100); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
 	kill -CONT "$(redis_pid pg-a)"
 	check "remote: a claim waiting on a frozen store ends at pg_cancel_backend" bash -c \

@@ -7,6 +7,9 @@
 #   isolation      test/pg/specs: sessions racing for one slot, a lock held
 #                  by another transaction, takeover and overlap races
 #   contention     32 client processes x 1000 slots: exactly one won per slot
+#   claim_many     8 clients x 50 slots x 10 jobs in one call each: one won
+#                  per (job, slot); reversed arrays never deadlock; a job's
+#                  error is its row; each outcome is anarchon_claim's
 #   takeover       a winner's backend terminated mid-run; one backup takes over
 #   psycopg2       claims in the driver's own transaction (refused, or opted in)
 #                  then commit, rollback or close, and a competing claim
@@ -16,6 +19,7 @@
 #   remote         claims through the anarchon wrapper into a real redis-server
 #   keepalive      CALL anarchon.run keeps its lease alive past lease_ms, and a
 #                  backup takes over once its backend is gone (local, Redis)
+#                  and stops the command when the lease could end (local)
 #   stats          anarchon_stats with the library preloaded: 8 backends'
 #                  counts add up exactly; busy; Redis's clock offset
 set -uo pipefail
@@ -31,6 +35,7 @@ source "$here/driver.sh"
 source "$here/clock.sh"
 source "$here/keepalive.sh"
 source "$here/stats.sh"
+source "$here/claim_many.sh"
 
 work=$(t_tmpdir)
 if ! pg_install > "$work/install.log" 2>&1; then
@@ -51,6 +56,10 @@ pg_contention "contention" 32 4 250 "-c anarchon.overlap=allow"
 pg_takeover 8
 pg_driver_check 8 12
 pg_clock_check 16
+pg_claim_many_errors
+pg_claim_many_same
+pg_claim_many_deadlock 100
+pg_claim_many_contention 8 50 10
 
 # A claim stuck behind a job's lock is cancelled by statement_timeout, even
 # with a long busy_timeout_ms: it never hangs its backend.
@@ -100,6 +109,7 @@ none" ] || { echo "$out"; return 1; }
 check "check: every run found by its key in a database with an ICU collation" collation_check
 
 pg_keepalive local local
+pg_keepalive_deadline
 
 TEST_TMP=$work
 if [ -f "$REPO_ROOT/remote/redis/redis.mk" ] && pkg-config --exists hiredis 2> /dev/null; then

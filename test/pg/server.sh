@@ -100,6 +100,11 @@ pg_start() {
 		echo "shared_buffers = 64MB"
 		echo "log_min_messages = warning"
 		for conf in "$@"; do echo "$conf"; done
+		# A suite that turns fsync off for speed accepts the risk by name, or
+		# every local claim would be refused (pg/durable.c).
+		for conf in "$@"; do
+			case $conf in "fsync = off" | "fsync=off") echo "anarchon.durability = 'accept-loss'" ;; esac
+		done
 	} | pg_as_server_user tee -a "$PG_DATA/postgresql.conf" > /dev/null
 	at_exit "pg_stop '$PG_DATA'"
 	pg_as_server_user "$PG_BINDIR/pg_ctl" -D "$PG_DATA" -l "$PG_LOG" -w -t 60 start > /dev/null || {

@@ -35,13 +35,14 @@ log_of() {
 effects_of() { q -c "SELECT count(*) || coalesce(':' || string_agg(app, ','), '') FROM effects WHERE job = '$1'"; }
 run_of() { q -c "SELECT attempt || ':' || state FROM anarchon.runs WHERE job = '$1'"; }
 
-# A winner that will be fenced: it claims with a 3 s lease and then works for
-# 30 s.  Its keep-alive renews the lease until the check below ends the
-# keep-alive worker (as if it failed); then a second caller takes the run over
-# (attempts = 2) once the lease has run out.  Started first, since it takes
-# longest.
-SLOW="WITH e AS (INSERT INTO effects(job, slot, app) VALUES (current_setting('anarchon_run.job'), current_setting('anarchon_run.slot')::timestamptz, current_setting('application_name')) RETURNING 1) SELECT pg_sleep(30) FROM e"
-call fence-x "$LONG -c anarchon.attempts=2" fence1 '@monthly' "$SLOW" 3000 > "$tmp/fence-x.out" &
+# A winner that will be fenced: it claims with a 6 s lease and then works
+# until the test lets it go (fence_release, setup.sql; 180 s at most).  Its
+# keep-alive renews the lease until the check below ends the keep-alive
+# worker (as if it failed); then a second caller takes the run over
+# (attempts = 2) once the lease has run out.  Started first.
+SLOW="WITH e AS (INSERT INTO effects(job, slot, app) VALUES (current_setting('anarchon_run.job'), current_setting('anarchon_run.slot')::timestamptz, current_setting('application_name')) RETURNING 1) SELECT wait_release(180) FROM e"
+# (6 s: a keep-alive that a loaded machine holds up to 4 s still renews in time.)
+call fence-x "$LONG -c anarchon.attempts=2" fence1 '@monthly' "$SLOW" 6000 > "$tmp/fence-x.out" &
 fence_pid=$!
 at_exit "kill $fence_pid 2>/dev/null"
 
@@ -131,12 +132,13 @@ fi
 # The fenced winner: once its lease ran out, another caller takes over and
 # finishes; when the first one's command ends, its finish is refused and its
 # effects are rolled back.  One effect in all.
-check "run: the long command's lease is kept alive past lease_ms (3 s), by a keep-alive worker" \
+check "run: the long command's lease is kept alive past lease_ms (6 s), by a keep-alive worker" \
 	test "$(q -c "SELECT anarchon_check('fence1', anarchon_slot('@monthly'))
 		|| ' ' || (count(*) >= 1) FROM pg_stat_activity WHERE backend_type = 'anarchon keep-alive'")" = "running true"
 q -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE backend_type = 'anarchon keep-alive'" > /dev/null
 if wait_for 30 "SELECT anarchon_check('fence1', anarchon_slot('@monthly')) = 'expired'"; then
 	out=$(call fence-y "$LONG -c anarchon.attempts=2" fence1 '@monthly' "$CMD" 3000)
+	q -c "INSERT INTO fence_release DEFAULT VALUES" > /dev/null
 	wait "$fence_pid"
 	check "run: a winner whose lease ran out is fenced and its effects rolled back" \
 		test "$out $(run_of fence1) $(effects_of fence1) $(log_of fence1)" = \
@@ -144,5 +146,36 @@ if wait_for 30 "SELECT anarchon_check('fence1', anarchon_slot('@monthly')) = 'ex
 	check "run: ... and the fenced call ends in an error, SQLSTATE AN001" \
 		grep -q 'ERROR:  AN001: anarchon.run: job "fence1" slot .* was no longer this call' "$tmp/fence-x.out"
 else
+	q -c "INSERT INTO fence_release DEFAULT VALUES" > /dev/null
+	wait "$fence_pid"
 	not_ok "run: the slow winner's lease runs out" "$(cat "$tmp/fence-x.out")"
+fi
+
+# A heartbeat the store refuses while nobody has taken the run over: the
+# run's lease is ended in the table (as a keep-alive held up past the lease by
+# a loaded machine would find it), so the next heartbeat is refused (it never
+# revives an ended lease), while a finish would still be accepted.  The call
+# must not finish the run: the command is rolled back, the call fails with
+# AN001, the run is left to its lease, and a backup with attempts left runs
+# it.  One effect in all.
+call stale-x "$LONG -c anarchon.attempts=2" stale1 '@monthly' "WITH e AS (${CMD} RETURNING 1) SELECT pg_sleep(60) FROM e" 6000 \
+	> "$tmp/stale-x.out" &
+stale_pid=$!
+at_exit "kill $stale_pid 2>/dev/null"
+# Its command is running once its backend sleeps (its claim is committed by then).
+if wait_for 30 "SELECT count(*) = 1 FROM pg_stat_activity WHERE application_name = 'stale-x' AND wait_event = 'PgSleep'"; then
+	q -c "UPDATE anarchon.runs SET lease_until = now() - interval '1 second' WHERE job = 'stale1'" > /dev/null
+	for _ in $(seq 1 150); do kill -0 "$stale_pid" 2> /dev/null || break; sleep 0.2; done # the poll's step
+	wait "$stale_pid"
+	if grep -q 'ERROR:  AN001: anarchon.run: job "stale1" slot .* was no longer this call' "$tmp/stale-x.out"; then
+		ok "run: a heartbeat refused on an ended lease: the call fails with AN001"
+	else
+		not_ok "run: a heartbeat refused on an ended lease: the call fails with AN001" "$(head -n 3 "$tmp/stale-x.out")"
+	fi
+	out=$(call stale-y "$LONG -c anarchon.attempts=2" stale1 '@monthly' "$CMD" 6000)
+	same "run: ... its effects rolled back, the run not finished by it, and a backup runs it (attempt 2)" \
+		"won 2:succeeded 1:stale-y stale-x:won:fenced stale-y:won:succeeded" \
+		"$out $(run_of stale1) $(effects_of stale1) $(log_of stale1)"
+else
+	not_ok "run: the stale winner started its command" "$(cat "$tmp/stale-x.out")"
 fi

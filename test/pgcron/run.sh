@@ -72,6 +72,7 @@ sleep_to_minute() {
 	local now ms
 	now=$(date +%s%3N)
 	ms=$((60000 - now % 60000 + RANDOM % 100))
+	# Until the next minute starts: pg_cron runs jobs on the minute.
 	sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
 }
 

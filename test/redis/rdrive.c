@@ -9,10 +9,12 @@
  *                                            "SLOT OUTCOME" per slot
  *
  * Commands (one answer line each; a failure prints "error CODE: message"):
- *   claim JOB SLOT TOKEN        -> outcome attempt
+ *   claim JOB SLOT TOKEN        -> outcome attempt   (as a host claims: an_store_claim)
  *   heartbeat JOB SLOT TOKEN    -> true | false
  *   finish JOB SLOT TOKEN [succeeded|failed] -> true | false
  *   check JOB SLOT              -> state attempt
+ *   pause JOB                   -> ok            (until resumed)
+ *   resume JOB                  -> true | false  (was it paused)
  *   set NAME VALUE              -> ok            (a setting: lease_ms, attempts, ...)
  *   cancel_after MS             -> ok            (the host cancels calls after MS)
  *   sleep MS                    -> ok
@@ -30,6 +32,7 @@
 
 #include "anarchon.h"
 #include "remote.h"
+#include "pause.h"
 #include "store.h"
 #include "../testutil.h"
 
@@ -76,9 +79,10 @@ run_line(an_store *st, an_settings *s, char *line)
 	if (n == 0 || w[0][0] == '#')
 		return;
 	an_store_clear(st);
+	if (n >= 2)
+		rq.job = w[1];
 	if (n >= 3)
 	{
-		rq.job = w[1];
 		rq.slot = strtoll(w[2], NULL, 10);
 		rq.token = n >= 4 ? w[3] : NULL;
 	}
@@ -86,7 +90,7 @@ run_line(an_store *st, an_settings *s, char *line)
 	{
 		an_claim_result res;
 
-		if ((rc = st->m->validate(st, s)) == AN_OK && (rc = st->m->claim(st, &rq, &res)) == AN_OK)
+		if ((rc = st->m->validate(st, s)) == AN_OK && (rc = an_store_claim(st, &rq, &res)) == AN_OK)
 			printf("%s %d\n", an_outcome_name(res.outcome), (int) res.attempt);
 	}
 	else if (strcmp(w[0], "heartbeat") == 0 && n == 4)
@@ -110,6 +114,18 @@ run_line(an_store *st, an_settings *s, char *line)
 
 		if ((rc = st->m->check(st, &rq, &res)) == AN_OK)
 			printf("%s %d\n", an_check_state_name(res.state), (int) res.attempt);
+	}
+	else if (strcmp(w[0], "pause") == 0 && n == 2)
+	{
+		if ((rc = an_pause_set(st, &rq, 0)) == AN_OK)
+			printf("ok\n");
+	}
+	else if (strcmp(w[0], "resume") == 0 && n == 2)
+	{
+		int			was = 0;
+
+		if ((rc = an_pause_end(st, &rq, &was)) == AN_OK)
+			printf("%s\n", was ? "true" : "false");
 	}
 	else if (strcmp(w[0], "set") == 0 && n == 3)
 	{

@@ -8,12 +8,18 @@
 #   checks/strategies.sh  one prefix, one strategy: a second strategy refused,
 #                         mixed contention, a rolling change of strategy
 #   checks/faults.sh      restart, SIGSTOP, cancel, script cache flush
+#   checks/heartbeat.sh   a heartbeat after its lease ended (sent late, or
+#                         queued in a frozen Redis) never renews it
+#   checks/loading.sh     a Redis still loading its AOF: the command exits 75
 #   checks/badinput.sh    URLs, parameters, unreachable hosts, passwords
 #   checks/sqlite.sh      the same claims through the SQLite extension
 #   checks/pg.sh          the same through PostgreSQL's foreign server
 #   checks/durable.sh     servers that forget on a crash refused (appendonly no,
 #                         appendfsync no), accepted with durability=accept-loss
 #   checks/cluster.sh     replicas=N (WAIT), Sentinel, Redis Cluster (MOVED, ASK)
+#   checks/rolling.sh    hosts with different max_late_ms on one prefix: one win per slot
+#   checks/pausetrim.sh  ended pauses older than keep_ms are trimmed at each pause and resume
+#   checks/roundtrip.sh  a claim is one EVALSHA: the pause is read inside its script
 source "$(dirname "$0")/../lib.sh"
 cd "$REPO_ROOT" || exit 1
 here=test/redis
@@ -49,7 +55,7 @@ refuse() {
 	else not_ok "redis bad input: $1" "$(cat "$tmp/bad-$1.out")"; fi
 }
 
-for t in ${REDIS_CHECKS:-table contend strategies faults badinput sqlite pg durable cluster}; do
+for t in ${REDIS_CHECKS:-table contend strategies faults heartbeat loading badinput sqlite pg durable cluster rolling pausetrim roundtrip}; do
 	source "$here/checks/$t.sh"
 done
 

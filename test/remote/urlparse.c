@@ -27,7 +27,7 @@ main(void)
 			printf("error: %s\n", err);
 			continue;
 		}
-		an_url_redacted(&u, red, sizeof(red));
+		an_url_name(&u, red, sizeof(red));
 		printf("scheme=%s user=%s password=%s host=%s port=%d path=%s |",
 			   u.scheme, u.user ? u.user : "-", u.password ? "(set)" : "-", u.host, u.port,
 			   u.path ? u.path : "-");

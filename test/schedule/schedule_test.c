@@ -392,7 +392,11 @@ static const error_case error_cases[] = {
 	{"1,,2 * * * *", "field 1 (minute) '1,,2': a list has an empty element"},
 	{"1, * * * *", "a list has an empty element"},
 	{"0 0 * * mon#2", "field 5 (day of week) 'mon#2': unexpected '#' at position 4"},
-	{"0 0 $,1 * *", "field 3 (day of month) '$,1': unexpected '$' at position 1"},
+	{"0 0 $,1 * *", "field 3 (day of month) '$,1': '$' (the month's last day) must be the whole field, not part of a list, range or step"},
+	{"0 0 1-$ * *", "field 3 (day of month) '1-$': '$' (the month's last day) must be the whole field"},
+	/* the day-of-month messages name '$', the way to say "the last day" */
+	{"0 0 L * *", "field 3 (day of month) 'L': 'L' is not a number: allowed 1-31 or $ alone (the month's last day)"},
+	{"0 0 32 * *", "32 is out of range, allowed 1-31 or $ alone (the month's last day)"},
 	{"0 0 1- * *", "field 3 (day of month) '1-': a value is missing at the end"},
 	{"99999999999 * * * *", "field 1 (minute) '99999999999': number is too long"},
 	{"0 0 30 2 *", "field 3 (day of month) '30' with field 4 (month) '2': no such date, the schedule would never run"},

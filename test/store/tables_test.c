@@ -51,8 +51,12 @@ typedef struct lease_mem
 	int64_t		now;
 	int			other_live;
 	int			fail_insert;
+	int			paused;          /* what the paused step answers */
+	int64_t		paused_at;       /* the now it was asked at; -1 never asked */
 	char		wrote[32];       /* "insert", "takeover 2", "interrupt", "" */
 	int			unlocked;        /* 1 commit, 0 rollback, -1 never */
+	int			locked;          /* times the lock was taken */
+	int			peeked;          /* times the peek was asked */
 } lease_mem;
 
 static lease_mem mem;
@@ -63,6 +67,7 @@ l_lock(an_store *st, const an_request *rq)
 	(void) st;
 	(void) rq;
 	mem.unlocked = -1;
+	mem.locked++;
 	return AN_OK;
 }
 
@@ -210,8 +215,32 @@ static const lease_row lease_rows[] = {
 	{"running, last attempt ended, overlap replace: done, interrupted, nothing replaced", AN_RUN_RUNNING, 3, SLOT + 99, "A", SLOT + 100, 1, 2, 0, AN_DONE, 3, "interrupt", AN_OK},
 };
 
+/*
+ * A store's view without the lock (core/lease.h, peek): the same run and
+ * clock.  mem.peeked counts the calls.
+ */
+static int
+l_peek(an_store *st, const an_request *rq, an_run *run, int *paused,
+	   int64_t *now_before, int64_t *now_after, int *ok)
+{
+	(void) st;
+	(void) rq;
+	mem.peeked++;
+	*run = mem.run;
+	*paused = mem.paused;
+	*now_before = *now_after = mem.now;
+	*ok = 1;
+	return AN_OK;
+}
+
+/*
+ * Every row of the table, through ops: without a peek, each claim takes the
+ * lock and commits; with one, the same answers, and a claim whose answer
+ * writes nothing but done or running (a loser) is answered from the peek,
+ * never taking the lock; every other takes it as before.
+ */
 static void
-lease_table(void)
+lease_table_with(const an_lease_ops *ops, const char *what)
 {
 	for (size_t i = 0; i < sizeof(lease_rows) / sizeof(lease_rows[0]); i++)
 	{
@@ -237,12 +266,96 @@ lease_table(void)
 		mem.other_live = r->other_live;
 		mem.fail_insert = r->fail_insert;
 		an_store_init(&st, &methods, &host);
-		rc = an_lease_claim(&st, &lease_ops, &rq, &res);
-		snprintf(got, sizeof(got), "rc %d, %s attempt %d, wrote \"%s\", unlocked %d", rc,
-				 an_outcome_name(res.outcome), (int) res.attempt, mem.wrote, mem.unlocked);
-		report(rc == r->want_rc && mem.unlocked == (rc == AN_OK) && strcmp(mem.wrote, r->want_wrote) == 0 &&
-			   (rc != AN_OK || (res.outcome == r->want && res.attempt == r->want_attempt)),
-			   "lease claim", r->name, got);
+		rc = an_lease_claim(&st, ops, &rq, &res);
+		snprintf(got, sizeof(got), "rc %d, %s attempt %d, wrote \"%s\", locked %d, unlocked %d, peeked %d", rc,
+				 an_outcome_name(res.outcome), (int) res.attempt, mem.wrote, mem.locked, mem.unlocked, mem.peeked);
+		{
+			int			loser = r->want_rc == AN_OK && r->want_wrote[0] == '\0' &&
+				(r->want == AN_DONE || r->want == AN_RUNNING);
+			/* A loser with a peek never takes the lock. */
+			int			by_peek = ops->peek && loser;
+
+			report(rc == r->want_rc && mem.locked == !by_peek &&
+				   mem.unlocked == (by_peek ? 0 : rc == AN_OK) && strcmp(mem.wrote, r->want_wrote) == 0 &&
+				   mem.peeked == (ops->peek ? 1 : 0) &&
+				   (rc != AN_OK || (res.outcome == r->want && res.attempt == r->want_attempt)),
+				   what, r->name, got);
+		}
+	}
+}
+
+static void
+lease_table(void)
+{
+	an_lease_ops with_peek = lease_ops;
+
+	lease_table_with(&lease_ops, "lease claim");
+	with_peek.peek = l_peek;
+	lease_table_with(&with_peek, "lease claim, a loser answered without the lock");
+}
+
+/*
+ * The pause, read by a store's paused step under the lock (core/lease.h):
+ * a paused job answers paused whatever its run, writes nothing and commits;
+ * a job that is not paused is decided as before.  The step is asked once,
+ * at the clock read after the lock.
+ */
+static int
+l_paused(an_store *st, const an_request *rq, int64_t now, int *paused)
+{
+	(void) st;
+	(void) rq;
+	mem.paused_at = now;
+	*paused = mem.paused;
+	return AN_OK;
+}
+
+static void
+lease_paused(void)
+{
+	static const struct
+	{
+		const char *name;
+		an_run_state state;
+		int64_t		lease_until;
+		int			paused;
+		an_outcome	want;
+		const char *want_wrote;
+	}			rows[] = {
+		{"paused, no run: paused, nothing written", AN_RUN_NONE, 0, 1, AN_PAUSED, ""},
+		{"paused, another's lease ended: paused, not taken over", AN_RUN_RUNNING, SLOT + 99, 1, AN_PAUSED, ""},
+		{"paused, our own run: paused", AN_RUN_RUNNING, SLOT + 500, 1, AN_PAUSED, ""},
+		{"not paused, no run: won, inserted", AN_RUN_NONE, 0, 0, AN_WON, "insert"},
+	};
+	an_lease_ops ops = lease_ops;
+
+	ops.paused = l_paused;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+	{
+		an_settings s;
+		an_request	rq = {"job", SLOT, "T", &s};
+		an_claim_result res;
+		an_store	st;
+		char		got[160];
+		int			rc;
+
+		an_settings_default(&s);
+		memset(&mem, 0, sizeof(mem));
+		mem.run.state = rows[i].state;
+		mem.run.attempt = 1;
+		mem.run.lease_until = rows[i].lease_until;
+		snprintf(mem.run.token, sizeof(mem.run.token), "%s", i == 2 ? "T" : "A");
+		mem.now = SLOT + 100;
+		mem.paused = rows[i].paused;
+		mem.paused_at = -1;
+		an_store_init(&st, &methods, &host);
+		rc = an_lease_claim(&st, &ops, &rq, &res);
+		snprintf(got, sizeof(got), "rc %d, %s attempt %d, wrote \"%s\", unlocked %d, asked at %lld", rc,
+				 an_outcome_name(res.outcome), (int) res.attempt, mem.wrote, mem.unlocked,
+				 (long long) mem.paused_at);
+		report(rc == AN_OK && res.outcome == rows[i].want && (res.outcome != AN_PAUSED || res.attempt == 0) &&
+			   strcmp(mem.wrote, rows[i].want_wrote) == 0 && mem.unlocked == 1 && mem.paused_at == SLOT + 100,
+			   "lease claim", rows[i].name, got);
 	}
 }
 
@@ -435,7 +548,8 @@ missed_filter(void)
 	static const int64_t ran[] = {5, 10, 11, 30, 40, 99};
 	int64_t		slots[] = {10, 20, 30, 40, 50};
 	int64_t		none[1];
-	an_missed_merge m;
+	unsigned char has_run[5];
+	size_t		next = 0;
 	an_store	st;
 	an_settings s;
 	an_request	rq = {"job", SLOT, NULL, &s};
@@ -443,16 +557,13 @@ missed_filter(void)
 	char		got[2 * AN_ERRMAX + 40];
 	int			rc;
 
-	an_missed_merge_init(&m, slots, 5);
+	memset(has_run, 0, sizeof(has_run));
 	for (size_t i = 0; i < sizeof(ran) / sizeof(ran[0]); i++)
-		an_missed_merge_ran(&m, ran[i]);
-	n = an_missed_merge_end(&m);
-	snprintf(got, sizeof(got), "%zu left: %lld %lld", n, (long long) slots[0], (long long) slots[1]);
-	report(n == 2 && slots[0] == 20 && slots[1] == 50, "missed",
-		   "runs before, between, on and after the slots: only the slots without one are left", got);
-	an_missed_merge_init(&m, none, 0);
-	an_missed_merge_ran(&m, 7);
-	report(an_missed_merge_end(&m) == 0, "missed", "no slots, some runs: none left", "some");
+		next = an_missed_mark(slots, 5, next, ran[i], has_run);
+	snprintf(got, sizeof(got), "marked %d%d%d%d%d", has_run[0], has_run[1], has_run[2], has_run[3], has_run[4]);
+	report(memcmp(has_run, "\1\0\1\1\0", 5) == 0, "missed",
+		   "runs before, between, on and after the slots: only the slots with one are marked", got);
+	report(an_missed_mark(none, 0, 0, 7, has_run) == 0, "missed", "no slots, some runs: nothing marked", "some");
 
 	an_settings_default(&s);
 	an_store_init(&st, &methods, &host);
@@ -467,6 +578,7 @@ int
 main(void)
 {
 	lease_table();
+	lease_paused();
 	wonlost_claim_table();
 	wonlost_run_table();
 	missed_filter();

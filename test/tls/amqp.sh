@@ -127,6 +127,8 @@ parent won" ]; then ok "amqps: ... ($mode) the parent goes on with its own TLS c
 	done
 
 	# Under valgrind: a TLS session with mutual TLS, a refused certificate.
+	# A handshake under valgrind on a loaded machine can take seconds: the
+	# session's timeout_ms is 10 s, as a slow link's would be.
 	if have_valgrind "amqps: valgrind"; then
 		S=$(mq_slot_now)
 		printf '%s\n' "claim vg $S a" "claim vg $S b" "check vg $S" > "$tmp/vg.in"
@@ -134,7 +136,7 @@ parent won" ]; then ok "amqps: ... ($mode) the parent goes on with its own TLS c
 		expect "amqps: valgrind: a mutual-TLS session, no leak and no error" "won
 lost
 running
-rc=0" mq_vg "$UA&cert=$c/client.crt&key=$c/client.key" "$tmp/vg.in"
+rc=0" mq_vg "$UA&cert=$c/client.crt&key=$c/client.key&timeout_ms=10000" "$tmp/vg.in"
 		printf '%s\n' "claim vg $S a" > "$tmp/vg2.in"
 		expect_match "amqps: valgrind: a refused certificate, no leak and no error" '^rc=3$' \
 			mq_vg "amqps://app:$secret@127.0.0.1:$tp/?ca=$c/wrongca.crt" "$tmp/vg2.in"
@@ -150,6 +152,8 @@ rc=0" mq_vg "$UA&cert=$c/client.crt&key=$c/client.key" "$tmp/vg.in"
 # to claim; after a broker restart under it, the next claim finds it
 # broken before publishing and connects again.  The session reads its commands from a fifo, so the
 # broker can be looked at and restarted between them.
+kept_answers() { [ "$(grep -c . "$1")" -ge "$2" ]; }
+kept_tls_connections() { [ "$(rmq_ctl -q list_connections ssl 2> /dev/null | grep -c true)" = "$1" ]; }
 amqps_kept() {
 	local url=$1 tp=$2 S f=$tmp/kept.in out=$tmp/kept.out c1 c2 pid
 	S=$(mq_slot_now)
@@ -159,10 +163,13 @@ amqps_kept() {
 	pid=$!
 	exec 7> "$f"
 	echo "claim kept $S a" >&7
-	sleep 1
+	# The claim answered; then the broker lists its connection alone (a
+	# connection of an earlier check may still be closing).
+	wait_for 30 "amqps: the kept session's first claim is answered" kept_answers "$out" 1 &&
+		wait_for 30 "amqps: the broker lists the kept session's one TLS connection" kept_tls_connections 1
 	c1=$(rmq_ctl -q list_connections ssl peer_port user 2>/dev/null | grep -c 'true')
 	echo "claim kept $((S + 1000)) a" >&7
-	sleep 1
+	wait_for 30 "amqps: the kept session's second claim is answered" kept_answers "$out" 2
 	c2=$(rmq_ctl -q list_connections ssl peer_port user 2>/dev/null | grep 'true')
 	if [ "$c1" = 1 ] && [ "$(grep -c . <<< "$c2")" = 1 ]; then ok "amqps: a session keeps one TLS connection across claims"
 	else not_ok "amqps: a session keeps one TLS connection across claims" "TLS connections after the first claim: $c1, after the second: $c2"; fi

@@ -5,6 +5,8 @@
 #   other.crt              the same key, for other.example only
 #   client.crt/.key        a client certificate by the CA (CN anarchon-client)
 #   wrongca.crt            another CA, which signed nothing here
+#   cnonly.crt             the same key, CN localhost and no subjectAltName
+#   wild.crt               the same key, for *.example.test only
 set -e
 d=$1
 mkdir -p "$d"
@@ -22,11 +24,12 @@ if openssl x509 -help 2>&1 | grep -q -- -not_after; then
 else
 	expired_dates="-days -1"
 fi
-# leaf NAME KEY CN SAN DAYS|expired
+# leaf NAME KEY CN SAN DAYS|expired (SAN "-": none)
 leaf() {
 	local dates="-days $5"
 	[ "$5" = expired ] && dates=$expired_dates
-	printf 'subjectAltName=%s\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth,clientAuth\n' "$4" > "$1.ext"
+	printf 'basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth,clientAuth\n' > "$1.ext"
+	[ "$4" = - ] || printf 'subjectAltName=%s\n' "$4" >> "$1.ext"
 	openssl req -new -key "$2" -subj "/CN=$3" -out "$1.csr"
 	# shellcheck disable=SC2086
 	openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial $dates \
@@ -39,6 +42,8 @@ key server.key
 leaf server server.key localhost "DNS:localhost,IP:127.0.0.1" 30
 leaf expired server.key localhost "DNS:localhost,IP:127.0.0.1" expired
 leaf other server.key other.example "DNS:other.example" 30
+leaf cnonly server.key localhost - 30
+leaf wild server.key wild.example.test "DNS:*.example.test" 30
 key client.key
 leaf client client.key anarchon-client "DNS:anarchon-client" 30
 chmod 600 ./*.key

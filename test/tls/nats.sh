@@ -221,6 +221,8 @@ else
 	not_ok "nats/tls: fork: /usr/bin/python3 with a sqlite3 module that loads extensions"
 fi
 
+# A handshake under valgrind on a loaded machine can take seconds: the
+# session's timeout_ms is 10 s, as a slow link's would be.
 if have_valgrind "nats/tls: valgrind"; then
 	S2=$(mq_slot_now)
 	printf '%s\n' "claim vg $S2 t1" "claim vg $S2 t2" "heartbeat vg $S2 t1" "finish vg $S2 t1" "check vg $S2" > "$nt/vg.in"
@@ -230,7 +232,7 @@ lost
 true
 true
 succeeded
-rc=0" mq_vg "tls://127.0.0.1:$NT_PORT_op?$CA&cert=$c/client.crt&key=$c/client.key&creds=$opd/user.creds" "$nt/vg.in"
+rc=0" mq_vg "tls://127.0.0.1:$NT_PORT_op?$CA&cert=$c/client.crt&key=$c/client.key&creds=$opd/user.creds&timeout_ms=10000" "$nt/vg.in"
 	printf '%s\n' "claim vg $S2 t1" > "$nt/vg2.in"
 	expect "nats/tls: valgrind: a refused nkey login (the session ends at its error, status 3)" "error auth: NATS at tls://127.0.0.1:$NT_PORT_auth refused the login: Authorization Violation
 rc=3" mq_vg "tls://127.0.0.1:$NT_PORT_auth?$CA&nkey=$tmp/user.seed" "$nt/vg2.in"

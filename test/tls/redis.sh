@@ -318,6 +318,7 @@ if pg_host_start "redis tls via postgresql" "$rt"; then
 		[ "$(pq -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'rt_frozen' AND state = 'active'")" = 1 ] && break
 		sleep 0.05
 	done
+	# A fixed wait, not a poll yet: the session's TLS handshake is under way on the frozen server.
 	sleep 0.3
 	t0=$(now_ms)
 	pq -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'rt_frozen'" > /dev/null
@@ -375,6 +376,7 @@ if wait_port "$PX" 10; then
 		echo ".load $REPO_ROOT/sqlite/anarchon"
 		echo "SELECT anarchon_config('store', 'rediss://:$RT_PW@127.0.0.1:$PX?$CA&prefix=t-pipe');"
 		echo "SELECT anarchon_claim('pipe', $S, 't1');"
+		# A fixed wait: the proxy (which looks every 20 ms) resets the connection before the next claim.
 		echo ".system touch $rt/reset-now; sleep 0.5"
 		echo "SELECT anarchon_claim('pipe2', $S, 't1');"
 	} | sqlite3 -batch "$rt/pipe.db" > "$rt/pipe.out" 2>&1

@@ -46,6 +46,8 @@ s_server good server.crt || not_ok "tls: start s_server"
 s_server expired expired.crt
 s_server other other.crt
 s_server mutual server.crt -Verify 1 -CAfile ca.crt
+s_server cnonly cnonly.crt
+s_server wild wild.crt
 
 # A plaintext server, one that accepts and never answers, and a closed port.
 PORT_plain=$(free_port); PORT_frozen=$(free_port); PORT_closed=$(free_port)
@@ -83,6 +85,18 @@ probe "an expired certificate is refused" "certificate was refused: certificate 
 probe "a certificate for another name is refused (IP address)" "certificate was refused: IP address mismatch" 127.0.0.1 "$PORT_other" ca.crt - - - 0
 probe "a certificate for another name is refused (host name)" "certificate was refused: [Hh]ostname mismatch" localhost "$PORT_other" ca.crt - - - 0
 probe "servername asks for and verifies another name" '^ok [1-9]' 127.0.0.1 "$PORT_other" ca.crt - - other.example 0
+# servername names one host exactly: OpenSSL would read a leading '.' as
+# "any subdomain" (.example matched other.example), and a '*' is the
+# certificate's to give.  Refused before any connection.
+probe "servername with a leading '.' is refused" "servername \".example\" must be one exact host name: it starts with '.'" 127.0.0.1 "$PORT_other" ca.crt - - .example 0
+probe "servername with a '*' is refused" "servername \"\*.example.test\" must be one exact host name: it holds a '\*'" 127.0.0.1 "$PORT_wild" ca.crt - - '*.example.test' 0
+# The name is looked for in the subjectAltName only, as browsers do.
+probe "a certificate with a CN and no subjectAltName is refused" "certificate was refused: [Hh]ostname mismatch" localhost "$PORT_cnonly" ca.crt - - - 0
+probe "a certificate with a CN and no subjectAltName is refused (servername)" "certificate was refused: [Hh]ostname mismatch" 127.0.0.1 "$PORT_cnonly" ca.crt - - localhost 0
+# A wildcard SAN covers one whole leftmost label.
+probe "the wildcard SAN *.example.test covers a.example.test" '^ok [1-9]' 127.0.0.1 "$PORT_wild" ca.crt - - a.example.test 0
+probe "the wildcard SAN *.example.test does not cover a.b.example.test" "certificate was refused: [Hh]ostname mismatch" 127.0.0.1 "$PORT_wild" ca.crt - - a.b.example.test 0
+probe "the wildcard SAN *.example.test does not cover example.test" "certificate was refused: [Hh]ostname mismatch" 127.0.0.1 "$PORT_wild" ca.crt - - example.test 0
 probe "verification skipped: a wrong CA and an expired certificate pass" '^ok [1-9]' 127.0.0.1 "$PORT_expired" wrongca.crt - - - 1
 probe "mutual TLS: no client certificate, refused by the server" "certificate required|alert" 127.0.0.1 "$PORT_mutual" ca.crt - - - 0
 probe "mutual TLS: the client certificate is accepted" '^ok [1-9]' 127.0.0.1 "$PORT_mutual" ca.crt client.crt client.key - 0

@@ -48,3 +48,13 @@ if redis_start auth "$APORT" --requirepass 'Def-PW-4711' --user alice on '>Alice
 else
 	not_ok "redis: start a server with passwords" "$(tail -n 5 "$R_DIR/auth/log")"
 fi
+
+# A data server named where the sentinels go (doc/clusters.md's
+# redis+sentinel:// URL, written with the server's own address): the error
+# says that it is no sentinel and what the URL names, not just Redis's
+# "unknown command".
+out=$(echo "claim sync 1 a" | RDRIVE_HINTS=1 "$RDRIVE" "redis+sentinel://$H/jobs?timeout_ms=1000" 2>&1)
+if printf '%s\n' "$out" | grep -qE "^error CONFIG: .*the server at $H is not a sentinel" &&
+	printf '%s\n' "$out" | grep -qE '^hint: .*redis\+sentinel:// URL names the sentinels'; then
+	ok "redis bad input: a data server named as a sentinel is said to be no sentinel, with a hint"
+else not_ok "redis bad input: a data server named as a sentinel is said to be no sentinel, with a hint" "$out"; fi

@@ -28,6 +28,9 @@ done
 
 # Contention across a restart: errors are allowed while Redis is down, two
 # winners for one slot never.
+# contending STRAT: claims of the contention have reached Redis (its keys
+# are there); rdrive's output to a file shows only when its buffer fills.
+contending() { redis-cli -p "$PORT" --scan --pattern "rc-$1:*" | grep -q .; }
 for strat in lease stream-id script; do
 	first=$(now_ms)
 	pids=()
@@ -36,7 +39,7 @@ for strat in lease stream-id script; do
 			> "$tmp/restart-contend-$strat-$p" 2>&1 &
 		pids+=($!)
 	done
-	sleep 0.3
+	wait_for 30 "redis $strat: the contention's claims reach Redis before the restart" contending "$strat"
 	restart_main
 	for p in "${pids[@]}"; do wait "$p"; done
 	report=$(cat "$tmp"/restart-contend-$strat-* | awk '$2 == "won" { w[$1]++ } END { for (s in w) if (w[s] > 1) print s, w[s], "won" }')
@@ -58,8 +61,8 @@ rd=$!
 wait_lines "$tmp/frozen.out" 1
 kill -STOP "$(redis_pid main)"
 touch "$flag"
-sleep 0.2
-for i in $(seq 1 60); do [ "$(wc -l < "$tmp/frozen.out")" -ge 2 ] && break; sleep 0.1; done
+# Until the frozen call's answer (the check below says if none came).
+wait_lines "$tmp/frozen.out" 2
 kill -CONT "$(redis_pid main)"
 touch "$flag.thawed"
 wait "$rd"
@@ -91,6 +94,7 @@ rd=$!
 wait_lines "$tmp/cancel.out" 1
 kill -STOP "$(redis_pid main)"
 touch "$flag.cancel"
+# Until the cancelled call's answer (the check below says if none came).
 for i in $(seq 1 100); do [ "$(grep -c . "$tmp/cancel.out")" -ge 3 ] && break; sleep 0.1; done
 kill -CONT "$(redis_pid main)"
 wait "$rd"

@@ -93,6 +93,7 @@ TK=$(now_slot)
 pq -c "ALTER SERVER r_lease OPTIONS (SET url 'redis://127.0.0.1:$PORT?strategy=lease&prefix=pgt')" > /dev/null
 first=$(PGOPTIONS="-c anarchon.store=r_lease -c anarchon.lease_ms=1000 -c anarchon.attempts=2" pq \
 	-c "SELECT anarchon_claim('sync', ${TK}::bigint, 'a')")
+# The scenario: the 1 s lease runs out before the takeover.
 sleep 1.5
 out=$(PGOPTIONS="-c anarchon.store=r_lease -c anarchon.lease_ms=1000 -c anarchon.attempts=2" pq \
 	-c "SELECT anarchon_check('sync', ${TK}::bigint)" \

@@ -125,6 +125,7 @@ SELECT anarchon_config('store', 'redis://127.0.0.1:$PORT?strategy=lease&prefix=s
 SELECT anarchon_config('lease_ms', '1000'), anarchon_config('attempts', '2');
 SELECT anarchon_claim('sync', $TK, 'a');
 X
+# The scenario: the 1 s lease runs out before the takeover.
 sleep 1.5
 sq sqlite-takeover-2 <<X
 SELECT anarchon_config('store', 'redis://127.0.0.1:$PORT?strategy=lease&prefix=sqt') IS NOT NULL;

@@ -24,10 +24,12 @@ untrusted_schema() {
 		"anarchon_prune(100000000)"
 		"anarchon_stats_reset()"
 		"anarchon_loaded(1)"
+		"anarchon_claim_many('[\"j\"]', 4102444800000, 'a')"
 	)
 	local -a tables=(
 		"anarchon_missed('j', '* * * * *', 1000000000000, 1000000060000)"
 		"anarchon_stats"
+		"anarchon_claim_many('[\"j\"]', 4102444800000, 'a')"
 	)
 	local -a pure=(
 		"anarchon_slot('0 3 * * *', 1000000000000)"

@@ -1,0 +1,524 @@
+/*
+ * claim_many.c — anarchon_claim_many, the batch claim of the SQLite
+ * extension, as a table-valued function (an eponymous virtual table):
+ *
+ *   SELECT job, outcome, detail FROM anarchon_claim_many('["sync","report"]', slot, token)
+ *
+ * One row per distinct job, in byte order of the names: outcome is what
+ * anarchon_claim(job, slot, token) would have answered, or 'error' with the
+ * message in detail.  A table, so that the caller reads the rows as it reads
+ * any query's.  But a statement that reads a table, even a virtual one, holds
+ * the file's read lock, and in rollback-journal mode the claim's commit would
+ * wait for it (local_store.c refuses that case): so the same name is also a
+ * scalar function, which reads no table and works in every journal mode,
+ *
+ *   SELECT anarchon_claim_many('["sync","report"]', slot, token)
+ *     -> '[{"job":"report","outcome":"won","detail":null},…]'
+ *
+ * the same rows as a JSON array.  Both share everything but the output.
+ *
+ * With the local store every job is claimed inside ONE BEGIN IMMEDIATE (one
+ * wait for the file's write lock, one commit): each job's claim is the single
+ * claim's own code path (the store's claim method, core/lease.c's table),
+ * made a savepoint of that transaction (local_store.c), so a job that fails
+ * is undone alone and becomes its row.  Nothing is answered before the
+ * commit: if it fails, the statement fails and no job was claimed.  A
+ * network store is asked job by job.
+ *
+ * Errors of the whole call (jobs not a JSON array of strings, a bad slot or
+ * token, the store unreachable at open, the write lock busy past
+ * busy_timeout_ms) fail the statement.  The table is SQLITE_VTAB_DIRECTONLY,
+ * like every function of the extension that writes: no view or trigger of a
+ * database file can run it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "host.h"
+#include "local_store.h"
+
+SQLITE_EXTENSION_INIT3
+
+#define CM_NAME "anarchon_claim_many"
+#define CM_USAGE CM_NAME "(jobs, slot, token): jobs is a JSON array of job names, such as '[\"sync\",\"report\"]'"
+
+enum
+{
+	COL_JOB, COL_OUTCOME, COL_DETAIL, COL_JOBS, COL_SLOT, COL_TOKEN
+};
+
+typedef struct cm_row
+{
+	char	   *job;             /* sqlite3_malloc'd */
+	const char *outcome;         /* static */
+	char	   *detail;          /* sqlite3_malloc'd, or NULL */
+} cm_row;
+
+typedef struct cm_vtab
+{
+	sqlite3_vtab base;
+	an_sqlite_conn *conn;
+	sqlite3    *db;
+} cm_vtab;
+
+typedef struct cm_cursor
+{
+	sqlite3_vtab_cursor base;
+	cm_row	   *rows;
+	size_t		n,
+				row;
+} cm_cursor;
+
+/* What each job's claim needs: the request of the call, a row per job. */
+typedef struct cm_batch
+{
+	an_request	rq;
+	cm_row	   *rows;
+} cm_batch;
+
+static void
+clear_rows(cm_cursor *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+	{
+		sqlite3_free(c->rows[i].job);
+		sqlite3_free(c->rows[i].detail);
+	}
+	sqlite3_free(c->rows);
+	c->rows = NULL;
+	c->n = c->row = 0;
+}
+
+static int
+by_name(const void *a, const void *b)
+{
+	/* strcmp compares as unsigned char: byte order. */
+	return strcmp(((const cm_row *) a)->job, ((const cm_row *) b)->job);
+}
+
+/*
+ * The job names of jobs, a JSON array of strings, into c->rows sorted and
+ * without duplicates; SQLite's own JSON reader parses it.  SQLITE_OK, or an
+ * error code with a message in err.
+ */
+static int
+read_jobs(cm_cursor *c, sqlite3 *db, sqlite3_value *jobs, char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	size_t		cap = 0;
+	int			rc;
+
+	if (sqlite3_value_type(jobs) != SQLITE_TEXT)
+	{
+		snprintf(err, errlen, "jobs must be a JSON array of job names as text, such as '[\"sync\",\"report\"]', got %s",
+				 an_sqlite_type_name(sqlite3_value_type(jobs)));
+		return SQLITE_MISMATCH;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT json_valid(?1) AND json_type(?1) = 'array', type, value"
+						   " FROM (SELECT 1) LEFT JOIN json_each(CASE WHEN json_valid(?1) THEN ?1 END)",
+						   -1, &s, NULL) != SQLITE_OK)
+	{
+		snprintf(err, errlen, "cannot read jobs: %s (this SQLite needs its JSON functions)", sqlite3_errmsg(db));
+		return SQLITE_ERROR;
+	}
+	sqlite3_bind_value(s, 1, jobs);
+	rc = SQLITE_OK;
+	while (rc == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+	{
+		const char *type = (const char *) sqlite3_column_text(s, 1);
+		const char *name = (const char *) sqlite3_column_text(s, 2);
+
+		if (!sqlite3_column_int(s, 0))
+		{
+			snprintf(err, errlen, "jobs is not a JSON array: give job names as '[\"sync\",\"report\"]'");
+			rc = SQLITE_ERROR;
+			break;
+		}
+		if (type == NULL)		/* the empty array's one row of the LEFT JOIN */
+			break;
+		if (strcmp(type, "text") != 0)
+		{
+			snprintf(err, errlen, "jobs[%zu] is %s: every element of jobs must be a job name as a JSON string",
+					 c->n, type);
+			rc = SQLITE_MISMATCH;
+			break;
+		}
+		if (c->n == cap)
+		{
+			cm_row	   *p;
+
+			cap = cap ? cap * 2 : 16;
+			if ((p = sqlite3_realloc64(c->rows, cap * sizeof(*p))) == NULL)
+			{
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			c->rows = p;
+		}
+		memset(&c->rows[c->n], 0, sizeof(c->rows[c->n]));
+		if (name == NULL || (c->rows[c->n].job = sqlite3_mprintf("%s", name)) == NULL)
+		{
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		c->n++;
+	}
+	if (rc == SQLITE_OK && sqlite3_errcode(db) != SQLITE_OK && sqlite3_errcode(db) != SQLITE_ROW &&
+		sqlite3_errcode(db) != SQLITE_DONE)
+	{
+		snprintf(err, errlen, "jobs is not a JSON array (%s): give job names as '[\"sync\",\"report\"]'",
+				 sqlite3_errmsg(db));
+		rc = SQLITE_ERROR;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_OK || c->n == 0)
+		return rc;
+	qsort(c->rows, c->n, sizeof(*c->rows), by_name);
+	{
+		size_t		kept = 1;
+
+		for (size_t i = 1; i < c->n; i++)
+		{
+			if (strcmp(c->rows[i].job, c->rows[kept - 1].job) == 0)
+				sqlite3_free(c->rows[i].job);
+			else
+				c->rows[kept++] = c->rows[i];
+		}
+		c->n = kept;
+	}
+	return SQLITE_OK;
+}
+
+/* One job's claim into its row: the outcome, or 'error' and the message. */
+static int
+claim_one(an_store *st, void *arg, size_t i)
+{
+	cm_batch   *b = arg;
+	cm_row	   *row = &b->rows[i];
+	an_request	rq = b->rq;
+	an_claim_result res;
+	char		text[AN_ERRTEXTMAX];
+
+	rq.job = row->job;
+	an_store_clear(st);
+	if (an_validate_job(row->job, strlen(row->job), text, sizeof(text)) == AN_OK)
+	{
+		if (an_store_claim(st, &rq, &res) == AN_OK)
+		{
+			row->outcome = an_outcome_name(res.outcome);
+			return AN_OK;
+		}
+		/* Out of memory is no job's own problem: the whole call fails. */
+		if (st->err == AN_E_NOMEM)
+			return AN_E_NOMEM;
+		an_store_error_text(st, text, sizeof(text));
+	}
+	row->outcome = "error";
+	if ((row->detail = sqlite3_mprintf("%s", text[0] ? text : "the store failed")) == NULL)
+		return an_store_fail(st, AN_E_NOMEM, "out of memory");
+	return AN_OK;
+}
+
+static int
+claim_all(cm_cursor *c, an_sqlite_conn *conn, sqlite3_value **argv, char *err, size_t errlen)
+{
+	cm_batch	b;
+	an_store   *st;
+	int			rc;
+
+	memset(&b, 0, sizeof(b));
+	b.rq.settings = &conn->settings;
+	if ((rc = an_sqlite_value_slot(argv[1], &b.rq.slot, err, errlen)) != SQLITE_OK)
+		return rc;
+	/* A manual slot is claimed by anarchon_run_now only (core/run_now.h). */
+	if (an_validate_slot(b.rq.slot, err, errlen) != AN_OK)
+		return SQLITE_ERROR;
+	if (sqlite3_value_type(argv[2]) != SQLITE_TEXT)
+	{
+		snprintf(err, errlen, "token must be text, got %s", an_sqlite_type_name(sqlite3_value_type(argv[2])));
+		return SQLITE_MISMATCH;
+	}
+	b.rq.token = (const char *) sqlite3_value_text(argv[2]);
+	if (b.rq.token == NULL)
+		return SQLITE_NOMEM;
+	if (strlen(b.rq.token) != (size_t) sqlite3_value_bytes(argv[2]))
+	{
+		snprintf(err, errlen, "token contains a NUL byte");
+		return SQLITE_ERROR;
+	}
+	if (an_validate_token(b.rq.token, strlen(b.rq.token), err, errlen) != AN_OK)
+		return SQLITE_ERROR;
+	if ((st = an_sqlite_store(conn, err, errlen)) == NULL)
+		return SQLITE_ERROR;
+	an_store_clear(st);
+	if (st->m->validate && st->m->validate(st, &conn->settings) != AN_OK)
+	{
+		an_store_error_text(st, err, errlen);
+		return SQLITE_ERROR;
+	}
+	if (c->n == 0)
+		return SQLITE_OK;
+	b.rows = c->rows;
+	if ((rc = an_store_batch(st, &conn->settings, c->n, claim_one, &b)) == AN_OK)
+		return SQLITE_OK;
+	an_store_error_text(st, err, errlen);
+	return st->err == AN_E_NOMEM ? SQLITE_NOMEM : st->err == AN_E_BUSY ? SQLITE_BUSY : SQLITE_ERROR;
+}
+
+/* ---------------------------------------------------------------- the scalar form */
+
+/* s as a JSON string (job names and messages are ASCII text, but any byte is escaped safely). */
+static void
+json_string(sqlite3_str *out, const char *s)
+{
+	if (s == NULL)
+	{
+		sqlite3_str_appendall(out, "null");
+		return;
+	}
+	sqlite3_str_appendchar(out, 1, '"');
+	for (; *s; s++)
+	{
+		unsigned char ch = (unsigned char) *s;
+
+		if (ch == '"' || ch == '\\')
+			sqlite3_str_appendf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			sqlite3_str_appendf(out, "\\u%04x", ch);
+		else
+			sqlite3_str_appendchar(out, 1, (char) ch);
+	}
+	sqlite3_str_appendchar(out, 1, '"');
+}
+
+static void
+fn_claim_many(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	cm_cursor	c;
+	char		err[AN_ERRTEXTMAX] = "";
+	sqlite3_str *out;
+	char	   *json;
+	int			rc;
+
+	(void) argc;
+	if (!an_sqlite_top_level(ctx, CM_NAME))
+		return;
+	memset(&c, 0, sizeof(c));
+	if ((rc = read_jobs(&c, sqlite3_context_db_handle(ctx), argv[0], err, sizeof(err))) == SQLITE_OK)
+		rc = claim_all(&c, sqlite3_user_data(ctx), argv, err, sizeof(err));
+	if (rc != SQLITE_OK)
+	{
+		clear_rows(&c);
+		if (rc == SQLITE_NOMEM)
+			sqlite3_result_error_nomem(ctx);
+		else
+			an_sqlite_error(ctx, rc, CM_NAME, err);
+		return;
+	}
+	out = sqlite3_str_new(NULL);
+	sqlite3_str_appendchar(out, 1, '[');
+	for (size_t i = 0; i < c.n; i++)
+	{
+		sqlite3_str_appendall(out, i ? ",{\"job\":" : "{\"job\":");
+		json_string(out, c.rows[i].job);
+		sqlite3_str_appendall(out, ",\"outcome\":");
+		json_string(out, c.rows[i].outcome);
+		sqlite3_str_appendall(out, ",\"detail\":");
+		json_string(out, c.rows[i].detail);
+		sqlite3_str_appendchar(out, 1, '}');
+	}
+	sqlite3_str_appendchar(out, 1, ']');
+	clear_rows(&c);
+	if ((json = sqlite3_str_finish(out)) == NULL)
+	{
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	sqlite3_result_text(ctx, json, -1, sqlite3_free);
+}
+
+/* ---------------------------------------------------------------- the module */
+
+static int
+cm_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+		   sqlite3_vtab **out, char **errmsg)
+{
+	cm_vtab    *vt;
+	int			rc;
+
+	(void) argc;
+	(void) argv;
+	(void) errmsg;
+	if ((rc = sqlite3_declare_vtab(db, "CREATE TABLE x(job TEXT, outcome TEXT, detail TEXT,"
+								   " jobs HIDDEN, slot HIDDEN, token HIDDEN)")) != SQLITE_OK)
+		return rc;
+	if ((vt = sqlite3_malloc(sizeof(*vt))) == NULL)
+		return SQLITE_NOMEM;
+	memset(vt, 0, sizeof(*vt));
+	vt->conn = aux;
+	vt->db = db;
+	/* It writes and asks the store: never from a view or trigger of a database file. */
+	sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
+	*out = &vt->base;
+	return SQLITE_OK;
+}
+
+static int
+cm_disconnect(sqlite3_vtab *v)
+{
+	sqlite3_free(v);
+	return SQLITE_OK;
+}
+
+/* jobs, slot and token must each be an equality on its hidden column. */
+static int
+cm_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
+{
+	int			seen = 0;
+
+	(void) v;
+	for (int i = 0; i < info->nConstraint; i++)
+	{
+		const struct sqlite3_index_constraint *cs = &info->aConstraint[i];
+		int			arg = cs->iColumn - COL_JOBS;
+
+		if (arg < 0 || arg > 2 || cs->op != SQLITE_INDEX_CONSTRAINT_EQ)
+			continue;
+		if (!cs->usable)
+			return SQLITE_CONSTRAINT;
+		if (seen & (1 << arg))
+			continue;
+		seen |= 1 << arg;
+		info->aConstraintUsage[i].argvIndex = arg + 1;
+		info->aConstraintUsage[i].omit = 1;
+	}
+	info->idxNum = seen;
+	info->estimatedCost = 1000;
+	if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn == COL_JOB && !info->aOrderBy[0].desc)
+		info->orderByConsumed = 1;
+	return SQLITE_OK;
+}
+
+static int
+cm_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
+{
+	cm_cursor  *c = sqlite3_malloc(sizeof(*c));
+
+	(void) v;
+	if (c == NULL)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int
+cm_close(sqlite3_vtab_cursor *cur)
+{
+	clear_rows((cm_cursor *) cur);
+	sqlite3_free(cur);
+	return SQLITE_OK;
+}
+
+static int
+cm_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr, int argc,
+		  sqlite3_value **argv)
+{
+	cm_cursor  *c = (cm_cursor *) cur;
+	cm_vtab    *vt = (cm_vtab *) cur->pVtab;
+	char		err[AN_ERRTEXTMAX] = "";
+	int			rc;
+
+	(void) idxstr;
+	clear_rows(c);
+	if (argc != 3 || idxnum != 7)
+	{
+		snprintf(err, sizeof(err), "%s", "give all three arguments: " CM_USAGE);
+		rc = SQLITE_ERROR;
+	}
+	else if ((rc = read_jobs(c, vt->db, argv[0], err, sizeof(err))) == SQLITE_OK)
+		rc = claim_all(c, vt->conn, argv, err, sizeof(err));
+	if (rc != SQLITE_OK)
+	{
+		/* No row of a failed call: with the local store nothing of it was committed. */
+		clear_rows(c);
+		if (rc != SQLITE_NOMEM)
+		{
+			sqlite3_free(vt->base.zErrMsg);
+			vt->base.zErrMsg = sqlite3_mprintf("%s: %s", CM_NAME, err);
+		}
+		return rc == SQLITE_MISMATCH ? SQLITE_ERROR : rc;
+	}
+	return SQLITE_OK;
+}
+
+static int
+cm_next(sqlite3_vtab_cursor *cur)
+{
+	((cm_cursor *) cur)->row++;
+	return SQLITE_OK;
+}
+
+static int
+cm_eof(sqlite3_vtab_cursor *cur)
+{
+	cm_cursor  *c = (cm_cursor *) cur;
+
+	return c->row >= c->n;
+}
+
+static int
+cm_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+	const cm_row *r = &((cm_cursor *) cur)->rows[((cm_cursor *) cur)->row];
+
+	if (col == COL_JOB)
+		sqlite3_result_text(ctx, r->job, -1, SQLITE_TRANSIENT);
+	else if (col == COL_OUTCOME)
+		sqlite3_result_text(ctx, r->outcome, -1, SQLITE_STATIC);
+	else if (col == COL_DETAIL && r->detail)
+		sqlite3_result_text(ctx, r->detail, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_result_null(ctx);
+	return SQLITE_OK;
+}
+
+static int
+cm_rowid(sqlite3_vtab_cursor *cur, sqlite_int64 *rowid)
+{
+	*rowid = (sqlite_int64) ((cm_cursor *) cur)->row + 1;
+	return SQLITE_OK;
+}
+
+static const sqlite3_module cm_module = {
+	.iVersion = 0,
+	.xCreate = NULL,			/* eponymous only: no CREATE VIRTUAL TABLE */
+	.xConnect = cm_connect,
+	.xBestIndex = cm_best_index,
+	.xDisconnect = cm_disconnect,
+	.xDestroy = cm_disconnect,
+	.xOpen = cm_open,
+	.xClose = cm_close,
+	.xFilter = cm_filter,
+	.xNext = cm_next,
+	.xEof = cm_eof,
+	.xColumn = cm_column,
+	.xRowid = cm_rowid,
+};
+
+int
+an_sqlite_claim_many_register(sqlite3 *db, an_sqlite_conn *conn)
+{
+	int			rc;
+
+	conn->refs++;
+	/* On failure SQLite has already called an_sqlite_conn_release. */
+	if ((rc = sqlite3_create_module_v2(db, CM_NAME, &cm_module, conn, an_sqlite_conn_release)) != SQLITE_OK)
+		return rc;
+	conn->refs++;
+	/* DIRECTONLY, and asked again at each call (top_level.c), as anarchon_claim. */
+	return sqlite3_create_function_v2(db, CM_NAME, 3, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+									  conn, fn_claim_many, NULL, NULL, an_sqlite_conn_release);
+}
