@@ -119,12 +119,22 @@ t_tmpdir() {
 # listening yet).  It is taken below the kernel's ephemeral range: a port in
 # that range can be the local end of any outgoing connection (16 clients at
 # once, pgbench, ...), and a server started on it then fails to bind.
+# ANARCHON_PORT_LANE=I/N takes the I-th of N equal parts of that range: runs
+# that share the machine's network at once (CI's host run beside a chroot's)
+# each get their own part.  Without it, a port that one run had chosen and
+# not yet bound was chosen by the other; the loser's server failed to bind,
+# its wait for the port was answered by the other run's server, and its
+# checks then spoke to a server that vanished under them.
 T_PORTS_FILE=$T_EXIT_FILE.ports
 free_port() {
-	local p lo=32768 hi=60999 base=20000 span
+	local p lo=32768 hi=60999 base=20000 span lane=${ANARCHON_PORT_LANE:-0/1}
 	read -r lo hi < /proc/sys/net/ipv4/ip_local_port_range 2> /dev/null || true
 	if [ "$lo" -gt $((base + 2000)) ]; then span=$((lo - base)); else base=$((hi + 1)) span=$((65535 - hi)); fi
 	[ "$span" -gt 500 ] || { base=20000 span=40000; }
+	if [[ $lane =~ ^([0-9]+)/([1-9][0-9]*)$ ]] && [ "${BASH_REMATCH[1]}" -lt "${BASH_REMATCH[2]}" ]; then
+		span=$((span / BASH_REMATCH[2]))
+		base=$((base + span * BASH_REMATCH[1]))
+	fi
 	for _ in $(seq 1 200); do
 		p=$((base + (RANDOM * 32768 + RANDOM) % span))
 		grep -qx "$p" "$T_PORTS_FILE" 2> /dev/null && continue

@@ -160,6 +160,11 @@ in_root() {
 	[ -n "${ANARCHON_SUITES:-}" ] && pass=("ANARCHON_SUITES=$ANARCHON_SUITES")
 	# Suites whose findings do not depend on the release (doc/building.md).
 	pass+=("ANARCHON_HOST_ONLY_SUITES=${ANARCHON_HOST_ONLY_SUITES-fuzz rolling}")
+	# Ports of its own, apart from the host's run beside it (test/lib.sh, free_port).
+	case ${release:-} in
+		trixie) pass+=("ANARCHON_PORT_LANE=1/3") ;;
+		sid) pass+=("ANARCHON_PORT_LANE=2/3") ;;
+	esac
 	# When both releases run, the suites whose findings depend least on the
 	# release are split between them: each runs on the host and on one of
 	# the two (doc/building.md, "Which suites run where").

@@ -14,14 +14,27 @@ declare -A NATS_PORT NATS_PID NATS_ARGS
 NATS_ROOT=${NATS_ROOT:-$(t_tmpdir)}
 
 nats_launch() {
-	local name=$1 d=$NATS_ROOT/$1
+	local name=$1 d=$NATS_ROOT/$1 seen i
 	mkdir -p "$d"
+	seen=$(cat "$d/log" 2> /dev/null | wc -l)
 	# shellcheck disable=SC2086
 	nats-server -js -a 127.0.0.1 -p "${NATS_PORT[$name]}" -sd "$d/js" ${NATS_ARGS[$name]} >> "$d/log" 2>&1 &
 	NATS_PID[$name]=$!
 	# Not a job of the suite's shell: no "Killed" notice when a check kills it.
 	disown "${NATS_PID[$name]}"
 	wait_port "${NATS_PORT[$name]}" 20 || { tail -n 20 "$d/log" >&2; return 1; }
+	# The port answering is not enough: another server on it would answer
+	# too.  This one is ready when its own log says so, and still alive.
+	for i in $(seq 1 100); do
+		tail -n "+$((seen + 1))" "$d/log" | grep -q 'Server is ready' && break
+		kill -0 "${NATS_PID[$name]}" 2> /dev/null || break
+		sleep 0.1
+	done
+	if ! kill -0 "${NATS_PID[$name]}" 2> /dev/null || [ "$i" -ge 100 ]; then
+		echo "nats-server $name on port ${NATS_PORT[$name]} did not become ready:" >&2
+		tail -n 20 "$d/log" >&2
+		return 1
+	fi
 }
 
 nats_start() {
