@@ -30,7 +30,7 @@ else
 		sleep 0.05
 	done
 	redis_stop loading
-	if ! redis_start loading "$LD_PORT" --key-load-delay 50 --loading-process-events-interval-bytes 1024; then
+	if ! REDIS_OPEN_ONLY=1 redis_start loading "$LD_PORT" --key-load-delay 50 --loading-process-events-interval-bytes 1024; then
 		ld_fail "redis-server did not start again on its AOF"
 	else
 		# Loading must be under way before the command runs (at most 10 s to see it).
