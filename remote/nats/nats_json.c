@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hex.h"
 #include "nats_json.h"
 
 /* The first byte of "key"'s value, or NULL. */
@@ -61,18 +62,6 @@ nj_bool(const char *js, const char *key)
 	return -1;
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * The escape at v (v[0] is the backslash) decoded into buf; answers its
  * length (at most 3) and sets *used to the input bytes it took.  JetStream's
@@ -97,7 +86,7 @@ unescape(const char *v, char *buf, size_t *used)
 	}
 	for (int i = 2; i < 6; i++)
 	{
-		int			h = hexval(v[i]);
+		int			h = an_hexval(v[i]);
 
 		if (h < 0)
 		{

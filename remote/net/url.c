@@ -11,18 +11,7 @@
 
 #include "anarchon.h"
 #include "url.h"
-
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "hex.h"
 
 /* Percent-decode s in place; -1 on a malformed escape or an encoded NUL. */
 static int
@@ -34,8 +23,8 @@ decode(char *s)
 	{
 		if (*r == '%')
 		{
-			int			hi = hexval(r[1]);
-			int			lo = hi < 0 ? -1 : hexval(r[2]);
+			int			hi = an_hexval(r[1]);
+			int			lo = hi < 0 ? -1 : an_hexval(r[2]);
 
 			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
 				return -1;
