@@ -38,6 +38,7 @@
 #include "args.h"
 #include "host.h"
 #include "local_store.h"
+#include "vtab_rows.h"
 
 SQLITE_EXTENSION_INIT3
 
@@ -65,10 +66,8 @@ typedef struct cm_vtab
 
 typedef struct cm_cursor
 {
-	sqlite3_vtab_cursor base;
+	an_vt_cursor vc;			/* first: n rows, row the current one */
 	cm_row	   *rows;
-	size_t		n,
-				row;
 } cm_cursor;
 
 /* What each job's claim needs: the request of the call, a row per job. */
@@ -81,14 +80,14 @@ typedef struct cm_batch
 static void
 clear_rows(cm_cursor *c)
 {
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = 0; i < c->vc.n; i++)
 	{
 		sqlite3_free(c->rows[i].job);
 		sqlite3_free(c->rows[i].detail);
 	}
 	sqlite3_free(c->rows);
 	c->rows = NULL;
-	c->n = c->row = 0;
+	c->vc.n = c->vc.row = 0;
 }
 
 static int
@@ -141,11 +140,11 @@ read_jobs(cm_cursor *c, sqlite3 *db, sqlite3_value *jobs, char *err, size_t errl
 		if (strcmp(type, "text") != 0)
 		{
 			snprintf(err, errlen, "jobs[%zu] is %s: every element of jobs must be a job name as a JSON string",
-					 c->n, type);
+					 c->vc.n, type);
 			rc = SQLITE_MISMATCH;
 			break;
 		}
-		if (c->n == cap)
+		if (c->vc.n == cap)
 		{
 			cm_row	   *p;
 
@@ -157,13 +156,13 @@ read_jobs(cm_cursor *c, sqlite3 *db, sqlite3_value *jobs, char *err, size_t errl
 			}
 			c->rows = p;
 		}
-		memset(&c->rows[c->n], 0, sizeof(c->rows[c->n]));
-		if (name == NULL || (c->rows[c->n].job = sqlite3_mprintf("%s", name)) == NULL)
+		memset(&c->rows[c->vc.n], 0, sizeof(c->rows[c->vc.n]));
+		if (name == NULL || (c->rows[c->vc.n].job = sqlite3_mprintf("%s", name)) == NULL)
 		{
 			rc = SQLITE_NOMEM;
 			break;
 		}
-		c->n++;
+		c->vc.n++;
 	}
 	if (rc == SQLITE_OK && sqlite3_errcode(db) != SQLITE_OK && sqlite3_errcode(db) != SQLITE_ROW &&
 		sqlite3_errcode(db) != SQLITE_DONE)
@@ -173,20 +172,20 @@ read_jobs(cm_cursor *c, sqlite3 *db, sqlite3_value *jobs, char *err, size_t errl
 		rc = SQLITE_ERROR;
 	}
 	sqlite3_finalize(s);
-	if (rc != SQLITE_OK || c->n == 0)
+	if (rc != SQLITE_OK || c->vc.n == 0)
 		return rc;
-	qsort(c->rows, c->n, sizeof(*c->rows), by_name);
+	qsort(c->rows, c->vc.n, sizeof(*c->rows), by_name);
 	{
 		size_t		kept = 1;
 
-		for (size_t i = 1; i < c->n; i++)
+		for (size_t i = 1; i < c->vc.n; i++)
 		{
 			if (strcmp(c->rows[i].job, c->rows[kept - 1].job) == 0)
 				sqlite3_free(c->rows[i].job);
 			else
 				c->rows[kept++] = c->rows[i];
 		}
-		c->n = kept;
+		c->vc.n = kept;
 	}
 	return SQLITE_OK;
 }
@@ -258,10 +257,10 @@ claim_all(cm_cursor *c, an_sqlite_conn *conn, sqlite3_value **argv, char *err, s
 		an_store_error_text(st, err, errlen);
 		return SQLITE_ERROR;
 	}
-	if (c->n == 0)
+	if (c->vc.n == 0)
 		return SQLITE_OK;
 	b.rows = c->rows;
-	if ((rc = an_store_batch(st, &conn->settings, c->n, claim_one, &b)) == AN_OK)
+	if ((rc = an_store_batch(st, &conn->settings, c->vc.n, claim_one, &b)) == AN_OK)
 		return SQLITE_OK;
 	an_store_error_text(st, err, errlen);
 	return st->err == AN_E_NOMEM ? SQLITE_NOMEM : st->err == AN_E_BUSY ? SQLITE_BUSY : SQLITE_ERROR;
@@ -319,7 +318,7 @@ fn_claim_many(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	}
 	out = sqlite3_str_new(NULL);
 	sqlite3_str_appendchar(out, 1, '[');
-	for (size_t i = 0; i < c.n; i++)
+	for (size_t i = 0; i < c.vc.n; i++)
 	{
 		sqlite3_str_appendall(out, i ? ",{\"job\":" : "{\"job\":");
 		json_string(out, c.rows[i].job);
@@ -365,53 +364,19 @@ cm_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 	return SQLITE_OK;
 }
 
-static int
-cm_disconnect(sqlite3_vtab *v)
-{
-	sqlite3_free(v);
-	return SQLITE_OK;
-}
-
 /* jobs, slot and token must each be an equality on its hidden column. */
 static int
 cm_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 {
-	int			seen = 0;
-
 	(void) v;
-	for (int i = 0; i < info->nConstraint; i++)
-	{
-		const struct sqlite3_index_constraint *cs = &info->aConstraint[i];
-		int			arg = cs->iColumn - COL_JOBS;
-
-		if (arg < 0 || arg > 2 || cs->op != SQLITE_INDEX_CONSTRAINT_EQ)
-			continue;
-		if (!cs->usable)
-			return SQLITE_CONSTRAINT;
-		if (seen & (1 << arg))
-			continue;
-		seen |= 1 << arg;
-		info->aConstraintUsage[i].argvIndex = arg + 1;
-		info->aConstraintUsage[i].omit = 1;
-	}
-	info->idxNum = seen;
-	info->estimatedCost = 1000;
-	if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn == COL_JOB && !info->aOrderBy[0].desc)
-		info->orderByConsumed = 1;
-	return SQLITE_OK;
+	return an_vt_best_index(info, COL_JOBS, 3, COL_JOB);
 }
 
 static int
 cm_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 {
-	cm_cursor  *c = sqlite3_malloc(sizeof(*c));
-
 	(void) v;
-	if (c == NULL)
-		return SQLITE_NOMEM;
-	memset(c, 0, sizeof(*c));
-	*out = &c->base;
-	return SQLITE_OK;
+	return an_vt_open(sizeof(cm_cursor), out);
 }
 
 static int
@@ -444,35 +409,16 @@ cm_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr, int argc,
 	{
 		/* No row of a failed call: with the local store nothing of it was committed. */
 		clear_rows(c);
-		if (rc != SQLITE_NOMEM)
-		{
-			sqlite3_free(vt->base.zErrMsg);
-			vt->base.zErrMsg = sqlite3_mprintf("%s: %s", CM_NAME, err);
-		}
-		return rc == SQLITE_MISMATCH ? SQLITE_ERROR : rc;
+		return an_vt_fail(&vt->base, CM_NAME, rc, err);
 	}
 	return SQLITE_OK;
 }
 
 static int
-cm_next(sqlite3_vtab_cursor *cur)
-{
-	((cm_cursor *) cur)->row++;
-	return SQLITE_OK;
-}
-
-static int
-cm_eof(sqlite3_vtab_cursor *cur)
-{
-	cm_cursor  *c = (cm_cursor *) cur;
-
-	return c->row >= c->n;
-}
-
-static int
 cm_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
-	const cm_row *r = &((cm_cursor *) cur)->rows[((cm_cursor *) cur)->row];
+	const cm_cursor *c = (const cm_cursor *) cur;
+	const cm_row *r = &c->rows[c->vc.row];
 
 	if (col == COL_JOB)
 		sqlite3_result_text(ctx, r->job, -1, SQLITE_TRANSIENT);
@@ -485,27 +431,20 @@ cm_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	return SQLITE_OK;
 }
 
-static int
-cm_rowid(sqlite3_vtab_cursor *cur, sqlite_int64 *rowid)
-{
-	*rowid = (sqlite_int64) ((cm_cursor *) cur)->row + 1;
-	return SQLITE_OK;
-}
-
 static const sqlite3_module cm_module = {
 	.iVersion = 0,
 	.xCreate = NULL,			/* eponymous only: no CREATE VIRTUAL TABLE */
 	.xConnect = cm_connect,
 	.xBestIndex = cm_best_index,
-	.xDisconnect = cm_disconnect,
-	.xDestroy = cm_disconnect,
+	.xDisconnect = an_vt_disconnect,
+	.xDestroy = an_vt_disconnect,
 	.xOpen = cm_open,
 	.xClose = cm_close,
 	.xFilter = cm_filter,
-	.xNext = cm_next,
-	.xEof = cm_eof,
+	.xNext = an_vt_next,
+	.xEof = an_vt_eof,
 	.xColumn = cm_column,
-	.xRowid = cm_rowid,
+	.xRowid = an_vt_rowid,
 };
 
 int

@@ -31,6 +31,7 @@
 #include "missed.h"
 #include "pause.h"
 #include "schedule.h"
+#include "vtab_rows.h"
 
 SQLITE_EXTENSION_INIT3
 
@@ -64,20 +65,18 @@ typedef struct tv_vtab
 
 struct tv_cursor
 {
-	sqlite3_vtab_cursor base;
+	an_vt_cursor vc;			/* first: n rows, row the current one */
 	tv_vtab    *vt;
 	int64_t    *slots;           /* slot rows */
 	char	  **names;           /* or name rows */
-	size_t		n,
-				cap,
-				row;
+	size_t		cap;
 };
 
 /* Append a row (a slot, or a name copied with sqlite3_mprintf). */
 static int
 push(tv_cursor *c, int64_t slot, const char *name)
 {
-	if (c->n == c->cap)
+	if (c->vc.n == c->cap)
 	{
 		size_t		cap = c->cap ? c->cap * 2 : 64;
 		void	   *p = name ? sqlite3_realloc64(c->names, cap * sizeof(char *))
@@ -93,25 +92,25 @@ push(tv_cursor *c, int64_t slot, const char *name)
 	}
 	if (name)
 	{
-		if ((c->names[c->n] = sqlite3_mprintf("%s", name)) == NULL)
+		if ((c->names[c->vc.n] = sqlite3_mprintf("%s", name)) == NULL)
 			return -1;
 	}
 	else
-		c->slots[c->n] = slot;
-	c->n++;
+		c->slots[c->vc.n] = slot;
+	c->vc.n++;
 	return 0;
 }
 
 static void
 clear_rows(tv_cursor *c)
 {
-	for (size_t i = 0; c->names != NULL && i < c->n; i++)
+	for (size_t i = 0; c->names != NULL && i < c->vc.n; i++)
 		sqlite3_free(c->names[i]);
 	sqlite3_free(c->names);
 	sqlite3_free(c->slots);
 	c->names = NULL;
 	c->slots = NULL;
-	c->n = c->cap = c->row = 0;
+	c->vc.n = c->cap = c->vc.row = 0;
 }
 
 static int
@@ -202,8 +201,8 @@ drop_runs(tv_cursor *c, const char *job, char *err, size_t errlen)
 	rq.settings = &conn->settings;
 	an_store_clear(st);
 	/* Nothing ran in a pause, and nothing was meant to: not missed (core/pause.h). */
-	if (an_missed_recall(st, &rq, c->slots, &c->n) == AN_OK &&
-		an_pause_filter(st, &rq, c->slots, &c->n) == AN_OK)
+	if (an_missed_recall(st, &rq, c->slots, &c->vc.n) == AN_OK &&
+		an_pause_filter(st, &rq, c->slots, &c->vc.n) == AN_OK)
 		return SQLITE_OK;
 	an_store_error_text(st, err, errlen);
 	return st->err == AN_E_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
@@ -279,12 +278,12 @@ fill_due(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
 		if ((rc = sqlite_code(an_schedule_range(&s, plan.from, plan.to, emit_claimable_no_more, &mw,
 												err, errlen))) != SQLITE_OK)
 			return rc;
-		c->n = an_due_trim(&plan, &conn->settings, c->slots, c->n);
+		c->vc.n = an_due_trim(&plan, &conn->settings, c->slots, c->vc.n);
 		if ((rc = drop_runs(c, job, err, errlen)) != SQLITE_OK)
 			return rc;
 	}
-	n = an_due_pick(&plan, c->slots, c->n, due);
-	c->n = 0;
+	n = an_due_pick(&plan, c->slots, c->vc.n, due);
+	c->vc.n = 0;
 	for (size_t i = 0; i < n; i++)
 		if (push(c, due[i], NULL) != 0)
 			return SQLITE_NOMEM;
@@ -357,13 +356,6 @@ tv_connect(sqlite3 *db, void *paux, int argc, const char *const *argv,
 	return SQLITE_OK;
 }
 
-static int
-tv_disconnect(sqlite3_vtab *v)
-{
-	sqlite3_free(v);
-	return SQLITE_OK;
-}
-
 /*
  * Every argument must be an equality on its hidden column; idxNum is the set
  * of those given.  Rows come out in slot order.
@@ -371,42 +363,17 @@ tv_disconnect(sqlite3_vtab *v)
 static int
 tv_best_index(sqlite3_vtab *v, sqlite3_index_info *info)
 {
-	const tv_kind *kind = ((tv_vtab *) v)->aux->kind;
-	int			seen = 0;
-
-	for (int i = 0; i < info->nConstraint; i++)
-	{
-		const struct sqlite3_index_constraint *cs = &info->aConstraint[i];
-		int			arg = cs->iColumn - 1;
-
-		if (arg < 0 || arg >= kind->nargs || cs->op != SQLITE_INDEX_CONSTRAINT_EQ)
-			continue;
-		if (!cs->usable)
-			return SQLITE_CONSTRAINT;
-		if (seen & (1 << arg))
-			continue;
-		seen |= 1 << arg;
-		info->aConstraintUsage[i].argvIndex = arg + 1;
-		info->aConstraintUsage[i].omit = 1;
-	}
-	info->idxNum = seen;
-	info->estimatedCost = 1000;
-	if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn == 0 && !info->aOrderBy[0].desc)
-		info->orderByConsumed = 1;
-	return SQLITE_OK;
+	return an_vt_best_index(info, 1, ((tv_vtab *) v)->aux->kind->nargs, 0);
 }
 
 static int
 tv_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 {
-	tv_cursor  *c = sqlite3_malloc(sizeof(*c));
+	int			rc = an_vt_open(sizeof(tv_cursor), out);
 
-	if (c == NULL)
-		return SQLITE_NOMEM;
-	memset(c, 0, sizeof(*c));
-	c->vt = (tv_vtab *) v;
-	*out = &c->base;
-	return SQLITE_OK;
+	if (rc == SQLITE_OK)
+		((tv_cursor *) *out)->vt = (tv_vtab *) v;
+	return rc;
 }
 
 static int
@@ -445,29 +412,9 @@ tv_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr, int argc,
 	if (rc != SQLITE_OK)
 	{
 		clear_rows(c);
-		if (rc != SQLITE_NOMEM)
-		{
-			sqlite3_free(c->vt->base.zErrMsg);
-			c->vt->base.zErrMsg = sqlite3_mprintf("%s: %s", kind->name, err);
-		}
-		return rc == SQLITE_MISMATCH ? SQLITE_ERROR : rc;
+		return an_vt_fail(&c->vt->base, kind->name, rc, err);
 	}
 	return SQLITE_OK;
-}
-
-static int
-tv_next(sqlite3_vtab_cursor *cur)
-{
-	((tv_cursor *) cur)->row++;
-	return SQLITE_OK;
-}
-
-static int
-tv_eof(sqlite3_vtab_cursor *cur)
-{
-	tv_cursor  *c = (tv_cursor *) cur;
-
-	return c->row >= c->n;
 }
 
 static int
@@ -478,16 +425,9 @@ tv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	if (col != 0)
 		sqlite3_result_null(ctx);
 	else if (c->names != NULL)
-		sqlite3_result_text(ctx, c->names[c->row], -1, SQLITE_TRANSIENT);
+		sqlite3_result_text(ctx, c->names[c->vc.row], -1, SQLITE_TRANSIENT);
 	else
-		sqlite3_result_int64(ctx, c->slots[c->row]);
-	return SQLITE_OK;
-}
-
-static int
-tv_rowid(sqlite3_vtab_cursor *cur, sqlite_int64 *rowid)
-{
-	*rowid = (sqlite_int64) ((tv_cursor *) cur)->row + 1;
+		sqlite3_result_int64(ctx, c->slots[c->vc.row]);
 	return SQLITE_OK;
 }
 
@@ -496,15 +436,15 @@ static const sqlite3_module tv_module = {
 	.xCreate = NULL,			/* eponymous only: no CREATE VIRTUAL TABLE */
 	.xConnect = tv_connect,
 	.xBestIndex = tv_best_index,
-	.xDisconnect = tv_disconnect,
-	.xDestroy = tv_disconnect,
+	.xDisconnect = an_vt_disconnect,
+	.xDestroy = an_vt_disconnect,
 	.xOpen = tv_open,
 	.xClose = tv_close,
 	.xFilter = tv_filter,
-	.xNext = tv_next,
-	.xEof = tv_eof,
+	.xNext = an_vt_next,
+	.xEof = an_vt_eof,
 	.xColumn = tv_column,
-	.xRowid = tv_rowid,
+	.xRowid = an_vt_rowid,
 };
 
 static void

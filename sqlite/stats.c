@@ -25,6 +25,7 @@
 #include "redact.h"
 #include "remote.h"
 #include "stats.h"
+#include "vtab_rows.h"
 
 SQLITE_EXTENSION_INIT3
 
@@ -105,10 +106,8 @@ fn_stats_reset(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 typedef struct st_cursor
 {
-	sqlite3_vtab_cursor base;
+	an_vt_cursor vc;			/* first: n rows, row the current one */
 	an_stats_view *rows;
-	size_t		n,
-				row;
 } st_cursor;
 
 static int
@@ -144,13 +143,6 @@ st_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 }
 
 static int
-st_disconnect(sqlite3_vtab *vt)
-{
-	sqlite3_free(vt);
-	return SQLITE_OK;
-}
-
-static int
 st_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 {
 	(void) vt;
@@ -162,14 +154,8 @@ st_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 static int
 st_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 {
-	st_cursor  *c = sqlite3_malloc(sizeof(*c));
-
 	(void) vt;
-	if (c == NULL)
-		return SQLITE_NOMEM;
-	memset(c, 0, sizeof(*c));
-	*out = &c->base;
-	return SQLITE_OK;
+	return an_vt_open(sizeof(st_cursor), out);
 }
 
 static int
@@ -192,11 +178,11 @@ st_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc, sqlit
 	(void) argc;
 	(void) argv;
 	sqlite3_free(c->rows);
-	c->n = an_stats_rows(&table);
-	c->row = 0;
-	if ((c->rows = sqlite3_malloc64(sizeof(*c->rows) * (c->n ? c->n : 1))) == NULL)
+	c->vc.n = an_stats_rows(&table);
+	c->vc.row = 0;
+	if ((c->rows = sqlite3_malloc64(sizeof(*c->rows) * (c->vc.n ? c->vc.n : 1))) == NULL)
 		return SQLITE_NOMEM;
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = 0; i < c->vc.n; i++)
 	{
 		an_stats_read(&table, i, &c->rows[i]);
 		c->rows[i].scope = "process";
@@ -205,27 +191,12 @@ st_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc, sqlit
 }
 
 static int
-st_next(sqlite3_vtab_cursor *cur)
-{
-	((st_cursor *) cur)->row++;
-	return SQLITE_OK;
-}
-
-static int
-st_eof(sqlite3_vtab_cursor *cur)
-{
-	st_cursor  *c = (st_cursor *) cur;
-
-	return c->row >= c->n;
-}
-
-static int
 st_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
 	st_cursor  *c = (st_cursor *) cur;
 	an_stats_value v;
 
-	an_stats_value_of(&c->rows[c->row], col, &v);
+	an_stats_value_of(&c->rows[c->vc.row], col, &v);
 	if (v.null)
 		sqlite3_result_null(ctx);
 	else if (an_stats_columns[col].type == AN_STATS_TEXT)
@@ -237,27 +208,20 @@ st_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	return SQLITE_OK;
 }
 
-static int
-st_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
-{
-	*rowid = (sqlite3_int64) ((st_cursor *) cur)->row + 1;
-	return SQLITE_OK;
-}
-
 static const sqlite3_module st_module = {
 	.iVersion = 0,
 	.xCreate = NULL,			/* eponymous only */
 	.xConnect = st_connect,
 	.xBestIndex = st_best_index,
-	.xDisconnect = st_disconnect,
-	.xDestroy = st_disconnect,
+	.xDisconnect = an_vt_disconnect,
+	.xDestroy = an_vt_disconnect,
 	.xOpen = st_open,
 	.xClose = st_close,
 	.xFilter = st_filter,
-	.xNext = st_next,
-	.xEof = st_eof,
+	.xNext = an_vt_next,
+	.xEof = an_vt_eof,
 	.xColumn = st_column,
-	.xRowid = st_rowid,
+	.xRowid = an_vt_rowid,
 };
 
 int
