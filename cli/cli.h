@@ -212,6 +212,9 @@ int			an_cli_supervise(an_cli *cli, int64_t slot, const char *token, int32_t att
  */
 void		an_cli_log_slot(const an_cli *cli, int64_t slot, const char *outcome, int32_t attempt,
 							int status, int64_t duration_ms);
+/* The same, for a job other than cli's own (anarchon cron's). */
+void		an_cli_log_job_slot(const an_cli *cli, const char *job, int64_t slot, const char *outcome,
+								int32_t attempt, int status, int64_t duration_ms);
 
 /* The command's program found on PATH: 0, or AN_EXIT_NOTFOUND / AN_EXIT_NOEXEC after a message. */
 int			an_cli_command_check(const an_cli *cli);

@@ -2,15 +2,19 @@
  * cron.c — `anarchon cron FILE`: a crontab daemon for every replica of a
  * fleet, each job's command run once per slot across the fleet.
  *
- * The daemon itself never claims and never opens the store.  It works out
- * each job's next slot with the core schedule code (crontab.c applies the
- * year field), sleeps until the earliest, and for each slot that begins
- * starts a child that runs exactly `anarchon run --job NAME --slot SLOT
- * --verbose --shell -- COMMAND` with the job's settings: the one path that
- * claims, keeps the lease alive, stops the command's process group and
- * finishes the run.  A child is a fresh process (exec), so no connection or
- * library state crosses the fork (DESIGN.md section 8), and the store URL
- * reaches it in ANARCHON_STORE, not in its arguments, which ps shows.
+ * The daemon works out each job's next slot with the core schedule code
+ * (crontab.c applies the year field), sleeps until the earliest, and claims
+ * every slot that begins in that second in one batch of its own connection
+ * (cron_claim.c).  For a slot it won it starts a child that runs exactly
+ * `anarchon run --job NAME --slot SLOT --token TOKEN --verbose --shell --
+ * COMMAND` with the job's settings: the one path that takes a claim up,
+ * keeps the lease alive, stops the command's process group and finishes the
+ * run.  A lost slot costs the replica one claim and no process.  A job with
+ * jitter, and a slot the batch could not answer, gets a child that claims it
+ * itself.  A child is a fresh process (exec), so no connection or library
+ * state crosses the fork (DESIGN.md section 8): it closes every descriptor
+ * of the daemon's, and the store URL reaches it in ANARCHON_STORE, not in
+ * its arguments, which ps shows.
  *
  * Each child is the leader of a process group of its own: a ^C typed at the
  * terminal reaches the daemon only, and the daemon passes it to each running
@@ -32,6 +36,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cron_claim.h"
 #include "cron_metrics.h"
 #include "crontab.h"
 #include "duration.h"
@@ -55,6 +60,7 @@ typedef struct daemon_state
 	sigset_t	set,
 				old;
 	an_cron_metrics *metrics;    /* --metrics-listen, or NULL */
+	an_cron_claimer claimer;     /* the daemon's own connection to the store */
 } daemon_state;
 
 /* `cron --check`: one line per job, tab-separated, after a header. */
@@ -78,7 +84,7 @@ print_jobs(const an_crontab *tab, int64_t now)
 
 /* The child's argv: anarchon run with the job's settings. */
 static char **
-run_argv(const an_cli *cli, const an_cron_job *j, int64_t slot)
+run_argv(const an_cli *cli, const an_cron_job *j, int64_t slot, const char *token)
 {
 	char	  **argv = calloc(64, sizeof(char *));
 	char		buf[64];
@@ -95,6 +101,11 @@ run_argv(const an_cli *cli, const an_cron_job *j, int64_t slot)
 	ADD("--slot");
 	ADD(buf);
 	ADD("--verbose");
+	if (token)
+	{
+		ADD("--token");
+		ADD(token);
+	}
 	snprintf(buf, sizeof(buf), "%lld", (long long) j->kill_after_ms);
 	ADD("--kill-after");
 	ADD(buf);
@@ -156,12 +167,16 @@ say(const an_cron_job *j, int64_t slot, const char *what)
 	say_name(j->name, slot, what);
 }
 
-/* Start the child of job i's slot. */
+/*
+ * Start the child of job i's slot: with a token, the one the daemon's batch
+ * claimed it with (won, or not answered); without, a child that claims it
+ * itself after the job's jitter.
+ */
 static void
-spawn(daemon_state *d, size_t i, int64_t slot)
+spawn(daemon_state *d, size_t i, int64_t slot, const char *token)
 {
 	const an_cron_job *j = &d->tab.jobs[i];
-	char	  **argv = run_argv(d->cli, j, slot);
+	char	  **argv = run_argv(d->cli, j, slot, token);
 	pid_t		pid;
 
 	if (argv != NULL && d->nkids == d->capkids)
@@ -207,6 +222,8 @@ spawn(daemon_state *d, size_t i, int64_t slot)
 		/* Runs share no terminal input: several may run at once. */
 		if ((fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
 			dup2(fd, STDIN_FILENO);
+		/* Nothing of the daemon's (its store's connection, the metrics' sockets) reaches a command. */
+		close_range(3, ~0U, 0);
 		an_crontab_setenv(&d->tab, j);
 		setenv("ANARCHON_STORE", d->cli->store_url, 1);
 		execv("/proc/self/exe", argv);
@@ -220,6 +237,20 @@ spawn(daemon_state *d, size_t i, int64_t slot)
 	memcpy(d->kids[d->nkids].name, j->name, sizeof(j->name));
 	d->nkids++;
 	an_cron_metrics_job(d->metrics, j->name)->started++;
+}
+
+/* Room for more due slots; 0 when there is no memory (each then claims alone). */
+static int
+grow_due(an_cron_due **due, size_t *cap)
+{
+	size_t		want = *cap ? 2 * *cap : 16;
+	an_cron_due *grown = realloc(*due, want * sizeof(an_cron_due));
+
+	if (grown == NULL)
+		return 0;
+	*due = grown;
+	*cap = want;
+	return 1;
 }
 
 /* Reap ended children; one that died of a signal or could not start says so. */
@@ -247,11 +278,46 @@ reap(daemon_state *d)
 			}
 }
 
-/* Start the slots that have begun; skip (and say) those the daemon reached too late to claim. */
+/* What the batch said of one slot: its child started, or its line said. */
+static void
+answered(daemon_state *d, const an_cron_due *due, int64_t took_ms)
+{
+	const an_cron_job *j = &d->tab.jobs[due->job];
+	char		msg[AN_ERRTEXTMAX + 40];
+
+	if (!due->answered || (!due->failed && due->outcome == AN_WON))
+	{
+		spawn(d, due->job, due->slot, due->token);
+		return;
+	}
+	if (due->failed)
+	{
+		snprintf(msg, sizeof(msg), "error, not claimed: %s", due->text);
+		an_cron_metrics_job(d->metrics, j->name)->claim_errors++;
+	}
+	else
+	{
+		snprintf(msg, sizeof(msg), "%s, not this host's to run", an_outcome_name(due->outcome));
+		an_cron_metrics_job(d->metrics, j->name)->not_won++;
+	}
+	say(j, due->slot, msg);
+	an_cli_log_job_slot(d->cli, j->name, due->slot, due->failed ? "error" : an_outcome_name(due->outcome), 0,
+						AN_EXIT_OK, took_ms);
+}
+
+/*
+ * Start the slots that have begun: those of jobs without jitter claimed
+ * together (cron_claim.c), the others each by a child after its jitter;
+ * skip (and say) those the daemon reached too late to claim.
+ */
 static void
 start_due(daemon_state *d, int64_t now)
 {
 	char		err[AN_ERRMAX];
+	an_cron_due *due = NULL;
+	size_t		n = 0,
+				cap = 0;
+	int64_t		start;
 
 	for (size_t i = 0; i < d->tab.n; i++)
 	{
@@ -274,8 +340,10 @@ start_due(daemon_state *d, int64_t now)
 				/* Every slot further back than that is late too: on from there. */
 				slot = now - j->settings.max_late_ms - 1 > slot ? now - j->settings.max_late_ms - 1 : slot;
 			}
+			else if (j->jitter_ms == 0 && (n < cap || grow_due(&due, &cap)))
+				due[n++] = (an_cron_due) {.job = i, .slot = slot};
 			else
-				spawn(d, i, slot);
+				spawn(d, i, slot, NULL);
 			if (an_crontab_next(j, slot, &d->next[i], &d->has_next[i], err, sizeof(err)) != AN_OK)
 			{
 				an_cli_error("%s: %s; no more slots of it", j->name, err);
@@ -283,6 +351,14 @@ start_due(daemon_state *d, int64_t now)
 			}
 		}
 	}
+	start = an_cli_mono_ms();
+	if (an_cron_claim(&d->claimer, d->cli, &d->tab, due, n) != AN_EXIT_OK)
+		for (size_t k = 0; k < n; k++)
+			spawn(d, due[k].job, due[k].slot, NULL);
+	else
+		for (size_t k = 0; k < n; k++)
+			answered(d, &due[k], an_cli_mono_ms() - start);
+	free(due);
 }
 
 /*
@@ -462,6 +538,7 @@ run_daemon(daemon_state *d)
 				kill(d->kids[k].pid, sig);
 		}
 	}
+	an_cron_claim_close(d->cli);
 	an_cli_error("cron: stopped");
 	close(sfd);
 	sigprocmask(SIG_SETMASK, &d->old, NULL);

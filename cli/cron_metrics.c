@@ -197,8 +197,15 @@ body(const an_cron_metrics *m, const an_cron_state *st, size_t *len)
 		const char *help;
 		size_t		offset;
 	}			per_job[] = {
-		{"anarchon_cron_slots_started_total", "Slots of the job the daemon started a child for (it claims the slot).",
+		{"anarchon_cron_slots_started_total", "Slots of the job the daemon started a child (anarchon run) for:"
+			" won by its batch, or left to the child to claim.",
 		offsetof(an_cron_job_counts, started)},
+		{"anarchon_cron_slots_not_won_total", "Slots of the job the daemon's batch claimed and the store gave"
+			" another replica (lost, running, done, overlap, late).",
+		offsetof(an_cron_job_counts, not_won)},
+		{"anarchon_cron_slots_claim_errors_total", "Slots of the job whose claim in the batch failed for the job alone"
+			" (a setting the store refuses).",
+		offsetof(an_cron_job_counts, claim_errors)},
 		{"anarchon_cron_slots_late_total", "Slots of the job the daemon reached later than max_late_ms, not claimed.",
 		offsetof(an_cron_job_counts, late)},
 		{"anarchon_cron_slots_not_started_total", "Slots of the job whose child could not be started (fork, memory).",

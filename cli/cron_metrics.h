@@ -17,7 +17,9 @@
 typedef struct an_cron_job_counts
 {
 	char		name[AN_JOB_MAX + 1];
-	uint64_t	started;         /* a child started for a slot */
+	uint64_t	started;         /* a child started for a slot: won, or left to it */
+	uint64_t	not_won;         /* the batch's claim answered other than won */
+	uint64_t	claim_errors;    /* the batch's claim of it failed for the job alone */
 	uint64_t	late;            /* a slot reached past max_late_ms */
 	uint64_t	not_started;     /* a child that could not be started */
 	uint64_t	ended[3];        /* children ended: exit 0, another exit, a signal */

@@ -18,6 +18,13 @@ void
 an_cli_log_slot(const an_cli *cli, int64_t slot, const char *outcome, int32_t attempt, int status,
 				int64_t duration_ms)
 {
+	an_cli_log_job_slot(cli, cli->job, slot, outcome, attempt, status, duration_ms);
+}
+
+void
+an_cli_log_job_slot(const an_cli *cli, const char *job, int64_t slot, const char *outcome, int32_t attempt,
+					int status, int64_t duration_ms)
+{
 	char		line[512],
 				when[40],
 				att[16] = "null";
@@ -31,7 +38,7 @@ an_cli_log_slot(const an_cli *cli, int64_t slot, const char *outcome, int32_t at
 	n = snprintf(line, sizeof(line),
 				 "{\"job\":\"%s\",\"slot\":\"%s\",\"slot_ms\":%lld,\"outcome\":\"%s\",\"attempt\":%s,"
 				 "\"exit\":%d,\"duration_ms\":%lld}\n",
-				 cli->job, when, (long long) slot, outcome, att, status, (long long) duration_ms);
+				 job, when, (long long) slot, outcome, att, status, (long long) duration_ms);
 	/* One write: hosts sharing a log must not interleave their lines (open.c). */
 	if (n > 0 && n < (int) sizeof(line))
 		fwrite(line, 1, (size_t) n, stderr);

@@ -20,11 +20,11 @@ const char	an_cli_settings_usage[] =
 
 const an_cli_verb an_cli_verbs[] = {
 	{"run", AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_SLOT_TIME | AN_OPT_SETTINGS | AN_OPT_RUN | AN_OPT_NOT_MINE | AN_OPT_COMMAND
-		| AN_OPT_NOW,
+		| AN_OPT_NOW | AN_OPT_TOKEN,
 		AN_OPT_STORE | AN_OPT_JOB | AN_OPT_SLOT | AN_OPT_COMMAND, an_cli_run,
 		"run --store URL --job JOB (--schedule EXPR | --slot TIME | --now) [--jitter MS] [--not-mine-exit N]\n"
-		"             [--kill-after MS] [--shell] [--verbose] [--log-format text|json] [SETTINGS]\n"
-		"             -- COMMAND [ARG...]",
+		"             [--kill-after MS] [--shell] [--verbose] [--log-format text|json] [--token TOKEN]\n"
+		"             [SETTINGS] -- COMMAND [ARG...]",
 		"Claim the slot of the schedule that has begun (or --slot); when this host wins it,\n"
 		"run COMMAND with ANARCHON_JOB, ANARCHON_SLOT, ANARCHON_TOKEN and ANARCHON_ATTEMPT set,\n"
 		"keep its lease alive while it runs, and finish the run from its exit status.\n"
@@ -32,6 +32,9 @@ const an_cli_verb an_cli_verbs[] = {
 		"no instance ran are claimed first, oldest first, each run once fleet-wide like any slot.\n"
 		"With --now (or --slot now), one extra run of the job: the hosts that ask within\n"
 		"--max-late-ms of each other share one manual run, which one of them runs.\n"
+		"--token TOKEN (with --slot) takes up a claim made before with that token, as anarchon\n"
+		"cron does for the slots its batch won: the claim, sent again, answers won while the run\n"
+		"goes on, and its lease is renewed before the command starts.\n"
 		"--log-format json writes one JSON object per slot claimed on stderr: job, slot, outcome,\n"
 		"attempt, exit and duration_ms.\n"
 		"Exits with the command's status (the first that failed stops the rest); 0 (or\n"

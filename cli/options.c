@@ -443,6 +443,16 @@ an_cli_parse(an_cli *cli, const an_cli_verb *verb, int argc, char **argv)
 		an_cli_error("give --now, --slot or --schedule, not two: --now runs the job once, apart from its schedule");
 		return AN_EXIT_USAGE;
 	}
+	/*
+	 * run --token takes up one claim made before (anarchon cron's batch, or
+	 * claim --token): one slot, named, never a schedule's several or a
+	 * run-now's, whose slot the store chooses.
+	 */
+	if (cli->token && strcmp(verb->name, "run") == 0 && (cli->run_now || cli->has_schedule))
+	{
+		an_cli_error("run --token takes up the claim of one --slot; it takes no --now or --schedule");
+		return AN_EXIT_USAGE;
+	}
 	/* All the options are known here, whatever their order: the window's rule. */
 	{
 		char		err[AN_ERRMAX];

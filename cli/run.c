@@ -169,6 +169,28 @@ say_wait(const an_cli *cli, int64_t slot, int64_t fire_at, int64_t now)
 }
 
 /*
+ * run --token: the claim was made before, by another process (anarchon
+ * cron's batch) at a moment this one cannot know, so the lease is counted
+ * from a renewal sent now, not from the claim sent again, which leaves the
+ * lease as it was.  A lease lost in between is fenced: not run.
+ */
+static int
+renew_taken_up(an_cli *cli, const an_request *rq, const char *when, int64_t *sent, int *owned)
+{
+	char		what[AN_JOB_MAX + 80];
+
+	*owned = 0;
+	an_store_clear(cli->store);
+	*sent = an_cli_mono_ms();
+	snprintf(what, sizeof(what), "%s at %s: error, not run: the lease of its claim was not renewed", cli->job, when);
+	if (an_store_heartbeat(cli->store, rq, owned) != AN_OK)
+		return an_cli_store_failed(cli, cli->verbose ? what : NULL);
+	if (!*owned && cli->verbose)
+		an_cli_error("%s at %s: fenced, not run: its claim's lease ran out before the command started", cli->job, when);
+	return *owned ? AN_EXIT_OK : cli->not_mine_exit;
+}
+
+/*
  * Claim one slot and, when won, run the command for it.  *ran is set when the
  * command ran, *overlap when the claim answered 'overlap'; the command's
  * status, or not_mine_exit, or a store failure's.
@@ -185,7 +207,9 @@ claim_and_run_one(an_cli *cli, int64_t slot, int *ran, int *overlap, an_claim_re
 
 	*ran = 0;
 	*overlap = 0;
-	if ((rc = an_cli_new_token(token)) != AN_EXIT_OK)
+	if (cli->token)
+		snprintf(token, sizeof(token), "%s", cli->token);
+	else if ((rc = an_cli_new_token(token)) != AN_EXIT_OK)
 		return rc;
 	an_cli_request(cli, &rq, slot, token);
 	memset(&res, 0, sizeof(res));
@@ -209,6 +233,14 @@ claim_and_run_one(an_cli *cli, int64_t slot, int *ran, int *overlap, an_claim_re
 		if (cli->verbose)
 			an_cli_error("%s at %s: %s, not this host's to run", cli->job, when, an_outcome_name(res.outcome));
 		return cli->not_mine_exit;
+	}
+	if (cli->token)
+	{
+		int			owned;
+
+		rc = renew_taken_up(cli, &rq, when, &sent, &owned);
+		if (!owned)
+			return rc;
 	}
 	if (cli->verbose)
 		an_cli_error("%s at %s: won (attempt %d), running %s", cli->job, when, (int) res.attempt,

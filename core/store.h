@@ -159,9 +159,17 @@ typedef struct an_check_result
  *                      instance's calls are counted (the command's
  *                      PostgreSQL store); a host reads them there rather
  *                      than counting its own calls
+ *   AN_CAP_SESSION_OWNER  it knows a claim as its token's only on the
+ *                      connection that made it (RabbitMQ, which cannot say
+ *                      whose message fills a gate): the same token's claim
+ *                      from another connection is a new claim, which loses,
+ *                      and heartbeat and finish there fail; so a host never
+ *                      hands a claim to another process (anarchon cron
+ *                      leaves such a store's claims to the runs it starts)
  */
 #define AN_CAP_CALLER_TXN	0x1u
 #define AN_CAP_OWN_STATS	0x2u
+#define AN_CAP_SESSION_OWNER	0x4u
 
 typedef struct an_store_methods
 {

@@ -630,4 +630,5 @@ const an_store_methods an_amqp_methods = {
 	.validate = amqp_validate,
 	.close = amqp_close,
 	.check_url = amqp_check_url,
+	.caps = AN_CAP_SESSION_OWNER,    /* find_run, above */
 };

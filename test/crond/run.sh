@@ -6,7 +6,7 @@
 #           bad lines refused with FILE:LINE, the rule and exit 78, bad usage
 #           64, and nothing started when one line is bad
 #   fleet   4 daemons on one crontab (a job every second, one every 2 s) for
-#           about 20 s, on a SQLite file and on Redis: every slot a daemon
+#           about 20 s, on a SQLite file, Redis and RabbitMQ: every slot a daemon
 #           logged as claimed ran exactly once, and 2/3 of the window's slots
 #           at least were claimed (load-tolerant)
 #   stop    SIGTERM: a long command and its background child are stopped with
@@ -21,10 +21,15 @@
 #           the other: no slot started twice or skipped, a dropped job stops,
 #           an added one runs; a file that no longer reads leaves the last
 #           good one running; and the reload under valgrind
+#   batch   3 daemons with their metrics: a child only for a won slot, the
+#           losing answers counted, no batch failed
+#   take up run --token: a claim made before is run, another token's is
+#           not, one whose lease ran out is fenced
 #   valgrind  cron --check on a good and a bad crontab
 set -uo pipefail
 source "$(dirname "$0")/../lib.sh"
 source "$TEST_ROOT/redis/server.sh"
+source "$TEST_ROOT/amqp/server.sh"
 cd "$REPO_ROOT" || exit 1
 A=$REPO_ROOT/cli/anarchon
 tmp=$(t_tmpdir)
@@ -178,6 +183,91 @@ if redis_start crond "$rport"; then
 else
 	not_ok "fleet redis: start redis-server" "$(tail -n 20 "$R_DIR/crond/log" 2> /dev/null)"
 fi
+# RabbitMQ knows a claim only on the connection that made it: no batch there,
+# each slot claimed by the run started for it (cron_claim.c).
+if rmq_start "$tmp/rmq"; then
+	fleet amqp "amqp://127.0.0.1:$RMQ_PORT?durability=accept-loss&prefix=crond"
+	has "fleet amqp: the daemons said they claim each slot in its own run" "$(cat "$tmp"/fleet-amqp/log.1)" \
+		"cron: the amqp store knows a claim only on the connection that made it"
+	rmq_stop
+else
+	not_ok "fleet amqp: start rabbitmq-server" "$(tail -n 20 "$tmp/rmq/server.out" 2> /dev/null)"
+fi
+
+# scrape [PATH]: the page of the daemon at 127.0.0.1:$mport; value PAGE NAME: one sample.
+scrape() { python3 -c 'import sys, urllib.request
+r = urllib.request.urlopen("http://127.0.0.1:%s%s" % (sys.argv[1], sys.argv[2]), timeout=5)
+sys.stdout.write(r.headers.get("Content-Type") + "\n" + r.read().decode())' "$mport" "${1:-/metrics}"; }
+value() { printf '%s\n' "$1" | awk -v k="$2" '$1 == k { print $2 }'; }
+
+# --- batch ---------------------------------------------------------------
+# Each daemon claims a second's slots in one batch of its own connection and
+# starts a child only for those it won: three daemons, five jobs every second.
+# With a child per slot claimed, the children started would be three times
+# the runs; here they are at most the runs, and the batches' losing answers
+# are counted instead.
+d="$tmp/batch"; mkdir -p "$d"
+for k in 1 2 3 4 5; do
+	printf '# anarchon: name=b%s\n* * * * * * * echo "$ANARCHON_JOB $ANARCHON_SLOT" >> %s/ran\n' "$k" "$d"
+done > "$d/crontab"
+bpids=(); bports=()
+for i in 1 2 3; do
+	bports+=("$(free_port)")
+	"$A" cron --store "sqlite://$d/s.db" --metrics-listen "127.0.0.1:${bports[-1]}" "$d/crontab" 2> "$d/log.$i" &
+	bpids+=($!)
+done
+wait_for 30 "batch: 3 daemons running" bash -c "[ \$(cat $d/log.* | grep -c 'jobs from the crontab; running') -eq 3 ]" || true
+# The scenario: the fleet runs its crontab for 6 s.
+sleep 6
+started=0; notwon=0; scraped=0
+for p in "${bports[@]}"; do
+	m=$(mport=$p scrape) && scraped=$((scraped + 1))
+	for k in 1 2 3 4 5; do
+		started=$((started + $(value "$m" "anarchon_cron_slots_started_total{job=\"b$k\"}" | grep . || echo 0)))
+		notwon=$((notwon + $(value "$m" "anarchon_cron_slots_not_won_total{job=\"b$k\"}" | grep . || echo 0)))
+	done
+done
+kill -TERM "${bpids[@]}" 2> /dev/null
+for i in "${bpids[@]}"; do wait_for 20 "batch: daemon $i exits after SIGTERM" bash -c "! kill -0 $i" || kill -KILL "$i"; wait "$i"; done
+runs=$(wc -l < "$d/ran" 2> /dev/null || echo 0)
+double=$(sort "$d/ran" 2> /dev/null | uniq -d | wc -l)
+step "batch: $runs runs; at the scrape, children started $started, losing answers $notwon"
+same "batch: the 3 daemons' metrics were read" 3 "$scraped"
+same "batch: no slot ran twice" 0 "$double"
+if [ "$started" -gt 0 ] && [ "$started" -le "$runs" ]; then ok "batch: children only for won slots ($started started, $runs runs by the end)"
+else not_ok "batch: children only for won slots" "started at the scrape: $started; runs by the end: $runs"; fi
+if [ "$notwon" -ge "$started" ]; then ok "batch: the other replicas' claims were answered in their batches ($notwon)"
+else not_ok "batch: the other replicas' claims were answered in their batches" "losing answers: $notwon; started: $started"; fi
+if grep -q "the batch of .* failed" "$d"/log.*; then not_ok "batch: no batch failed" "$(grep -h "the batch of" "$d"/log.* | head -3)"
+else ok "batch: no batch failed"; fi
+
+# --- take up ---------------------------------------------------------------
+# run --token, the child's half of the batch: a claim made before with the
+# token is run; another token's is not; one whose lease ran out is fenced.
+d="$tmp/takeup"; mkdir -p "$d"
+tu() { "$A" "$1" --store "sqlite://$d/s.db" --job "${TU_JOB:-tu}" --max-late-ms 3600000 "${@:2}"; }
+T1=$(printf 'a%.0s' {1..32}); T2=$(printf 'b%.0s' {1..32})
+S1=$(date -u -d '-30 sec' +%Y-%m-%dT%H:%M:%SZ); S2=$(date -u -d '-20 sec' +%Y-%m-%dT%H:%M:%SZ)
+S3=$(date -u -d '-10 sec' +%Y-%m-%dT%H:%M:%SZ)
+tu claim --slot $S1 --token "$T1" > /dev/null
+out=$(tu run --slot $S1 --token "$T1" --verbose -- sh -c "echo \$ANARCHON_TOKEN > $d/one" 2>&1); rc=$?
+same "take up: run --token of a claim made before exits 0" 0 "$rc"
+same "take up: ... and ran its command with that token" "$T1" "$(cat "$d/one" 2> /dev/null)"
+has "take up: ... saying won" "$out" "tu at $S1: won (attempt 1)"
+tu claim --slot $S2 --token "$T1" --lease-ms 60000 > /dev/null
+out=$(tu run --slot $S2 --token "$T2" --verbose -- touch "$d/two" 2>&1)
+if [ ! -e "$d/two" ]; then ok "take up: another token's claim is not run"; else not_ok "take up: another token's claim is not run" "$out"; fi
+has "take up: ... saying running" "$out" "running, not this host's to run"
+# Another job: the one above holds its run of S2, which S3's claim would answer overlap.
+TU_JOB=tu3 tu claim --slot $S3 --token "$T1" --lease-ms 300 > /dev/null
+# The scenario: the claim's lease must run out before the run takes it up.
+sleep 0.5
+out=$(TU_JOB=tu3 tu run --slot $S3 --token "$T1" --lease-ms 300 --verbose -- touch "$d/three" 2>&1)
+if [ ! -e "$d/three" ]; then ok "take up: a claim whose lease ran out is not run"; else not_ok "take up: a claim whose lease ran out is not run" "$out"; fi
+has "take up: ... saying fenced" "$out" "fenced, not run: its claim's lease ran out before the command started"
+out=$(tu run --schedule '* * * * *' --token "$T1" -- true 2>&1); rc=$?
+same "take up: --token with --schedule: exit 64" 64 "$rc"
+has "take up: ... saying why" "$out" "run --token takes up the claim of one --slot"
 
 # --- stop ----------------------------------------------------------------
 d="$tmp/stop"; mkdir -p "$d"
@@ -250,10 +340,6 @@ printf '# anarchon: name=good\n* * * * * * * true\n# anarchon: name=bad\n* * * *
 mport=$(free_port)
 "$A" cron --store "sqlite://$d/s.db" --metrics-listen "127.0.0.1:$mport" "$d/crontab" 2> "$d/log" &
 cpid=$!
-scrape() { python3 -c 'import sys, urllib.request
-r = urllib.request.urlopen("http://127.0.0.1:%s%s" % (sys.argv[1], sys.argv[2]), timeout=5)
-sys.stdout.write(r.headers.get("Content-Type") + "\n" + r.read().decode())' "$mport" "${1:-/metrics}"; }
-value() { printf '%s\n' "$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 wait_for 20 "metrics: the endpoint answers" scrape || true
 wait_for 20 "metrics: two slots of each job ended" \
 	bash -c "mport=$mport; $(declare -f scrape value); m=\$(scrape); [ \"\$(value \"\$m\" 'anarchon_cron_children_ended_total{job=\"bad\",how=\"exit_other\"}')\" -ge 2 ]" || true
