@@ -23,6 +23,8 @@
 #           good one running; and the reload under valgrind
 #   batch   3 daemons with their metrics: a child only for a won slot, the
 #           losing answers counted, no batch failed
+#   takeover  3 daemons, 50 jobs, on Redis; one SIGKILLed: no slot twice,
+#           every slot after the kill run by the other two
 #   take up run --token: a claim made before is run, another token's is
 #           not, one whose lease ran out is fenced
 #   valgrind  cron --check on a good and a bad crontab
@@ -240,6 +242,57 @@ if [ "$notwon" -ge "$started" ]; then ok "batch: the other replicas' claims were
 else not_ok "batch: the other replicas' claims were answered in their batches" "losing answers: $notwon; started: $started"; fi
 if grep -q "the batch of .* failed" "$d"/log.*; then not_ok "batch: no batch failed" "$(grep -h "the batch of" "$d"/log.* | head -3)"
 else ok "batch: no batch failed"; fi
+
+# --- takeover --------------------------------------------------------------
+# Three daemons on Redis, one crontab of 50 jobs (every 1, 2 or 3 s); after
+# 12 s one daemon is SIGKILLed and the other two go on for 12 s more: no slot
+# ran twice, and from 2 s after the kill every slot of every job ran once.
+if [ -n "${rport:-}" ] && redis_ready "$rport" 2> /dev/null; then
+	d="$tmp/takeover"; mkdir -p "$d"
+	for k in $(seq 1 50); do
+		printf '# anarchon: name=t%s\n*/%s * * * * * * echo "$ANARCHON_JOB $ANARCHON_SLOT" >> %s/ran\n' "$k" $(( k % 3 + 1 )) "$d"
+	done > "$d/crontab"
+	tpids=()
+	for i in 1 2 3; do
+		"$A" cron --store "redis://127.0.0.1:$rport/0?strategy=lease&prefix=crondt" "$d/crontab" 2> "$d/log.$i" &
+		tpids+=($!)
+	done
+	wait_for 30 "takeover: 3 daemons running" bash -c "[ \$(cat $d/log.* | grep -c 'jobs from the crontab; running') -eq 3 ]" || true
+	# The scenario: the fleet runs 12 s, one daemon dies, the others run 12 s more.
+	sleep 12
+	kill -KILL "${tpids[0]}"; wait "${tpids[0]}" 2> /dev/null
+	killed=$(date +%s%3N)
+	# The scenario: the two daemons left run 12 s more.
+	sleep 12
+	t1=$(date +%s%3N)
+	kill -TERM "${tpids[1]}" "${tpids[2]}"
+	for i in "${tpids[1]}" "${tpids[2]}"; do
+		wait_for 20 "takeover: daemon $i exits after SIGTERM" bash -c "! kill -0 $i" || kill -KILL "$i"; wait "$i"
+	done
+	res=$(python3 - "$d/ran" "$killed" "$t1" <<'PY2'
+import sys, collections
+ran, killed, t1 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+runs = collections.Counter(tuple(l.split()) for l in open(ran))
+double = [k for k, n in runs.items() if n > 1]
+lo = (killed // 1000 + 2) * 1000
+hi = (t1 // 1000 - 2) * 1000
+missing = []
+for k in range(1, 51):
+    step = (k % 3 + 1) * 1000
+    for slot in range(lo, hi, 1000):
+        if slot % step == 0 and runs[('t%d' % k, str(slot))] == 0:
+            missing.append('t%d@%d' % (k, slot))
+print(len(double), len(missing), sum(runs.values()), (hi - lo) // 1000, 'double:%s missing:%s' % (double[:3], missing[:5]))
+PY2
+)
+	read -r ndouble nmissing nruns secs detail <<< "$res"
+	step "takeover: $nruns runs of 50 jobs; judged $secs s after the kill; $detail"
+	same "takeover: no slot ran twice" 0 "${ndouble:-x}"
+	same "takeover: every slot after the kill ran, on the two daemons left" 0 "${nmissing:-x}"
+	if [ "${secs:-0}" -ge 6 ]; then ok "takeover: $secs s judged after the kill"; else not_ok "takeover: at least 6 s judged after the kill" "$secs"; fi
+else
+	not_ok "takeover: the Redis of the fleet is up" "port ${rport:-none}"
+fi
 
 # --- take up ---------------------------------------------------------------
 # run --token, the child's half of the batch: a claim made before with the
