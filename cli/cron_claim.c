@@ -1,9 +1,9 @@
 /*
  * cron_claim.c — the claims of `anarchon cron`: every slot that begins in
  * one second, claimed in one batch of the daemon's own connection to the
- * store (an_store_batch: one BEGIN IMMEDIATE on SQLite, one claim after
- * another on the others), so that a replica that loses a slot spends one
- * claim on it and starts no process.  Only a slot the batch won gets a
+ * store (an_store_batch: one BEGIN IMMEDIATE on SQLite, one write per
+ * server on Redis, one claim after another on the others), so that a
+ * replica that loses a slot spends one claim on it and starts no process.  Only a slot the batch won gets a
  * child, `anarchon run --token`, which takes the claim up.
  *
  * The daemon never decides a slot on its own: every answer is the store's.
@@ -13,6 +13,7 @@
  * the store taken the batch's claim and lost the reply, the child's claim
  * finds it its own (the resend rule of every store).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cron_claim.h"
@@ -72,6 +73,7 @@ an_cron_claim(an_cron_claimer *c, an_cli *cli, const an_crontab *tab, an_cron_du
 {
 	batch		b = {tab, due};
 	an_settings s;
+	an_request *rqs;
 	int			rc;
 
 	for (size_t i = 0; i < n; i++)
@@ -110,8 +112,16 @@ an_cron_claim(an_cron_claimer *c, an_cli *cli, const an_crontab *tab, an_cron_du
 	for (size_t i = 1; i < n; i++)
 		if (tab->jobs[due[i].job].settings.busy_timeout_ms > s.busy_timeout_ms)
 			s.busy_timeout_ms = tab->jobs[due[i].job].settings.busy_timeout_ms;
+	/* The requests, for a store that sends them ahead (names and tokens are checked: crontab.c, above). */
+	if ((rqs = calloc(n, sizeof(an_request))) == NULL)
+		return AN_EXIT_SOFTWARE;
+	for (size_t i = 0; i < n; i++)
+		rqs[i] = (an_request) {.job = tab->jobs[due[i].job].name, .slot = due[i].slot, .token = due[i].token,
+		.settings = &tab->jobs[due[i].job].settings};
 	an_store_clear(cli->store);
-	if ((rc = an_store_batch(cli->store, &s, n, claim_one, &b)) == AN_OK)
+	rc = an_store_batch(cli->store, &s, rqs, n, claim_one, &b);
+	free(rqs);
+	if (rc == AN_OK)
 		return AN_EXIT_OK;
 
 	/*

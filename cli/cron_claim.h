@@ -35,7 +35,7 @@ typedef struct an_cron_claimer
  * a lock not granted) is left unanswered, its token kept: the daemon starts
  * a child for it, which claims it with that same token, as a claim sent
  * again after a lost reply is.  AN_EXIT_OK, or AN_EXIT_SOFTWARE when no
- * token could be drawn.
+ * token could be drawn or no memory was left.
  */
 int			an_cron_claim(an_cron_claimer *c, an_cli *cli, const an_crontab *tab, an_cron_due *due, size_t n);
 

@@ -189,13 +189,13 @@ an_store_fence(an_store *st, const an_request *rq, int *owned)
 }
 
 int
-an_store_batch(an_store *st, const an_settings *s, size_t n,
+an_store_batch(an_store *st, const an_settings *s, const an_request *rqs, size_t n,
 			   int (*one) (an_store *st, void *arg, size_t i), void *arg)
 {
 	int			rc = AN_OK;
 
 	if (AN_STORE_METHOD(st, batch) != NULL)
-		return st->m->batch(st, s, n, one, arg);
+		return st->m->batch(st, s, rqs, n, one, arg);
 	for (size_t i = 0; i < n && rc == AN_OK; i++)
 		rc = one(st, arg, i);
 	return rc;

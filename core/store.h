@@ -329,16 +329,21 @@ typedef struct an_store_methods
 
 	/*
 	 * batch (optional): one(st, arg, i) for each i < n as one unit of the
-	 * store (anarchon_claim_many), under settings s.  one claims a job with
-	 * the store's own claim; the store makes the unit what it can, and says
-	 * so in doc/writing-a-backend.md: SQLite's local store runs every call in
-	 * one BEGIN IMMEDIATE, each claim a savepoint of it.  one's AN_OK covers
-	 * a job whose claim failed alone (its error is its row); an error one
-	 * returns, or one that ends the unit, fails the whole batch.  Stores that
-	 * have no unit leave it NULL; the host then calls one for each job in
-	 * turn (an_store_batch).
+	 * store (anarchon_claim_many, anarchon cron), under settings s.  one
+	 * claims a job with the store's own claim; the store makes the unit what
+	 * it can, and says so in doc/writing-a-backend.md: SQLite's local store
+	 * runs every call in one BEGIN IMMEDIATE, each claim a savepoint of it.
+	 * one's AN_OK covers a job whose claim failed alone (its error is its
+	 * row); an error one returns, or one that ends the unit, fails the whole
+	 * batch.  rqs, when not NULL, are the requests one(i) will claim, each
+	 * already checked by the host (job, slot, token): a store may send them
+	 * ahead, all in one round trip per server, and answer one's claims from
+	 * what came back (Redis: redis_pipeline.c); a claim whose answer did not
+	 * come back is sent again with its own token, as after any lost reply.
+	 * Stores that have no unit and send nothing ahead leave it NULL; the
+	 * host then calls one for each job in turn (an_store_batch).
 	 */
-	int			(*batch) (an_store *st, const an_settings *s, size_t n,
+	int			(*batch) (an_store *st, const an_settings *s, const an_request *rqs, size_t n,
 						  int (*one) (an_store *st, void *arg, size_t i), void *arg);
 } an_store_methods;
 
@@ -450,7 +455,7 @@ int			an_store_fence(an_store *st, const an_request *rq, int *owned);
  * one, else one(st, arg, i) for each i in turn, stopping at the first error
  * one returns.
  */
-int			an_store_batch(an_store *st, const an_settings *s, size_t n,
+int			an_store_batch(an_store *st, const an_settings *s, const an_request *rqs, size_t n,
 						   int (*one) (an_store *st, void *arg, size_t i), void *arg);
 
 /* Ask the host whether to give up the current call. */

@@ -225,6 +225,7 @@ claim_all(cm_cursor *c, an_sqlite_conn *conn, sqlite3_value **argv, char *err, s
 {
 	cm_batch	b;
 	an_store   *st;
+	an_request *rqs;
 	int			rc;
 
 	memset(&b, 0, sizeof(b));
@@ -260,7 +261,18 @@ claim_all(cm_cursor *c, an_sqlite_conn *conn, sqlite3_value **argv, char *err, s
 	if (c->vc.n == 0)
 		return SQLITE_OK;
 	b.rows = c->rows;
-	if ((rc = an_store_batch(st, &conn->settings, c->vc.n, claim_one, &b)) == AN_OK)
+	/* The requests, for a store that sends them ahead; a job name that breaks its rule is not sent. */
+	if ((rqs = sqlite3_malloc64(c->vc.n * sizeof(an_request))) == NULL)
+		return SQLITE_NOMEM;
+	for (size_t i = 0; i < c->vc.n; i++)
+	{
+		rqs[i] = b.rq;
+		rqs[i].job = an_validate_job(c->rows[i].job, strlen(c->rows[i].job), err, errlen) == AN_OK ? c->rows[i].job : NULL;
+	}
+	err[0] = '\0';
+	rc = an_store_batch(st, &conn->settings, rqs, c->vc.n, claim_one, &b);
+	sqlite3_free(rqs);
+	if (rc == AN_OK)
 		return SQLITE_OK;
 	an_store_error_text(st, err, errlen);
 	return st->err == AN_E_NOMEM ? SQLITE_NOMEM : st->err == AN_E_BUSY ? SQLITE_BUSY : SQLITE_ERROR;

@@ -969,9 +969,11 @@ batch_body(an_store *st, void *arg)
  * back the whole batch.
  */
 static int
-local_batch(an_store *st, const an_settings *s, size_t n,
+local_batch(an_store *st, const an_settings *s, const an_request *rqs, size_t n,
 			int (*one) (an_store *st, void *arg, size_t i), void *arg)
 {
+	/* One file, one lock: there is nothing to send ahead. */
+	(void) rqs;
 	batch_call	b = {n, one, arg};
 
 	return an_sqlite_local_call(st, "anarchon_claim_many", s, 1, batch_body, &b);

@@ -393,6 +393,43 @@ void		rds_cluster_free(rds_cluster *cl);
 int			rds_route(an_store *st, struct rds_store *rs, const int argc, const char **argv,
 					  const size_t *lens, redisReply **reply);
 
+/* ---------------------------------------------------------------- sent ahead */
+
+/* The most commands of one kept claim: [ASKING] command [[ASKING] SET synced, WAIT]. */
+#define RDS_AHEAD_CMDS 5
+
+enum
+{
+	RDS_AHEAD_OFF = 0,
+	RDS_AHEAD_RECORD,            /* a script call is kept, not sent */
+	RDS_AHEAD_REPLAY             /* a script call kept and answered is answered from there */
+};
+
+/* A batch's claims sent ahead (redis_ahead.c). */
+typedef struct rds_ahead
+{
+	int			mode;            /* RDS_AHEAD_* */
+	struct rds_ahead_entry *e;
+	size_t		n,
+				cap,
+				next;            /* where a replay looks first */
+} rds_ahead;
+
+/*
+ * Keep the commands of one try of rds_route instead of sending them, for
+ * cn; fails st with AN_E_INTERNAL ("kept"), which ends the claim being
+ * recorded, or with AN_E_NOMEM.
+ */
+int			rds_ahead_keep(an_store *st, rds_ahead *a, rds_conn *cn, int ncmd, int main,
+						   const int *argc, const char **const *argv, const size_t *const *lens);
+/* Send every kept command, each connection's in one write, and keep the replies. */
+void		rds_ahead_send(an_store *st, struct rds_store *rs, rds_ahead *a);
+/* The kept replies of a command byte for byte equal to the main one given: 1, else 0. */
+int			rds_ahead_take(rds_ahead *a, int ncmd, int main, const int *argc, const char **const *argv,
+						   const size_t *const *lens, redisReply **rep);
+/* Free everything kept; mode off. */
+void		rds_ahead_clear(rds_ahead *a);
+
 typedef struct rds_store
 {
 	rds_conn	conn;            /* the server; with cluster=yes, the nodes' model */
@@ -415,6 +452,7 @@ typedef struct rds_store
 	int			sha_generation;  /* conn generation the idmp cache belongs to */
 	char		idmp_ready[RDS_IDMP_CACHE][AN_JOB_MAX + 1];
 	int			idmp_next;
+	rds_ahead	ahead;           /* a batch's claims, sent ahead (redis_ahead.c) */
 } rds_store;
 
 /*

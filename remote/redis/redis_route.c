@@ -271,7 +271,18 @@ rds_route(an_store *st, rds_store *rs, const int argc, const char **argv, const 
 			batch_words(&b, 3, 3, (const char *[]) {"WAIT", b.wait_n, b.wait_ms});
 		}
 		generation = cn->generation;
-		rc = rds_conn_pipeline(st, cn, &rs->deadline, b.n, b.argc, b.argv, b.lens, rep);
+		/* A batch's script calls: kept to be sent ahead, or answered from what came back. */
+		if (tries == 0 && ask_port == 0 && rs->ahead.mode != RDS_AHEAD_OFF && strcmp(argv[0], "EVALSHA") == 0)
+		{
+			if (rs->ahead.mode == RDS_AHEAD_RECORD)
+				return rds_ahead_keep(st, &rs->ahead, cn, b.n, main, b.argc, b.argv, b.lens);
+			if (rds_ahead_take(&rs->ahead, b.n, main, b.argc, b.argv, b.lens, rep))
+				rc = AN_OK;
+			else
+				rc = rds_conn_pipeline(st, cn, &rs->deadline, b.n, b.argc, b.argv, b.lens, rep);
+		}
+		else
+			rc = rds_conn_pipeline(st, cn, &rs->deadline, b.n, b.argc, b.argv, b.lens, rep);
 		if (cn != &rs->conn)
 		{
 			/* What the store's resend and idmp cache go by, for a node's connection. */

@@ -323,6 +323,7 @@ redis_close(an_store *st)
 
 	if (rs == NULL)
 		return;
+	rds_ahead_clear(&rs->ahead);
 	rds_conn_close(&rs->conn);
 	if (rs->cluster)
 		rds_cluster_free(rs->cluster);
@@ -452,6 +453,41 @@ redis_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64_t 
 	return claim_or_run_now(st, rq, res, slot);
 }
 
+/*
+ * A batch: with the host's requests, each strategy's claim is recorded up to
+ * its script call, the calls go out in one write per server, and the host's
+ * claims (one) are then answered from the replies (redis_ahead.c).  Redis
+ * has no unit over several keys of different jobs, so each claim stands
+ * alone, as it would one by one; the first error one returns ends the batch.
+ */
+static int
+redis_batch(an_store *st, const an_settings *s, const an_request *rqs, size_t n,
+			int (*one) (an_store *st, void *arg, size_t i), void *arg)
+{
+	rds_store  *rs = st->impl;
+	int			rc = AN_OK;
+
+	(void) s;
+	if (rs != NULL && rqs != NULL && n > 1)
+	{
+		an_claim_result res;
+
+		rds_ahead_clear(&rs->ahead);
+		rs->ahead.mode = RDS_AHEAD_RECORD;
+		for (size_t i = 0; i < n; i++)
+			if (rqs[i].job != NULL)
+				(void) claim_or_run_now(st, &rqs[i], &res, NULL);
+		rs->ahead.mode = RDS_AHEAD_REPLAY;
+		if (rds_begin(st) != NULL)
+			rds_ahead_send(st, rs, &rs->ahead);
+	}
+	for (size_t i = 0; i < n && rc == AN_OK; i++)
+		rc = one(st, arg, i);
+	if (rs != NULL)
+		rds_ahead_clear(&rs->ahead);
+	return rc;
+}
+
 static int
 redis_heartbeat(an_store *st, const an_request *rq, int *owned)
 {
@@ -521,4 +557,5 @@ const an_store_methods an_redis_methods = {
 	.resume = rds_resume,
 	.paused = rds_paused,
 	.pauses = rds_pauses,
+	.batch = redis_batch,        /* the claims sent ahead (redis_ahead.c) */
 };

@@ -19,3 +19,13 @@ test/bin/rbench: $(RBENCH_SRCS) $(wildcard core/*.h) $(REMOTE_HEADERS) test/test
 	@mkdir -p test/bin
 	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) -I$(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql) \
 		-o $@ $(RBENCH_SRCS) $(REMOTE_LIBS) -lhiredis -lsqlite3 -lpq
+
+# fleet: the fleet's load generator (test/bench/fleet.sh, doc/scale.md).
+ifeq ($(HAVE_HIREDIS),yes)
+test-programs: test/bin/fleet
+endif
+
+FLEET_SRCS = test/bench/fleet.c $(CORE_SRCS) $(REMOTE_SRCS)
+test/bin/fleet: $(FLEET_SRCS) $(wildcard core/*.h) $(REMOTE_HEADERS) test/testutil.h build/config.h
+	@mkdir -p test/bin
+	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) -o $@ $(FLEET_SRCS) $(REMOTE_LIBS) -lhiredis

@@ -20,6 +20,7 @@
 #   checks/rolling.sh    hosts with different max_late_ms on one prefix: one win per slot
 #   checks/pausetrim.sh  ended pauses older than keep_ms are trimmed at each pause and resume
 #   checks/roundtrip.sh  a claim is one EVALSHA: the pause is read inside its script
+#   checks/batch.sh      a batch of claims in one round trip, and the single claim as its oracle
 source "$(dirname "$0")/../lib.sh"
 cd "$REPO_ROOT" || exit 1
 here=test/redis
@@ -55,7 +56,7 @@ refuse() {
 	else not_ok "redis bad input: $1" "$(cat "$tmp/bad-$1.out")"; fi
 }
 
-for t in ${REDIS_CHECKS:-table contend strategies faults heartbeat loading badinput sqlite pg durable cluster rolling pausetrim roundtrip}; do
+for t in ${REDIS_CHECKS:-table contend strategies faults heartbeat loading badinput sqlite pg durable cluster rolling pausetrim roundtrip batch}; do
 	source "$here/checks/$t.sh"
 done
 

@@ -165,6 +165,43 @@ else
 	[ "$(redis-cli -p "${RCL_PORT[$to]}" EXISTS "$key:runs" "$key:strategy")" = 2 ] &&
 		ok "redis cluster: the migrated job's run and strategy marker are on the importing master" ||
 		not_ok "redis cluster: the migrated job's run and strategy marker are on the importing master"
+	# A batch (anarchon_claim_many through SQLite): its claims grouped by
+	# master and sent in one write to each.  The nodes' read events for 60
+	# jobs are those for 2, give or take a few; one round trip per job would
+	# be 58 more.  Without replicas=1 here: each WAIT makes a master and its
+	# replica exchange an acknowledgement, two read events of their own.
+	if make -s sqlite > "$tmp/cl-sqlite.log" 2>&1; then
+		cl_reads() { local n sum=0 v; for n in 1 2 3 4 5 6; do
+			v=$(redis-cli -p "${RCL_PORT[ccl-$n]}" INFO stats | tr -d '\r' | awk -F: '$1 == "total_reads_processed" { print $2 }')
+			sum=$((sum + ${v:-0})); done; echo "$sum"; }
+		# cl_many N TOKEN [URL]: "reads answers" of one process claiming N jobs at once
+		cl_many() {
+			local jobs r0 r1 out
+			jobs=$(seq 1 "$1" | sed "s/^/\"cb$1-/; s/$/\"/" | paste -sd, -)
+			r0=$(cl_reads)
+			out=$(sqlite3 -batch :memory: ".load $REPO_ROOT/sqlite/anarchon" \
+				"SELECT anarchon_config('store', '${3:-redis://127.0.0.1:${RCL_PORTS[ccl]}?cluster=yes&prefix=clb}') IS NULL;" \
+				"SELECT group_concat(outcome || ':' || n, ' ') FROM (SELECT outcome, count(*) n FROM anarchon_claim_many('[$jobs]', $S, '$2') GROUP BY 1);" 2>&1 | tail -n 1)
+			r1=$(cl_reads)
+			echo "$((r1 - r0 - 6)) $out"
+		}
+		read -r two two_out < <(cl_many 2 tokA)
+		read -r sixty sixty_out < <(cl_many 60 tokA)
+		read -r _ again_out < <(cl_many 60 tokB)
+		same "redis cluster: a batch of 60 jobs over three masters: all won" "won:60" "$sixty_out"
+		same "redis cluster: ... and another token's batch: all running" "running:60" "$again_out"
+		read -r _ wait_out < <(cl_many 60 tokA "$CL&prefix=clw")
+		read -r _ wait_again < <(cl_many 60 tokB "$CL&prefix=clw")
+		same "redis cluster: a batch with replicas=1 (a WAIT after each claim): all won, then all running" \
+			"won:60 running:60" "$wait_out $wait_again"
+		if [ "$two_out" = "won:2" ] && [ $((sixty - two)) -le 12 ]; then
+			ok "redis cluster: the batch's claims went to each master in one write ($sixty reads against $two for 2 jobs)"
+		else
+			not_ok "redis cluster: the batch's claims went to each master in one write" "2 jobs: $two reads ($two_out); 60 jobs: $sixty reads"
+		fi
+	else
+		not_ok "redis cluster: build the SQLite extension for the batch" "$(tail -n 20 "$tmp/cl-sqlite.log")"
+	fi
 fi
 
 # Under valgrind: Sentinel (a sentinel down first), the cluster (its map, its

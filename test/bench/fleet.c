@@ -1,0 +1,294 @@
+/*
+ * fleet.c — a fleet of instances claiming the same jobs, for `make bench`
+ * and doc/scale.md: I processes, each with its own connection to the store,
+ * each claiming the same J jobs per tick for T ticks, all at once.
+ *
+ *   fleet URL I J T MODE BASE SERVER_PIDS
+ *
+ * MODE is batch (a tick's J claims in one an_store_batch, which Redis sends
+ * ahead in one write per server), single (J an_store_claim calls) or get
+ * (Redis only: J GETs of keys of the same names, in one pipeline per tick:
+ * the store's bare read, the losers' yardstick).  Tick t claims slot
+ * BASE + t minutes.  SERVER_PIDS ("123,456" or "-") are the store's
+ * processes, whose CPU time (utime + stime, /proc) is taken before and after.
+ *
+ * It prints one line:
+ *   calls claims elapsed_us p50_us p99_us won double missing cpu_ms
+ * where a call is a tick's batch (or one claim, or one tick's GETs), won is
+ * the claims answered won, double the (job, slot) won more than once and
+ * missing those won by none: the product's guarantee, counted over every
+ * instance through shared memory.  It exits 1 when an instance failed.
+ */
+#include <hiredis/hiredis.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "anarchon.h"
+#include "remote.h"
+#include "store.h"
+#include "url.h"
+
+#include "../testutil.h"
+
+typedef struct tick_ctx
+{
+	an_store   *st;
+	const an_request *rqs;
+	uint32_t   *wins;            /* shared: per (tick, job) */
+	size_t		row;             /* this tick's first counter */
+	long		won;
+} tick_ctx;
+
+static int
+claim_one(an_store *st, void *arg, size_t i)
+{
+	tick_ctx   *c = arg;
+	an_claim_result res;
+
+	if (an_store_claim(st, &c->rqs[i], &res) != AN_OK)
+		return st->err;
+	if (res.outcome == AN_WON)
+	{
+		__atomic_fetch_add(&c->wins[c->row + i], 1, __ATOMIC_RELAXED);
+		c->won++;
+	}
+	return AN_OK;
+}
+
+static long
+cpu_ms(const char *pids)
+{
+	long		total = 0;
+	char	   *copy = strdup(pids),
+			   *save = NULL;
+
+	for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save))
+	{
+		char		path[64],
+					buf[1024],
+				   *s;
+		FILE	   *f;
+		unsigned long ut = 0,
+					stime = 0;
+
+		snprintf(path, sizeof(path), "/proc/%s/stat", p);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		if (fgets(buf, sizeof(buf), f) && (s = strrchr(buf, ')')) != NULL &&
+			sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &stime) == 2)
+			total += (long) ((ut + stime) * 1000 / (unsigned long) sysconf(_SC_CLK_TCK));
+		fclose(f);
+	}
+	free(copy);
+	return total;
+}
+
+static int
+cmp_long(const void *a, const void *b)
+{
+	long		x = *(const long *) a,
+				y = *(const long *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* One instance: its calls' latencies (µs) into lat, its wins into the shared counters. */
+static int
+instance(int id, const char *url, int jobs, int ticks, const char *mode, int64_t base,
+		 uint32_t *wins, long *lat, long *won, int ready, int go)
+{
+	static an_host host = {.now_ms = host_now_ms};
+	char		err[AN_ERRMAX],
+				c;
+	an_settings s;
+	an_request *rqs = calloc((size_t) jobs, sizeof(an_request));
+	char	  (*names)[32] = calloc((size_t) jobs, 32);
+	char		token[40];
+	long		ncall = 0;
+	an_store	st;
+	redisContext *rc = NULL;
+
+	an_settings_default(&s);
+	s.overlap_skip = 0;
+	s.lease_ms = 600000;
+	s.max_late_ms = AN_MAX_LATE_MS_MAX;
+	snprintf(token, sizeof(token), "fleet-%d", id);
+	for (int j = 0; j < jobs; j++)
+	{
+		snprintf(names[j], 32, "f%d", j);
+		rqs[j] = (an_request) {.job = names[j], .token = token, .settings = &s};
+	}
+	if (strcmp(mode, "get") == 0)
+	{
+		an_url		u;
+
+		if (an_url_parse(url, &u, err, sizeof(err)) < 0)
+			die("url", err);
+		rc = redisConnect(u.host, u.port ? u.port : 6379);
+		an_url_free(&u);
+		if (rc == NULL || rc->err)
+			die("connect", rc ? rc->errstr : "out of memory");
+	}
+	else
+	{
+		const an_store_methods *m = an_remote_find(url, err, sizeof(err));
+
+		if (m == NULL)
+			die("store", err);
+		an_store_init(&st, m, &host);
+		if (m->open(&st, url, NULL) != AN_OK)
+			die("open", st.errmsg);
+	}
+	/* Connected: say so, and wait for the start of all. */
+	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
+		return 1;
+	for (int t = 0; t < ticks; t++)
+	{
+		int64_t		slot = base + (int64_t) t * 60000;
+		tick_ctx	ctx = {&st, rqs, wins, (size_t) t * (size_t) jobs, 0};
+		long		t0;
+
+		for (int j = 0; j < jobs; j++)
+			rqs[j].slot = slot;
+		t0 = (long) mono_us();
+		if (rc)
+		{
+			redisReply *r;
+
+			for (int j = 0; j < jobs; j++)
+				redisAppendCommand(rc, "GET cron:{%s}:run:%lld", names[j], (long long) slot);
+			for (int j = 0; j < jobs; j++)
+			{
+				if (redisGetReply(rc, (void **) &r) != REDIS_OK)
+					die("GET", rc->errstr);
+				freeReplyObject(r);
+			}
+			lat[ncall++] = (long) mono_us() - t0;
+		}
+		else if (strcmp(mode, "batch") == 0)
+		{
+			if (an_store_batch(&st, &s, rqs, (size_t) jobs, claim_one, &ctx) != AN_OK)
+				die("batch", st.errmsg);
+			lat[ncall++] = (long) mono_us() - t0;
+		}
+		else
+			for (int j = 0; j < jobs; j++)
+			{
+				t0 = (long) mono_us();
+				if (claim_one(&st, &ctx, (size_t) j) != AN_OK)
+					die("claim", st.errmsg);
+				lat[ncall++] = (long) mono_us() - t0;
+			}
+		*won += ctx.won;
+	}
+	if (rc)
+		redisFree(rc);
+	else
+		st.m->close(&st);
+	free(rqs);
+	free(names);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	int			inst,
+				jobs,
+				ticks,
+				pipefd[2],
+				readyfd[2],
+				failed = 0;
+	const char *mode;
+	int64_t		base;
+	size_t		cells,
+				per;
+	uint32_t   *wins;
+	long	   *lat,
+			   *won,
+				cpu0,
+				cpu1,
+				t0,
+				t1,
+				ncalls,
+				nwon = 0,
+				dbl = 0,
+				missing = 0;
+	pid_t	   *pids;
+
+	if (argc != 8)
+	{
+		fprintf(stderr, "usage: fleet URL INSTANCES JOBS TICKS batch|single|get BASE_MS SERVER_PIDS\n");
+		return 2;
+	}
+	inst = atoi(argv[2]);
+	jobs = atoi(argv[3]);
+	ticks = atoi(argv[4]);
+	mode = argv[5];
+	base = atoll(argv[6]);
+	if (inst < 1 || jobs < 1 || ticks < 1)
+		die("usage", "INSTANCES, JOBS and TICKS must be positive");
+	cells = (size_t) jobs * (size_t) ticks;
+	per = strcmp(mode, "single") == 0 ? cells : (size_t) ticks;
+	wins = mmap(NULL, cells * sizeof(uint32_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	lat = mmap(NULL, (size_t) inst * per * sizeof(long), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	won = mmap(NULL, (size_t) inst * sizeof(long), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pids = calloc((size_t) inst, sizeof(pid_t));
+	if (wins == MAP_FAILED || lat == MAP_FAILED || won == MAP_FAILED || pids == NULL || pipe(pipefd) != 0 ||
+		pipe(readyfd) != 0)
+		die("memory", "cannot map the counters");
+	for (int i = 0; i < inst; i++)
+	{
+		if ((pids[i] = fork()) < 0)
+			die("fork", "cannot start an instance");
+		if (pids[i] == 0)
+		{
+			close(pipefd[1]);
+			close(readyfd[0]);
+			_exit(instance(i, argv[1], jobs, ticks, mode, base, wins, lat + (size_t) i * per, &won[i],
+						   readyfd[1], pipefd[0]));
+		}
+	}
+	close(pipefd[0]);
+	close(readyfd[1]);
+	/* Every instance connected (or ended: its end of the pipe closed), then all start together. */
+	for (int i = 0; i < inst; i++)
+	{
+		char		c;
+
+		if (read(readyfd[0], &c, 1) != 1)
+			break;
+	}
+	cpu0 = cpu_ms(argv[7]);
+	t0 = (long) mono_us();
+	for (int i = 0; i < inst; i++)
+		if (write(pipefd[1], "g", 1) != 1)
+			die("start", "cannot start the instances");
+	close(pipefd[1]);
+	for (int i = 0; i < inst; i++)
+	{
+		int			status;
+
+		waitpid(pids[i], &status, 0);
+		failed |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+	}
+	t1 = (long) mono_us();
+	cpu1 = cpu_ms(argv[7]);
+	ncalls = (long) ((size_t) inst * per);
+	qsort(lat, (size_t) ncalls, sizeof(long), cmp_long);
+	for (int i = 0; i < inst; i++)
+		nwon += won[i];
+	for (size_t k = 0; k < cells && strcmp(mode, "get") != 0; k++)
+	{
+		dbl += wins[k] > 1;
+		missing += wins[k] == 0;
+	}
+	printf("%ld %ld %ld %ld %ld %ld %ld %ld %ld\n", ncalls, (long) inst * (long) cells, t1 - t0,
+		   lat[ncalls / 2], lat[ncalls * 99 / 100], nwon, dbl, missing, cpu1 - cpu0);
+	return failed;
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# fleet.sh — the fleet's rows of `make bench` (test/bench/fleet.c): I
+# instances, each with its own connection, claim the same J jobs per tick,
+# on one Redis and on a Redis Cluster of 3 masters and 3 replicas:
+#   a batch per tick (sent ahead, one write per server)  vs  J single claims
+#   losing claims (every slot already won)  vs  the same GETs (one Redis)
+# Rates are claims per second of the whole fleet, and claims per CPU second
+# of the store (every redis-server of it, /proc).  Every run counts each
+# (job, slot)'s winners across the fleet: a double win or a slot won by none
+# is said, and fails the bench.  FLEET_FULL=1 adds I = 1000 and J = 10000
+# (doc/scale.md), which takes minutes.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+source test/lib.sh
+source test/bench/lib.sh
+source test/redis/server.sh
+source test/fault/redis_cluster.sh
+
+dir=$(t_tmpdir)
+make -s test/bin/fleet > "$dir/build.log" 2>&1 || { cat "$dir/build.log" >&2; exit 1; }
+FLEET=$REPO_ROOT/test/bin/fleet
+status=0
+# Each run claims slots of its own, an hour apart, from an hour ahead: never late.
+next_base=$(( ($(date +%s) / 60 + 60) * 60000 ))
+fresh_base() { next_base=$((next_base + 3600000 * 24)); echo "$next_base"; }
+
+# run URL I J T MODE BASE PIDS: the fleet's line, checked; sets CALLS CLAIMS US P50 P99 WON DBL MISS CPU
+run() {
+	local out
+	out=$("$FLEET" "$@" 2> "$dir/err") || { echo "fleet $*: failed: $(head -n 3 "$dir/err")" >&2; status=1; return 1; }
+	read -r CALLS CLAIMS US P50 P99 WON DBL MISS CPU <<< "$out"
+	if [ "$5" != get ] && { [ "$DBL" != 0 ] || [ "$MISS" != 0 ]; }; then
+		echo "fleet $*: DOUBLE WINS $DBL, SLOTS WON BY NONE $MISS" >&2
+		status=1
+	fi
+	echo "fleet $2 x $3 x $4 $5: $CLAIMS claims in $((US / 1000)) ms, call p50 $P50 us p99 $P99 us, won $WON, store CPU $CPU ms" >&2
+}
+per_s() { awk -v n="$1" -v us="$2" 'BEGIN { printf "%.1f", us > 0 ? n * 1e6 / us : 0 }'; }
+per_cpu() { awk -v n="$1" -v ms="$2" 'BEGIN { printf "%.1f", ms > 0 ? n * 1000 / ms : 0 }'; }
+
+# fleet_store NAME URL PIDS SIZES...: the rows of one store; each SIZE is I:J:T.
+fleet_store() {
+	local name=$1 url=$2 pids=$3 size i j t b batch single lose lose_cpu get get_cpu
+	shift 3
+	for size in "$@"; do
+		IFS=: read -r i j t <<< "$size"
+		b=$(fresh_base)
+		run "$url" "$i" "$j" "$t" batch "$b" "$pids" || continue
+		batch=$(per_s "$CLAIMS" "$US"); local bp50=$P50 bp99=$P99
+		run "$url" "$i" "$j" "$t" batch "$b" "$pids" || continue
+		lose=$(per_s "$CLAIMS" "$US"); lose_cpu=$(per_cpu "$CLAIMS" "$CPU")
+		run "$url" "$i" "$j" "$t" single "$(fresh_base)" "$pids" || continue
+		single=$(per_s "$CLAIMS" "$US")
+		emit_row "$name" "fleet of $i x $j jobs a tick: claims/s, a batch per tick vs single claims" "$i" \
+			"$batch" "$single" "$bp50" "$bp99"
+		if [ "$name" = redis ]; then
+			# The bare read: as many ticks again, for CPU times above the clock's 10 ms.
+			run "$url" "$i" "$j" "$t" get "$b" "$pids" || continue
+			get_cpu=$(per_cpu "$CLAIMS" "$CPU")
+			emit_row "$name" "fleet of $i x $j: losing claims per store CPU second vs GETs" "$i" \
+				"$lose_cpu" "$get_cpu" 0 0
+		fi
+	done
+}
+
+sizes=(10:100:20 10:1000:4 100:100:4 100:1000:1)
+[ "${FLEET_FULL:-0}" = 1 ] && sizes+=(1000:100:2 1000:1000:1 10:10000:2 100:10000:1)
+
+PORT=$(free_port)
+if redis_start fleet "$PORT"; then
+	fleet_store redis "redis://127.0.0.1:$PORT" "$(cat "$R_DIR/fleet/pid")" "${sizes[@]}"
+else
+	echo "fleet: redis-server did not start" >&2; status=1
+fi
+if rcl_start fcl > "$dir/cluster.log" 2>&1; then
+	pids=$(for n in 1 2 3 4 5 6; do cat "$R_DIR/fcl-$n/pid"; done | paste -sd, -)
+	fleet_store redis-cluster "redis://127.0.0.1:${RCL_PORTS[fcl]}?cluster=yes" "$pids" "${sizes[@]}"
+else
+	echo "fleet: the cluster did not start: $(tail -n 5 "$dir/cluster.log")" >&2; status=1
+fi
+exit $status
