@@ -12,8 +12,13 @@
  * BASE + t minutes.  SERVER_PIDS ("123,456" or "-") are the store's
  * processes, whose CPU time (utime + stime, /proc) is taken before and after.
  *
+ * With FLEET_RETRY_MS=N in the environment, a batch or claim that fails (a
+ * server killed, a failover) is sent again, with the same tokens, every
+ * 50 ms for up to N ms: the store's resend rule makes that safe, and each
+ * instance counts a (job, slot) it won once however often it was told so.
+ *
  * It prints one line:
- *   calls claims elapsed_us p50_us p99_us won double missing cpu_ms
+ *   calls claims elapsed_us p50_us p99_us won double missing cpu_ms retries max_us
  * where a call is a tick's batch (or one claim, or one tick's GETs), won is
  * the claims answered won, double the (job, slot) won more than once and
  * missing those won by none: the product's guarantee, counted over every
@@ -40,6 +45,7 @@ typedef struct tick_ctx
 	an_store   *st;
 	const an_request *rqs;
 	uint32_t   *wins;            /* shared: per (tick, job) */
+	unsigned char *mine;         /* this instance's: won already counted */
 	size_t		row;             /* this tick's first counter */
 	long		won;
 } tick_ctx;
@@ -52,8 +58,9 @@ claim_one(an_store *st, void *arg, size_t i)
 
 	if (an_store_claim(st, &c->rqs[i], &res) != AN_OK)
 		return st->err;
-	if (res.outcome == AN_WON)
+	if (res.outcome == AN_WON && !c->mine[c->row + i])
 	{
+		c->mine[c->row + i] = 1;
 		__atomic_fetch_add(&c->wins[c->row + i], 1, __ATOMIC_RELAXED);
 		c->won++;
 	}
@@ -98,9 +105,39 @@ cmp_long(const void *a, const void *b)
 }
 
 /* One instance: its calls' latencies (µs) into lat, its wins into the shared counters. */
+/* Call fn until it succeeds or the retry budget is spent; failures counted in *retries. */
+static int
+with_retry(int (*fn) (tick_ctx *, size_t), tick_ctx *c, size_t i, long budget_ms, long *retries)
+{
+	long		start = (long) mono_ms();
+
+	while (fn(c, i) != AN_OK)
+	{
+		if ((long) mono_ms() - start >= budget_ms)
+			return -1;
+		(*retries)++;
+		sleep_ms(50);
+	}
+	return 0;
+}
+
+static const an_settings *batch_settings;
+
+static int
+do_batch(tick_ctx *c, size_t n)
+{
+	return an_store_batch(c->st, batch_settings, c->rqs, n, claim_one, c);
+}
+
+static int
+do_one(tick_ctx *c, size_t i)
+{
+	return claim_one(c->st, c, i);
+}
+
 static int
 instance(int id, const char *url, int jobs, int ticks, const char *mode, int64_t base,
-		 uint32_t *wins, long *lat, long *won, int ready, int go)
+		 uint32_t *wins, long *lat, long *won, long *retries, int ready, int go)
 {
 	static an_host host = {.now_ms = host_now_ms};
 	char		err[AN_ERRMAX],
@@ -109,7 +146,9 @@ instance(int id, const char *url, int jobs, int ticks, const char *mode, int64_t
 	an_request *rqs = calloc((size_t) jobs, sizeof(an_request));
 	char	  (*names)[32] = calloc((size_t) jobs, 32);
 	char		token[40];
-	long		ncall = 0;
+	long		ncall = 0,
+				budget = getenv("FLEET_RETRY_MS") ? atol(getenv("FLEET_RETRY_MS")) : 0;
+	unsigned char *mine = calloc((size_t) jobs * (size_t) ticks, 1);
 	an_store	st;
 	redisContext *rc = NULL;
 
@@ -150,7 +189,7 @@ instance(int id, const char *url, int jobs, int ticks, const char *mode, int64_t
 	for (int t = 0; t < ticks; t++)
 	{
 		int64_t		slot = base + (int64_t) t * 60000;
-		tick_ctx	ctx = {&st, rqs, wins, (size_t) t * (size_t) jobs, 0};
+		tick_ctx	ctx = {&st, rqs, wins, mine, (size_t) t * (size_t) jobs, 0};
 		long		t0;
 
 		for (int j = 0; j < jobs; j++)
@@ -172,7 +211,8 @@ instance(int id, const char *url, int jobs, int ticks, const char *mode, int64_t
 		}
 		else if (strcmp(mode, "batch") == 0)
 		{
-			if (an_store_batch(&st, &s, rqs, (size_t) jobs, claim_one, &ctx) != AN_OK)
+			batch_settings = &s;
+			if (with_retry(do_batch, &ctx, (size_t) jobs, budget, retries) != 0)
 				die("batch", st.errmsg);
 			lat[ncall++] = (long) mono_us() - t0;
 		}
@@ -180,7 +220,7 @@ instance(int id, const char *url, int jobs, int ticks, const char *mode, int64_t
 			for (int j = 0; j < jobs; j++)
 			{
 				t0 = (long) mono_us();
-				if (claim_one(&st, &ctx, (size_t) j) != AN_OK)
+				if (with_retry(do_one, &ctx, (size_t) j, budget, retries) != 0)
 					die("claim", st.errmsg);
 				lat[ncall++] = (long) mono_us() - t0;
 			}
@@ -192,6 +232,7 @@ instance(int id, const char *url, int jobs, int ticks, const char *mode, int64_t
 		st.m->close(&st);
 	free(rqs);
 	free(names);
+	free(mine);
 	return 0;
 }
 
@@ -211,6 +252,8 @@ main(int argc, char **argv)
 	uint32_t   *wins;
 	long	   *lat,
 			   *won,
+			   *retries,
+				nretries = 0,
 				cpu0,
 				cpu1,
 				t0,
@@ -238,8 +281,10 @@ main(int argc, char **argv)
 	wins = mmap(NULL, cells * sizeof(uint32_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	lat = mmap(NULL, (size_t) inst * per * sizeof(long), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	won = mmap(NULL, (size_t) inst * sizeof(long), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	retries = mmap(NULL, (size_t) inst * sizeof(long), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	pids = calloc((size_t) inst, sizeof(pid_t));
-	if (wins == MAP_FAILED || lat == MAP_FAILED || won == MAP_FAILED || pids == NULL || pipe(pipefd) != 0 ||
+	if (wins == MAP_FAILED || lat == MAP_FAILED || won == MAP_FAILED || retries == MAP_FAILED || pids == NULL ||
+		pipe(pipefd) != 0 ||
 		pipe(readyfd) != 0)
 		die("memory", "cannot map the counters");
 	for (int i = 0; i < inst; i++)
@@ -251,7 +296,7 @@ main(int argc, char **argv)
 			close(pipefd[1]);
 			close(readyfd[0]);
 			_exit(instance(i, argv[1], jobs, ticks, mode, base, wins, lat + (size_t) i * per, &won[i],
-						   readyfd[1], pipefd[0]));
+						   &retries[i], readyfd[1], pipefd[0]));
 		}
 	}
 	close(pipefd[0]);
@@ -282,13 +327,16 @@ main(int argc, char **argv)
 	ncalls = (long) ((size_t) inst * per);
 	qsort(lat, (size_t) ncalls, sizeof(long), cmp_long);
 	for (int i = 0; i < inst; i++)
+	{
 		nwon += won[i];
+		nretries += retries[i];
+	}
 	for (size_t k = 0; k < cells && strcmp(mode, "get") != 0; k++)
 	{
 		dbl += wins[k] > 1;
 		missing += wins[k] == 0;
 	}
-	printf("%ld %ld %ld %ld %ld %ld %ld %ld %ld\n", ncalls, (long) inst * (long) cells, t1 - t0,
-		   lat[ncalls / 2], lat[ncalls * 99 / 100], nwon, dbl, missing, cpu1 - cpu0);
+	printf("%ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld\n", ncalls, (long) inst * (long) cells, t1 - t0,
+		   lat[ncalls / 2], lat[ncalls * 99 / 100], nwon, dbl, missing, cpu1 - cpu0, nretries, lat[ncalls - 1]);
 	return failed;
 }

@@ -28,7 +28,7 @@ fresh_base() { next_base=$((next_base + 3600000 * 24)); echo "$next_base"; }
 run() {
 	local out
 	out=$("$FLEET" "$@" 2> "$dir/err") || { echo "fleet $*: failed: $(head -n 3 "$dir/err")" >&2; status=1; return 1; }
-	read -r CALLS CLAIMS US P50 P99 WON DBL MISS CPU <<< "$out"
+	read -r CALLS CLAIMS US P50 P99 WON DBL MISS CPU RETRIES MAXUS <<< "$out"
 	if [ "$5" != get ] && { [ "$DBL" != 0 ] || [ "$MISS" != 0 ]; }; then
 		echo "fleet $*: DOUBLE WINS $DBL, SLOTS WON BY NONE $MISS" >&2
 		status=1
@@ -64,6 +64,45 @@ fleet_store() {
 	done
 }
 
+# fleet_failover: the fleet through a Redis Cluster (replicas=1: a claim is
+# answered once a replica has it) without and then with a master SIGKILLed
+# FLEET_FAILOVER_KILLS (3) times, spread over the run, each followed by its replica's
+# takeover and the old master's return as a replica.  The instances send a
+# failed batch again with the same tokens (FLEET_RETRY_MS).  0 double wins
+# and 0 slots won by none, or the bench fails; the longest call is the
+# fleet's longest wait through a failover.
+fleet_failover() {
+	local url b pids t=${FLEET_FAILOVER_TICKS:-300} nkill=${FLEET_FAILOVER_KILLS:-3} k fpid kills=0 quiet_us
+	rcl_start ffo > "$dir/failover.log" 2>&1 || { echo "fleet failover: the cluster did not start" >&2; status=1; return; }
+	url="redis://127.0.0.1:${RCL_PORTS[ffo]}?cluster=yes&replicas=1&timeout_ms=3000"
+	pids=$(for n in 1 2 3 4 5 6; do cat "$R_DIR/ffo-$n/pid"; done | paste -sd, -)
+	FLEET_RETRY_MS=30000 run "$url" 10 100 "$t" batch "$(fresh_base)" "$pids" || return
+	local quiet=$(per_s "$CLAIMS" "$US")
+	quiet_us=$US
+	b=$(fresh_base)
+	FLEET_RETRY_MS=30000 "$FLEET" "$url" 10 100 "$t" batch "$b" - > "$dir/failover.out" 2> "$dir/failover.err" &
+	fpid=$!
+	for k in $(seq 1 "$nkill"); do
+		# The scenario: half the quiet run's time shared between the kills (each takeover and return takes more).
+		sleep "$(awk -v us="$quiet_us" -v n="$nkill" 'BEGIN { printf "%.1f", us / n / 2e6 }')"
+		kill -0 "$fpid" 2> /dev/null || break
+		rcl_kill_master ffo "cron:{f$k}" && kills=$((kills + 1))
+		rcl_revive ffo >> "$dir/failover.log" 2>&1 || echo "fleet failover: the cluster did not become whole after kill $k" >&2
+	done
+	if ! wait "$fpid"; then
+		echo "fleet failover: an instance failed: $(head -n 3 "$dir/failover.err")" >&2; status=1; return
+	fi
+	read -r CALLS CLAIMS US P50 P99 WON DBL MISS CPU RETRIES MAXUS < "$dir/failover.out"
+	echo "fleet failover: $kills masters killed during the run; $CLAIMS claims in $((US / 1000)) ms, $RETRIES batches" \
+		"sent again, call p99 $((P99 / 1000)) ms, longest $((MAXUS / 1000)) ms, won $WON, double $DBL, none $MISS" >&2
+	if [ "$DBL" != 0 ] || [ "$MISS" != 0 ] || [ "$kills" = 0 ]; then
+		echo "fleet failover: DOUBLE WINS $DBL, SLOTS WON BY NONE $MISS, MASTERS KILLED $kills" >&2
+		status=1
+	fi
+	emit_row redis-cluster "fleet of 10 x 100 through $kills master kills (replicas=1): claims/s vs the same without kills" 10 \
+		"$(per_s "$CLAIMS" "$US")" "$quiet" "$P50" "$MAXUS"
+}
+
 sizes=(10:100:20 10:1000:4 100:100:4 100:1000:1)
 [ "${FLEET_FULL:-0}" = 1 ] && sizes+=(1000:100:2 1000:1000:1 10:10000:2 100:10000:1)
 
@@ -79,4 +118,5 @@ if rcl_start fcl > "$dir/cluster.log" 2>&1; then
 else
 	echo "fleet: the cluster did not start: $(tail -n 5 "$dir/cluster.log")" >&2; status=1
 fi
+fleet_failover
 exit $status
