@@ -5,6 +5,13 @@
  *
  *   fleet URL I J T MODE BASE SERVER_PIDS
  *
+ * URL is a store's URL, or "pg:CONNINFO" (CONNINFO may be empty: libpq's
+ * PG* variables) for a PostgreSQL server with the extension, where a batch
+ * is one anarchon_claim_many statement and a single claim one
+ * anarchon_claim; the store's CPU is then each session's backend's, which
+ * every instance reads from /proc itself before it disconnects, and
+ * SERVER_PIDS is ignored.
+ *
  * MODE is batch (a tick's J claims in one an_store_batch, which Redis sends
  * ahead in one write per server), single (J an_store_claim calls) or get
  * (Redis only: J GETs of keys of the same names, in one pipeline per tick:
@@ -25,6 +32,7 @@
  * instance through shared memory.  It exits 1 when an instance failed.
  */
 #include <hiredis/hiredis.h>
+#include <libpq-fe.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +103,88 @@ cpu_ms(const char *pids)
 	return total;
 }
 
+/* A PostgreSQL session's claims of one tick: batch, or the single claim of job i (i < 0: all, one by one). */
+static int
+pg_claims(PGconn *pg, tick_ctx *c, int jobs, int64_t slot, int single, long *lat)
+{
+	char		slotbuf[24];
+
+	snprintf(slotbuf, sizeof(slotbuf), "%lld", (long long) slot);
+	if (!single)
+	{
+		char	   *arr;
+		size_t		len = 2;
+		PGresult   *r;
+		const char *params[3];
+
+		for (int j = 0; j < jobs; j++)
+			len += strlen(c->rqs[j].job) + 1;
+		arr = malloc(len + 1);
+		strcpy(arr, "{");
+		for (int j = 0; j < jobs; j++)
+		{
+			strcat(arr, c->rqs[j].job);
+			strcat(arr, j + 1 < jobs ? "," : "}");
+		}
+		params[0] = arr;
+		params[1] = slotbuf;
+		params[2] = c->rqs[0].token;
+		r = PQexecPrepared(pg, "many", 3, params, NULL, NULL, 0);
+		free(arr);
+		if (PQresultStatus(r) != PGRES_TUPLES_OK)
+		{
+			fprintf(stderr, "anarchon_claim_many: %s", PQerrorMessage(pg));
+			PQclear(r);
+			return -1;
+		}
+		for (int k = 0; k < PQntuples(r); k++)
+		{
+			size_t		i = (size_t) atol(PQgetvalue(r, k, 0) + 1);
+
+			if (!c->mine[c->row + i])
+			{
+				c->mine[c->row + i] = 1;
+				__atomic_fetch_add(&c->wins[c->row + i], 1, __ATOMIC_RELAXED);
+				c->won++;
+			}
+		}
+		PQclear(r);
+		return 0;
+	}
+	for (int j = 0; j < jobs; j++)
+	{
+		const char *params[3] = {c->rqs[j].job, slotbuf, c->rqs[j].token};
+		long		t0 = (long) mono_us();
+		PGresult   *r = PQexecPrepared(pg, "one", 3, params, NULL, NULL, 0);
+
+		if (PQresultStatus(r) != PGRES_TUPLES_OK)
+		{
+			fprintf(stderr, "anarchon_claim: %s", PQerrorMessage(pg));
+			PQclear(r);
+			return -1;
+		}
+		if (strcmp(PQgetvalue(r, 0, 0), "won") == 0 && !c->mine[c->row + (size_t) j])
+		{
+			c->mine[c->row + (size_t) j] = 1;
+			__atomic_fetch_add(&c->wins[c->row + (size_t) j], 1, __ATOMIC_RELAXED);
+			c->won++;
+		}
+		PQclear(r);
+		lat[j] = (long) mono_us() - t0;
+	}
+	return 0;
+}
+
+/* The CPU time (ms) of this session's backend. */
+static long
+pg_backend_cpu(PGconn *pg)
+{
+	char		pid[24];
+
+	snprintf(pid, sizeof(pid), "%d", PQbackendPID(pg));
+	return cpu_ms(pid);
+}
+
 static int
 cmp_long(const void *a, const void *b)
 {
@@ -137,7 +227,7 @@ do_one(tick_ctx *c, size_t i)
 
 static int
 instance(int id, const char *url, int jobs, int ticks, const char *mode, int64_t base,
-		 uint32_t *wins, long *lat, long *won, long *retries, int ready, int go)
+		 uint32_t *wins, long *lat, long *won, long *retries, long *cpu, int ready, int go)
 {
 	static an_host host = {.now_ms = host_now_ms};
 	char		err[AN_ERRMAX],
@@ -151,6 +241,7 @@ instance(int id, const char *url, int jobs, int ticks, const char *mode, int64_t
 	unsigned char *mine = calloc((size_t) jobs * (size_t) ticks, 1);
 	an_store	st;
 	redisContext *rc = NULL;
+	PGconn	   *pg = NULL;
 
 	an_settings_default(&s);
 	s.overlap_skip = 0;
@@ -162,7 +253,22 @@ instance(int id, const char *url, int jobs, int ticks, const char *mode, int64_t
 		snprintf(names[j], 32, "f%d", j);
 		rqs[j] = (an_request) {.job = names[j], .token = token, .settings = &s};
 	}
-	if (strcmp(mode, "get") == 0)
+	if (strncmp(url, "pg:", 3) == 0)
+	{
+		PGresult   *r;
+
+		pg = PQconnectdb(url + 3);
+		if (PQstatus(pg) != CONNECTION_OK)
+			die("connect", PQerrorMessage(pg));
+		PQclear(PQexec(pg, "SET anarchon.overlap = 'allow'; SET anarchon.lease_ms = 600000"));
+		r = PQprepare(pg, "many", "SELECT job FROM anarchon_claim_many($1::text[], $2::bigint, $3) WHERE outcome = 'won'",
+					  3, NULL);
+		PQclear(r);
+		r = PQprepare(pg, "one", "SELECT anarchon_claim($1, $2::bigint, $3)", 3, NULL);
+		PQclear(r);
+		*cpu = -pg_backend_cpu(pg);
+	}
+	else if (strcmp(mode, "get") == 0)
 	{
 		an_url		u;
 
@@ -195,7 +301,18 @@ instance(int id, const char *url, int jobs, int ticks, const char *mode, int64_t
 		for (int j = 0; j < jobs; j++)
 			rqs[j].slot = slot;
 		t0 = (long) mono_us();
-		if (rc)
+		if (pg)
+		{
+			int			single = strcmp(mode, "single") == 0;
+
+			if (pg_claims(pg, &ctx, jobs, slot, single, single ? lat + ncall : NULL) != 0)
+				die("claim", "PostgreSQL refused it (above)");
+			if (single)
+				ncall += jobs;
+			else
+				lat[ncall++] = (long) mono_us() - t0;
+		}
+		else if (rc)
 		{
 			redisReply *r;
 
@@ -226,7 +343,12 @@ instance(int id, const char *url, int jobs, int ticks, const char *mode, int64_t
 			}
 		*won += ctx.won;
 	}
-	if (rc)
+	if (pg)
+	{
+		*cpu += pg_backend_cpu(pg);
+		PQfinish(pg);
+	}
+	else if (rc)
 		redisFree(rc);
 	else
 		st.m->close(&st);
@@ -253,6 +375,7 @@ main(int argc, char **argv)
 	long	   *lat,
 			   *won,
 			   *retries,
+			   *cpu,
 				nretries = 0,
 				cpu0,
 				cpu1,
@@ -282,8 +405,10 @@ main(int argc, char **argv)
 	lat = mmap(NULL, (size_t) inst * per * sizeof(long), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	won = mmap(NULL, (size_t) inst * sizeof(long), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	retries = mmap(NULL, (size_t) inst * sizeof(long), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	cpu = mmap(NULL, (size_t) inst * sizeof(long), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	pids = calloc((size_t) inst, sizeof(pid_t));
-	if (wins == MAP_FAILED || lat == MAP_FAILED || won == MAP_FAILED || retries == MAP_FAILED || pids == NULL ||
+	if (wins == MAP_FAILED || lat == MAP_FAILED || won == MAP_FAILED || retries == MAP_FAILED || cpu == MAP_FAILED ||
+		pids == NULL ||
 		pipe(pipefd) != 0 ||
 		pipe(readyfd) != 0)
 		die("memory", "cannot map the counters");
@@ -296,7 +421,7 @@ main(int argc, char **argv)
 			close(pipefd[1]);
 			close(readyfd[0]);
 			_exit(instance(i, argv[1], jobs, ticks, mode, base, wins, lat + (size_t) i * per, &won[i],
-						   &retries[i], readyfd[1], pipefd[0]));
+						   &retries[i], &cpu[i], readyfd[1], pipefd[0]));
 		}
 	}
 	close(pipefd[0]);
@@ -330,6 +455,9 @@ main(int argc, char **argv)
 	{
 		nwon += won[i];
 		nretries += retries[i];
+		/* PostgreSQL: the backends' own CPU, as each instance read it. */
+		if (strncmp(argv[1], "pg:", 3) == 0)
+			cpu1 += cpu[i];
 	}
 	for (size_t k = 0; k < cells && strcmp(mode, "get") != 0; k++)
 	{

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # fleet.sh — the fleet's rows of `make bench` (test/bench/fleet.c): I
 # instances, each with its own connection, claim the same J jobs per tick,
-# on one Redis and on a Redis Cluster of 3 masters and 3 replicas:
+# on one Redis, on a Redis Cluster of 3 masters and 3 replicas, and on a
+# PostgreSQL primary (one anarchon_claim_many statement vs J anarchon_claim):
 #   a batch per tick (sent ahead, one write per server)  vs  J single claims
 #   losing claims (every slot already won)  vs  the same GETs (one Redis)
 # Rates are claims per second of the whole fleet, and claims per CPU second
-# of the store (every redis-server of it, /proc).  Every run counts each
+# of the store (every redis-server of it, or the sessions' backends, /proc).  Every run counts each
 # (job, slot)'s winners across the fleet: a double win or a slot won by none
 # is said, and fails the bench.  FLEET_FULL=1 adds I = 1000 and J = 10000
 # (doc/scale.md), which takes minutes.
@@ -15,6 +16,7 @@ source test/lib.sh
 source test/bench/lib.sh
 source test/redis/server.sh
 source test/fault/redis_cluster.sh
+source test/pg/server.sh
 
 dir=$(t_tmpdir)
 make -s test/bin/fleet > "$dir/build.log" 2>&1 || { cat "$dir/build.log" >&2; exit 1; }
@@ -117,6 +119,13 @@ if rcl_start fcl > "$dir/cluster.log" 2>&1; then
 	fleet_store redis-cluster "redis://127.0.0.1:${RCL_PORTS[fcl]}?cluster=yes" "$pids" "${sizes[@]}"
 else
 	echo "fleet: the cluster did not start: $(tail -n 5 "$dir/cluster.log")" >&2; status=1
+fi
+if pg_install > "$dir/pg.log" 2>&1 && pg_start "max_connections = 250" >> "$dir/pg.log" 2>&1 &&
+	psql -X -q -c "CREATE EXTENSION anarchon" >> "$dir/pg.log" 2>&1; then
+	# I = 1000 would need max_connections past 1000: the PostgreSQL sizes stop at 100.
+	fleet_store postgresql "pg:" - 10:100:20 10:1000:4 100:100:4 100:1000:1
+else
+	echo "fleet: PostgreSQL did not start: $(tail -n 5 "$dir/pg.log")" >&2; status=1
 fi
 fleet_failover
 exit $status

@@ -28,4 +28,5 @@ endif
 FLEET_SRCS = test/bench/fleet.c $(CORE_SRCS) $(REMOTE_SRCS)
 test/bin/fleet: $(FLEET_SRCS) $(wildcard core/*.h) $(REMOTE_HEADERS) test/testutil.h build/config.h
 	@mkdir -p test/bin
-	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) -o $@ $(FLEET_SRCS) $(REMOTE_LIBS) -lhiredis
+	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) -I$(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql) \
+		-o $@ $(FLEET_SRCS) $(REMOTE_LIBS) -lhiredis -lpq
