@@ -2,7 +2,8 @@
 # fleet.sh — the fleet's rows of `make bench` (test/bench/fleet.c): I
 # instances, each with its own connection, claim the same J jobs per tick,
 # on one Redis, on a Redis Cluster of 3 masters and 3 replicas, and on a
-# PostgreSQL primary (one anarchon_claim_many statement vs J anarchon_claim):
+# PostgreSQL primary (one anarchon_claim_many statement vs J anarchon_claim),
+# and on NATS JetStream, three servers with a stream of three replicas:
 #   a batch per tick (sent ahead, one write per server)  vs  J single claims
 #   losing claims (every slot already won)  vs  the same GETs (one Redis)
 # Rates are claims per second of the whole fleet, and claims per CPU second
@@ -17,6 +18,8 @@ source test/bench/lib.sh
 source test/redis/server.sh
 source test/fault/redis_cluster.sh
 source test/pg/server.sh
+source test/nats/server.sh
+source test/fault/nats_cluster.sh
 
 dir=$(t_tmpdir)
 make -s test/bin/fleet > "$dir/build.log" 2>&1 || { cat "$dir/build.log" >&2; exit 1; }
@@ -126,6 +129,15 @@ if pg_install > "$dir/pg.log" 2>&1 && pg_start "max_connections = 250" >> "$dir/
 	fleet_store postgresql "pg:" - 10:100:20 10:1000:4 100:100:4 100:1000:1
 else
 	echo "fleet: PostgreSQL did not start: $(tail -n 5 "$dir/pg.log")" >&2; status=1
+fi
+# NATS: a batch is one claim after another (nothing sent ahead): the rows
+# measure what a fleet costs the cluster, and that the two are alike.
+if nats_cluster_start fnc > "$dir/nats.log" 2>&1 &&
+	nurl="nats://127.0.0.1:${NATS_CLUSTER_PORTS[fnc]}?stream=FLEET&prefix=fleet&replicas=3" &&
+	nats_cluster_ready fnc "$nurl" >> "$dir/nats.log" 2>&1; then
+	fleet_store nats-r3 "$nurl" "${NATS_PID[fnc-1]},${NATS_PID[fnc-2]},${NATS_PID[fnc-3]}" 10:100:2 100:100:1
+else
+	echo "fleet: the NATS cluster did not start: $(tail -n 5 "$dir/nats.log")" >&2; status=1
 fi
 fleet_failover
 exit $status
