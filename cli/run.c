@@ -198,7 +198,7 @@ renew_taken_up(an_cli *cli, const an_request *rq, const char *when, int64_t *sen
 static int
 claim_and_run_one(an_cli *cli, int64_t slot, int *ran, int *overlap, an_claim_result *out, int *claimed)
 {
-	char		token[AN_TOKEN_HEX + 1];
+	char		token[AN_TOKEN_MAX + 1];
 	char		when[40];
 	an_request	rq;
 	an_claim_result res;
@@ -207,6 +207,7 @@ claim_and_run_one(an_cli *cli, int64_t slot, int *ran, int *overlap, an_claim_re
 
 	*ran = 0;
 	*overlap = 0;
+	/* --token is 1 to 64 bytes (options.c checks it): kept whole. */
 	if (cli->token)
 		snprintf(token, sizeof(token), "%s", cli->token);
 	else if ((rc = an_cli_new_token(token)) != AN_EXIT_OK)

@@ -318,6 +318,11 @@ sleep 0.5
 out=$(TU_JOB=tu3 tu run --slot $S3 --token "$T1" --lease-ms 300 --verbose -- touch "$d/three" 2>&1)
 if [ ! -e "$d/three" ]; then ok "take up: a claim whose lease ran out is not run"; else not_ok "take up: a claim whose lease ran out is not run" "$out"; fi
 has "take up: ... saying fenced" "$out" "fenced, not run: its claim's lease ran out before the command started"
+# A token of 64 bytes, the most a token may be, is taken up whole.
+T64=$(printf 'Z%.0s' {1..64}); S4=$(date -u -d '-40 sec' +%Y-%m-%dT%H:%M:%SZ)
+TU_JOB=tu4 tu claim --slot $S4 --token "$T64" > /dev/null
+TU_JOB=tu4 tu run --slot $S4 --token "$T64" -- sh -c "echo \$ANARCHON_TOKEN > $d/four" > /dev/null 2>&1
+same "take up: a token of 64 bytes is taken up whole" "$T64" "$(cat "$d/four" 2> /dev/null)"
 out=$(tu run --schedule '* * * * *' --token "$T1" -- true 2>&1); rc=$?
 same "take up: --token with --schedule: exit 64" 64 "$rc"
 has "take up: ... saying why" "$out" "run --token takes up the claim of one --slot"
