@@ -15,9 +15,8 @@ source test/bench/lib.sh
 source test/redis/server.sh
 
 dir=$(t_tmpdir)
-make -s cli > "$dir/build.log" 2>&1 || { cat "$dir/build.log" >&2; exit 1; }
-PORT=$(free_port)
-redis_start bench "$PORT" || { echo "redis-server did not start" >&2; exit 1; }
+bench_built cli
+bench_redis bench
 N=${BENCH_CLI_N:-200}
 
 # measure STORE URL: the loop's rows for one store (another host's claim first).

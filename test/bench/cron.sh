@@ -18,9 +18,8 @@ source test/bench/lib.sh
 source test/redis/server.sh
 
 dir=$(t_tmpdir)
-make -s cli > "$dir/build.log" 2>&1 || { cat "$dir/build.log" >&2; exit 1; }
-PORT=$(free_port)
-redis_start benchcron "$PORT" || { echo "redis-server did not start" >&2; exit 1; }
+bench_built cli
+bench_redis benchcron
 SECS=${BENCH_CRON_S:-10}
 
 # measure MODE JITTER: "slots cpu_seconds" of one run of the three daemons.

@@ -50,3 +50,16 @@ emit_row() {
 		ratio = base > 0 ? ops / base : 0
 		printf "{\"store\": \"%s\", \"scenario\": \"%s\", \"clients\": %d, \"ops_per_s\": %.1f, \"baseline_ops_per_s\": %.1f, \"ratio\": %.3f, \"p50_us\": %d, \"p99_us\": %d}\n", store, scen, c, ops, base, ratio, p50, p99 }' >> "$BENCH_ROWS"
 }
+
+# bench_built TARGET...: make the targets into $dir (set by the caller, a
+#   t_tmpdir) or end the bench with the build's output.
+bench_built() {
+	make -s "$@" > "$dir/build.log" 2>&1 || { cat "$dir/build.log" >&2; exit 1; }
+}
+
+# bench_redis NAME: a redis-server of the bench's own (test/redis/server.sh)
+#   on a free port, in PORT; the bench ends when it does not start.
+bench_redis() {
+	PORT=$(free_port)
+	redis_start "$1" "$PORT" || { echo "redis-server did not start" >&2; exit 1; }
+}

@@ -14,7 +14,7 @@ source test/bench/lib.sh
 source test/redis/server.sh
 
 dir=$(t_tmpdir)
-make -s sqlite cli test/bin/claimer test/bin/rbench > "$dir/build.log" 2>&1 || { cat "$dir/build.log" >&2; exit 1; }
+bench_built sqlite cli test/bin/claimer test/bin/rbench
 A=$REPO_ROOT/cli/anarchon
 
 # --- SQLite ----------------------------------------------------------------
@@ -39,8 +39,7 @@ for c in 1 8; do
 done
 
 # --- Redis -------------------------------------------------------------------
-PORT=$(free_port)
-redis_start benchpause "$PORT" || { echo "redis-server did not start" >&2; exit 1; }
+bench_redis benchpause
 for c in 1 8; do
 	url="redis://127.0.0.1:$PORT?strategy=lease&prefix=pz$c"
 	bench_clients "$dir" "rd-0-$c" "$c" test/bin/rbench c "$url" "$BENCH_SECONDS"; base=$OPS
