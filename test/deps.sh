@@ -106,8 +106,10 @@ case $target in
 		pg=$(pg_major)
 		want="$sqlite_pkgs postgresql-$pg postgresql-server-dev-$pg postgresql-$pg-cron libpq-dev
 			libhiredis-dev librabbitmq-dev libnats-dev libssl-dev openssl $(redis_pkg) rabbitmq-server nats-server
-			valgrind python3 python3-psycopg2 python3-pika python3-cryptography procps iproute2 faketime tzdata xz-utils strace
+			valgrind python3 python3-psycopg2 python3-pika python3-cryptography procps iproute2 faketime tzdata xz-utils strace perl
 			prometheus-postgres-exporter prometheus-node-exporter $(promtool_pkg)"
+		# perl holds prove, which runs the suites (test/run), and their TAP
+		# filter (test/lib.sh).
 		# xz-utils unpacks the earlier releases' sources kept for the upgrade
 		# suites (test/upgrade/releases/); strace shows the nats suite that a
 		# refused URL opened no socket.  A minbase chroot lacks both.

@@ -1,8 +1,9 @@
 # lib.sh — what every suite sources: result lines, temporary folders, ports.
 #
-# A suite is test/<area>/run.sh.  It prints one line per check, "ok - NAME"
-# or "not ok - NAME", and test/run counts them.  Anything it starts (servers,
-# folders) it stops and removes in an EXIT trap registered with at_exit.
+# A suite is test/<area>/run.sh.  It prints TAP: one line per check, "ok -
+# NAME" or "not ok - NAME", comments starting with "#", and its plan, and
+# test/run runs it with prove.  Anything it starts (servers, folders) it stops
+# and removes in an EXIT trap registered with at_exit.
 
 TEST_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$TEST_ROOT/.." && pwd)
@@ -12,7 +13,15 @@ ok() { echo "ok - $*"; }
 # step: a set-up step that worked is said, not counted as a check passed (one
 # that failed is a not_ok).
 step() { echo "# $*"; }
-not_ok() { echo "not ok - $1"; shift; [ $# -gt 0 ] && printf '#   %s\n' "$@"; T_FAILED=$((T_FAILED + 1)); return 0; }
+# A detail of several lines is a comment on every line: a line of a server's
+# log that began "ok" or "1..3" would otherwise read as a check or a plan.
+not_ok() {
+	echo "not ok - $1"
+	shift
+	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/#   /'
+	T_FAILED=$((T_FAILED + 1))
+	return 0
+}
 
 # check NAME CMD...: ok when CMD succeeds; its output is shown only on failure.
 check() {
@@ -73,23 +82,69 @@ vg_ok() {
 	rm -f "$log"
 }
 
-# unit_ok NAME SUMMARY PROG...: run a unit-test program that prints its own
-# "ok"/"not ok" lines, then "# SUMMARY: N checks, F failed", and exits with
-# the number of failures.  Its lines are passed on; NAME is ok only when it
-# exited 0 and printed its summary with N > 0 and F = 0, so a crash, or a
-# program that stopped before it checked anything, is a failure.
-unit_ok() {
-	local name=$1 summary=$2 out rc
-	shift 2
+# tap_ok NAME PROG...: run a test program that prints TAP of its own (its
+# checks, then its plan "1..N"); its lines are passed on, the plan as a
+# comment.  NAME is ok only when it exited 0, and its plan is there and
+# counts N > 0 checks, exactly those it printed: a crash, or a program that
+# stopped before it checked everything, is a failure.
+tap_ok() {
+	local name=$1 out rc n plan
+	shift
 	out=$(mktemp "${TMPDIR:-/tmp}/anarchon-unit.XXXXXX")
 	"$@" > "$out" 2>&1
 	rc=$?
-	grep -E '^(not )?ok - ' "$out"
-	if [ "$rc" -ne 0 ] || ! grep -q "^# $summary: [1-9][0-9]* checks, 0 failed\$" "$out"; then
-		not_ok "$name" "exit $rc: $(tail -n 3 "$out")"
+	cat "$out"
+	n=$(grep -cE '^(not )?ok\b' "$out")
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$out" | tail -n 1)
+	if [ "$rc" -ne 0 ]; then not_ok "$name" "exit $rc: $(tail -n 3 "$out")"
+	elif [ -z "$plan" ]; then not_ok "$name" "it printed no plan: $(tail -n 3 "$out")"
+	elif [ "$plan" -eq 0 ] || [ "$plan" -ne "$n" ]; then not_ok "$name" "its plan is 1..$plan and it printed $n checks"
 	else ok "$name"; fi
 	rm -f "$out"
 }
+
+# ---------------------------------------------------------------- TAP
+#
+# A suite's plan comes at its end, as PostgreSQL's TAP suites write theirs
+# with done_testing(): "1..N" for the N checks it printed, written by a filter
+# that every line of the suite (stdout and stderr, its programs' too) passes
+# through, once suite_end has been reached.  A suite that stops before that
+# (set -e, a crash, an exit in the middle) gets no plan but a failed check
+# saying so, and prove fails it; so does a suite that printed no check at
+# all.  Within the stream, what TAP would misread is made a comment: a second
+# plan, "Bail out!", and a "# SKIP" or "# TODO" in a check's name, which would
+# turn a failure into a pass.  Only the suite's own run.sh sets the filter up;
+# scripts it starts that source this file print into it.
+T_TAP_END="# anarchon-tap: the suite reached its end"
+T_TAP_EXIT="# anarchon-tap: the suite's clean-up is over"
+t_tap_owner() { [ "${T_TAP_OWNER:-}" = "$$" ]; }
+# (Perl, which prove needs anyway: mawk, Debian's awk, reads a pipe in blocks
+# and would see the last marker only at the end of the input.)
+t_tap_filter() {
+	SUITE=$1 END_MARKER=$T_TAP_END EXIT_MARKER=$T_TAP_EXIT perl -e '
+		$| = 1;
+		my ($n, $ended) = (0, 0);
+		while (my $l = <STDIN>) {
+			chomp $l;
+			last if $l eq $ENV{EXIT_MARKER};
+			if ($l eq $ENV{END_MARKER}) { $ended = 1; next; }
+			if ($l =~ /^(not )?ok\b/) {
+				$n++;
+				$l =~ s/#/\\#/g if $l =~ /#\s*(skip|todo)/i;
+			}
+			$l = "# $l" if $l =~ /^\d+\.\.\d+/ || $l =~ /^Bail out!/;
+			print "$l\n";
+		}
+		if (!$ended) { print "not ok - $ENV{SUITE}: the suite stopped before its end (suite_end)\n"; $n++; }
+		if ($n == 0) { print "not ok - $ENV{SUITE}: the suite ran no check\n"; $n++; }
+		print "1..$n\n";'
+}
+if [ -z "${T_TAP_OWNER:-}" ] && [ "$(basename "$0")" = run.sh ] &&
+	[ "$(cd "$(dirname "$0")/.." 2> /dev/null && pwd)" = "$TEST_ROOT" ]; then
+	T_TAP_OWNER=$$
+	export T_TAP_OWNER
+	exec > >(t_tap_filter "$(basename "$(dirname "$0")")") 2>&1
+fi
 
 # Cleanup handlers run in reverse order of registration, even on failure.
 # They are kept in a file, so that at_exit works from a subshell too, e.g.
@@ -101,6 +156,8 @@ t_run_exit() {
 	[ -f "$T_EXIT_FILE" ] || return 0
 	while IFS= read -r h; do eval "$h" || true; done < <(tac "$T_EXIT_FILE")
 	rm -f "$T_EXIT_FILE" "$T_EXIT_FILE.ports"
+	t_tap_owner && echo "$T_TAP_EXIT"
+	return 0
 }
 trap t_run_exit EXIT
 trap 'exit 130' INT TERM
@@ -187,7 +244,12 @@ sqlite_cli_norm() {
 }
 
 # suite_end: the suite's exit status (non-zero when a check failed).
-suite_end() { [ "$T_FAILED" -eq 0 ]; }
+# It is also the suite's done_testing: the plan is written only once a suite
+# got here (see "TAP" above).
+suite_end() {
+	t_tap_owner && echo "$T_TAP_END"
+	[ "$T_FAILED" -eq 0 ]
+}
 
 # sleep_until MS: wait until the wall clock (ms since the epoch) reaches MS.
 sleep_until() {

@@ -59,4 +59,5 @@ if grep -qE '<!-- *example:.* nats=' README.md doc/*.md; then
 	fi
 fi
 
-DOCS_TMP=$tmp /usr/bin/python3 "$here/examples.py" || true
+DOCS_TMP=$tmp /usr/bin/python3 "$here/examples.py" || not_ok "docs: examples.py ended with status $?"
+suite_end

@@ -37,7 +37,7 @@ else not_ok "remote: an overlong URL is refused" "$(head -c 300 "$tmp/long.out")
 
 vg_ok "remote: URL parser under valgrind" "$here/urls.txt" test/bin/urlparse
 
-unit_ok "remote: the NATS codec's checks all ran and passed" "nats codec" test/bin/nats_codec_test
+tap_ok "remote: the NATS codec's checks all ran and passed" test/bin/nats_codec_test
 vg_ok "remote: the NATS codec under valgrind" /dev/null test/bin/nats_codec_test
 
 suite_end

@@ -30,7 +30,7 @@ else ok "store: no check_url error repeats a password"; fi
 
 vg_ok "store: check_url under valgrind (nothing leaked or left open)" "$here/urls.txt" test/bin/storecheck
 
-unit_ok "store: the decision tables' checks all ran and passed" tables test/bin/tables_test
+tap_ok "store: the decision tables' checks all ran and passed" test/bin/tables_test
 vg_ok "store: the decision tables under valgrind" /dev/null test/bin/tables_test
 
 suite_end
