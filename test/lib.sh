@@ -143,7 +143,15 @@ if [ -z "${T_TAP_OWNER:-}" ] && [ "$(basename "$0")" = run.sh ] &&
 	[ "$(cd "$(dirname "$0")/.." 2> /dev/null && pwd)" = "$TEST_ROOT" ]; then
 	T_TAP_OWNER=$$
 	export T_TAP_OWNER
-	exec > >(t_tap_filter "$(basename "$(dirname "$0")")") 2>&1
+	# Through a FIFO and a disowned job rather than `exec > >(...)`: a suite's
+	# bare `wait` waits for a process substitution too, and the filter ends
+	# only after the suite.
+	T_TAP_FIFO=$(mktemp -u "${TMPDIR:-/tmp}/anarchon-tap.XXXXXX")
+	mkfifo -m 600 "$T_TAP_FIFO"
+	t_tap_filter "$(basename "$(dirname "$0")")" < "$T_TAP_FIFO" &
+	disown $!
+	exec > "$T_TAP_FIFO" 2>&1
+	rm -f "$T_TAP_FIFO"
 fi
 
 # Cleanup handlers run in reverse order of registration, even on failure.
