@@ -317,6 +317,17 @@ pg_close(an_store *st)
 	st->impl = NULL;
 }
 
+/*
+ * No prune: anarchon_prune is the database's to run.  No paused: the
+ * server's anarchon_claim decides the pause.
+ */
+static const an_store_admin pg_admin = {
+	.run_now = pg_run_now,
+	.pause = an_pg_pause,        /* store_pg_pause.c */
+	.resume = an_pg_resume,
+	.pauses = an_pg_pauses,
+};
+
 const an_store_methods an_cli_pg_methods = {
 	.version = AN_STORE_VERSION,
 	.name = "postgresql",
@@ -325,15 +336,12 @@ const an_store_methods an_cli_pg_methods = {
 	.heartbeat = pg_heartbeat,
 	.finish = pg_finish,
 	.check = pg_check,
-	.prune = NULL,               /* anarchon_prune is the database's to run */
 	.validate = NULL,            /* the functions validate the settings themselves */
 	.close = pg_close,
 	.check_url = pg_check_url,
 	.recall = pg_recall,
 	.fence = NULL,               /* the command holds no transaction a run could be tied to */
-	.run_now = pg_run_now,
-	.pause = an_pg_pause,        /* store_pg_pause.c; no paused: anarchon_claim checks it */
-	.resume = an_pg_resume,
-	.pauses = an_pg_pauses,
-	.caps = AN_CAP_OWN_STATS,    /* store_pg_stats.c: the server's counters */
+	.caps = AN_CAP_OWN_STATS |   /* store_pg_stats.c: the server's counters */
+		AN_CAP_RUN_NOW | AN_CAP_PAUSE | AN_CAP_PAUSES,
+	.admin = &pg_admin,
 };

@@ -2,7 +2,7 @@
 # the store interface's helpers and their counters, the decision tables of
 # lease and won/lost stores; and, for the database hosts only, the schedules
 # with their time zones.
-CORE_SRCS = core/names.c core/validate.c core/settings.c core/store.c core/stats.c core/lease.c core/wonlost.c core/missed.c core/run_now.c core/pause.c core/duration.c
+CORE_SRCS = core/names.c core/validate.c core/settings.c core/store.c core/store_admin.c core/stats.c core/lease.c core/wonlost.c core/missed.c core/run_now.c core/pause.c core/duration.c
 SCHEDULE_SRCS = core/schedule.c core/schedule_search.c core/schedule_zone.c core/schedule_range.c \
 	core/schedule_fire.c core/tz.c
 # anarchon_due's policy: settings and schedules both, so only the hosts link it.

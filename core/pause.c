@@ -9,19 +9,6 @@
 
 #include "pause.h"
 
-int
-an_pause_supported(const an_store *st)
-{
-	return AN_STORE_METHOD(st, pause) != NULL && AN_STORE_METHOD(st, resume) != NULL;
-}
-
-static int
-unsupported(an_store *st)
-{
-	an_store_fail(st, AN_E_UNSUPPORTED, "the %s store cannot hold a pause", st->m->name);
-	an_store_detailf(st, "A pause lives in the store, so that every instance sharing it sees the pause.");
-	return an_store_hintf(st, "Pause jobs on the local store, Redis or PostgreSQL, or stop the instances of the job instead.");
-}
 
 an_error
 an_pause_check_until(int64_t until, int64_t now, char *err, size_t errlen)
@@ -44,24 +31,30 @@ an_pause_check_until(int64_t until, int64_t now, char *err, size_t errlen)
 int
 an_pause_set(an_store *st, const an_request *rq, int64_t until)
 {
+	const an_store_admin *a;
+
 	an_store_clear(st);
-	return an_pause_supported(st) ? st->m->pause(st, rq, until) : unsupported(st);
+	return (a = an_store_admin_for(st, AN_CAP_PAUSE)) ? a->pause(st, rq, until) : (int) st->err;
 }
 
 int
 an_pause_end(an_store *st, const an_request *rq, int *was_paused)
 {
+	const an_store_admin *a;
+
 	*was_paused = 0;
 	an_store_clear(st);
-	return an_pause_supported(st) ? st->m->resume(st, rq, was_paused) : unsupported(st);
+	return (a = an_store_admin_for(st, AN_CAP_PAUSE)) ? a->resume(st, rq, was_paused) : (int) st->err;
 }
 
 int
 an_pause_read(an_store *st, const an_request *rq, int64_t *until)
 {
+	const an_store_admin *a;
+
 	*until = 0;
 	an_store_clear(st);
-	return AN_STORE_METHOD(st, paused) ? st->m->paused(st, rq, until) : unsupported(st);
+	return (a = an_store_admin_for(st, AN_CAP_PAUSED)) ? a->paused(st, rq, until) : (int) st->err;
 }
 
 size_t
@@ -89,12 +82,13 @@ an_pause_filter(an_store *st, const an_request *rq, int64_t *slots, size_t *n)
 	size_t		found = 0;
 	int			rc;
 
-	if (*n == 0 || AN_STORE_METHOD(st, pauses) == NULL)
+	/* A store that keeps no pauses has none to drop. */
+	if (*n == 0 || !AN_STORE_HAS(st, AN_CAP_PAUSES))
 		return AN_OK;
 	if ((spans = malloc(AN_PAUSE_SPANS_MAX * sizeof(*spans))) == NULL)
 		return an_store_fail(st, AN_E_NOMEM, "out of memory reading the pauses of a job");
 	an_store_clear(st);
-	rc = st->m->pauses(st, rq, slots[0], slots[*n - 1] + 1, spans, AN_PAUSE_SPANS_MAX, &found);
+	rc = st->m->admin->pauses(st, rq, slots[0], slots[*n - 1] + 1, spans, AN_PAUSE_SPANS_MAX, &found);
 	if (rc == AN_OK && found > AN_PAUSE_SPANS_MAX)
 	{
 		an_store_fail(st, AN_E_UNSUPPORTED, "job \"%s\" has %zu pauses in the range asked about, more than %d",

@@ -27,9 +27,6 @@
 /* The most pauses of one job anarchon_missed or anarchon_due reads for one range. */
 #define AN_PAUSE_SPANS_MAX 4096
 
-/* Can st hold a pause (a version 5 table with pause and resume)? */
-int			an_pause_supported(const an_store *st);
-
 /*
  * Check an until given to anarchon_pause against the host's clock now: a
  * time ahead of now and no later than AN_SLOT_MAX (0, the start of time, is

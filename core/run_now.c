@@ -75,17 +75,12 @@ an_store_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64
 	int			rc;
 
 	*slot = 0;
-	if (AN_STORE_METHOD(st, run_now) == NULL)
-	{
-		an_store_fail(st, AN_E_UNSUPPORTED, "store \"%s\" cannot run a job now", st->m->name);
-		an_store_detailf(st, "A run-now needs a store that keeps the runs of a job with leases:"
-						 " it chooses the manual slot under the job's lock.");
-		return an_store_hintf(st, "Use a SQLite or PostgreSQL store, or Redis with strategy=lease, for jobs that are run now.");
-	}
+	if (an_store_admin_for(st, AN_CAP_RUN_NOW) == NULL)
+		return st->err;
 	if ((rc = an_run_now_check(st, rq->settings)) != AN_OK)
 		return rc;
 	start = an_stats_start();
-	rc = st->m->run_now(st, rq, res, slot);
+	rc = st->m->admin->run_now(st, rq, res, slot);
 	an_stats_count(st->stats, AN_STATS_CLAIM, start, rc, rc == AN_OK ? (int) res->outcome : -1, 0);
 	return rc;
 }

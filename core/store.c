@@ -15,6 +15,7 @@ an_store_init(an_store *st, const an_store_methods *m, const an_host *host)
 	memset(st, 0, sizeof(*st));
 	st->m = m;
 	st->host = host;
+	st->caps = an_store_admin_caps(m);
 }
 
 int

@@ -144,8 +144,11 @@ typedef struct an_check_result
  *   6  run_now
  *   7  caps
  *   8  batch
+ *   9  admin: prune, pause, resume, paused, pauses and run_now leave the
+ *      claim's table for a table of their own, each declared by a bit of
+ *      caps; a table of an earlier version has no administration
  */
-#define AN_STORE_VERSION 8
+#define AN_STORE_VERSION 9
 
 /*
  * What a store is, beyond the methods it has, as bits of caps (version 7).
@@ -170,6 +173,86 @@ typedef struct an_check_result
 #define AN_CAP_CALLER_TXN	0x1u
 #define AN_CAP_OWN_STATS	0x2u
 #define AN_CAP_SESSION_OWNER	0x4u
+
+/*
+ * What a store's administration table can do (version 9), one bit per
+ * duty, each the method(s) of an_store_admin named:
+ *   AN_CAP_PAUSE      pause and resume (and then its claim decides pauses)
+ *   AN_CAP_PAUSED     paused: is the job paused now
+ *   AN_CAP_PAUSES     pauses: the job's pauses over a range
+ *   AN_CAP_RUN_NOW    run_now
+ *   AN_CAP_PRUNE      prune
+ * A bit declared without its method is not the store's (an_store_init drops
+ * it; test/store checks that every store's bits and methods agree), and an
+ * open store may give one up (an_store_lacks: Redis has no run-now but with
+ * strategy=lease).  Hosts reach the methods only through an_store_admin_for,
+ * which refuses, in one place and in one wording, what the store cannot do.
+ */
+#define AN_CAP_PAUSE	0x08u
+#define AN_CAP_PAUSED	0x10u
+#define AN_CAP_PAUSES	0x20u
+#define AN_CAP_RUN_NOW	0x40u
+#define AN_CAP_PRUNE	0x80u
+#define AN_CAP_ADMIN	(AN_CAP_PAUSE | AN_CAP_PAUSED | AN_CAP_PAUSES | AN_CAP_RUN_NOW | AN_CAP_PRUNE)
+
+/*
+ * The optional second table: the operators' controls.  None of these is on
+ * a claim's path: the claim decides pauses and manual slots in its own atomic
+ * step.
+ */
+typedef struct an_store_admin
+{
+	/*
+	 * prune: delete runs whose slot is before `before` (ms).  Sets *deleted
+	 * to the number removed.
+	 */
+	int			(*prune) (an_store *st, int64_t before, int64_t *deleted);
+
+	/*
+	 * pause: pause rq->job until `until` (ms since the epoch), or until it is
+	 * resumed when until is 0.  Durable in the store before it returns: every
+	 * claim that starts afterwards, from any host, answers paused (the store
+	 * decides the pause in its claim).  Pausing a paused job sets its end
+	 * anew and keeps its start.  A store with a clock of its own judges until
+	 * on it and fails with AN_E_INPUT when it is not ahead.
+	 */
+	int			(*pause) (an_store *st, const an_request *rq, int64_t until);
+
+	/*
+	 * resume: end rq->job's pause now.  *was_paused = 1 when it was paused,
+	 * 0 when it was not (not an error: resuming twice is harmless).  The
+	 * pause is kept as a past interval for pauses.
+	 */
+	int			(*resume) (an_store *st, const an_request *rq, int *was_paused);
+
+	/*
+	 * paused: is rq->job paused now (on the store's clock where it has
+	 * one)?  *until = 0: no; AN_PAUSE_OPEN: until resumed; else when the
+	 * pause ends.  For the paused verb and function only: a claim never asks
+	 * it.
+	 */
+	int			(*paused) (an_store *st, const an_request *rq, int64_t *until);
+
+	/*
+	 * pauses: the intervals [start, end) of rq->job's pauses, past and
+	 * current (end AN_PAUSE_OPEN), that overlap [from, to), ascending by
+	 * start; at most max into spans, *n how many there are (a caller
+	 * given fewer than there are fails: an_pause_filter).
+	 */
+	int			(*pauses) (an_store *st, const an_request *rq, int64_t from, int64_t to,
+						   struct an_pause_span *spans, size_t max, size_t *n);
+
+	/*
+	 * run_now: one manual run of rq->job (core/run_now.h).  Choose the slot
+	 * atomically -- the job's current manual request made within
+	 * max_late_ms, else a new one, an_manual_slot of the store's clock -- so
+	 * that every caller of the window gets the same one, and claim it for
+	 * rq->token as claim would (rq->slot is not read).  Sets *slot to the
+	 * slot claimed, whatever the outcome.
+	 */
+	int			(*run_now) (an_store *st, const an_request *rq, an_claim_result *res,
+							int64_t *slot);
+} an_store_admin;
 
 typedef struct an_store_methods
 {
@@ -205,12 +288,6 @@ typedef struct an_store_methods
 
 	/* check: the backup's cheap read; takes no write lock. */
 	int			(*check) (an_store *st, const an_request *rq, an_check_result *res);
-
-	/*
-	 * prune (optional): delete runs whose slot is before `before` (ms).  Sets
-	 * *deleted to the number removed.
-	 */
-	int			(*prune) (an_store *st, int64_t before, int64_t *deleted);
 
 	/*
 	 * validate (optional): refuse settings this store cannot honour, e.g. a
@@ -265,61 +342,7 @@ typedef struct an_store_methods
 	 */
 	int			(*fence) (an_store *st, const an_request *rq, int *owned);
 
-	/* ---- version 5: pause and resume (core/pause.h) ---- */
-
-	/*
-	 * pause (optional): pause rq->job until `until` (ms since the epoch),
-	 * or until it is resumed when until is 0.  Durable in the store before
-	 * it returns: every claim that starts afterwards, from any host, answers
-	 * paused.  Pausing a paused job sets its end anew and keeps its start.
-	 * A store with a clock of its own judges until on it and fails with
-	 * AN_E_INPUT when it is not ahead.  A store that cannot hold a pause
-	 * leaves pause, resume, paused and pauses NULL; the host then refuses
-	 * anarchon_pause naming the store (core/pause.c).  A store that holds
-	 * pauses decides them in its claim (above); one that cannot read the
-	 * pause (the command's PostgreSQL store: the server's claim checks it)
-	 * sets pause and resume and may leave paused NULL.
-	 */
-	int			(*pause) (an_store *st, const an_request *rq, int64_t until);
-
-	/*
-	 * resume: end rq->job's pause now.  *was_paused = 1 when it was paused,
-	 * 0 when it was not (not an error: resuming twice is harmless).  The
-	 * pause is kept as a past interval for pauses.
-	 */
-	int			(*resume) (an_store *st, const an_request *rq, int *was_paused);
-
-	/*
-	 * paused: is rq->job paused now (on the store's clock where it has
-	 * one)?  *until = 0: no; AN_PAUSE_OPEN: until resumed; else when the
-	 * pause ends.  For the paused verb and function only: a claim never asks
-	 * it, its store decides the pause in the claim.  Optional (see pause).
-	 */
-	int			(*paused) (an_store *st, const an_request *rq, int64_t *until);
-
-	/*
-	 * pauses: the intervals [start, end) of rq->job's pauses, past and
-	 * current (end AN_PAUSE_OPEN), that overlap [from, to), ascending by
-	 * start; at most max into spans, *n how many there are (a caller
-	 * given fewer than there are fails: an_pause_filter).
-	 */
-	int			(*pauses) (an_store *st, const an_request *rq, int64_t from, int64_t to,
-						   struct an_pause_span *spans, size_t max, size_t *n);
-
-	/* ---- version 6 ---- */
-
-	/*
-	 * run_now (optional): one manual run of rq->job (core/run_now.h).  Choose
-	 * the slot atomically -- the job's current manual request made within
-	 * max_late_ms, else a new one, an_manual_slot of the store's clock -- so
-	 * that every caller of the window gets the same one, and claim it for
-	 * rq->token as claim would (rq->slot is not read).  Sets *slot to the
-	 * slot claimed, whatever the outcome.  Stores that cannot choose it
-	 * atomically leave it NULL; the hosts then refuse a run-now naming the
-	 * store.
-	 */
-	int			(*run_now) (an_store *st, const an_request *rq, an_claim_result *res,
-							int64_t *slot);
+	/* (versions 5 and 6 brought pause, resume, paused, pauses and run_now: in admin since 9) */
 
 	/* ---- version 7 ---- */
 
@@ -345,6 +368,11 @@ typedef struct an_store_methods
 	 */
 	int			(*batch) (an_store *st, const an_settings *s, const an_request *rqs, size_t n,
 						  int (*one) (an_store *st, void *arg, size_t i), void *arg);
+
+	/* ---- version 9 ---- */
+
+	/* admin (optional): the operators' controls, each declared in caps (above). */
+	const an_store_admin *admin;
 } an_store_methods;
 
 struct an_store
@@ -357,9 +385,15 @@ struct an_store
 	char		errdetail[AN_ERRMAX];	/* the facts behind it, a sentence; or "" */
 	char		errhint[AN_ERRMAX];	/* what to do about it, a sentence; or "" */
 	an_stats_row *stats;         /* where the host counts this store's calls, or NULL */
+	unsigned	caps;            /* the table's AN_CAP_* bits that this store has (an_store_init) */
+	unsigned	lacks_caps;      /* the bits it gave up when open (an_store_lacks) */
+	char		lacks[64];       /* why, or "" */
 };
 
-/* Zero the store and attach its methods and host. */
+/*
+ * Zero the store and attach its methods and host.  st->caps is the table's
+ * caps, less an administration bit whose method the table lacks.
+ */
 void		an_store_init(an_store *st, const an_store_methods *m, const an_host *host);
 
 /*
@@ -414,19 +448,32 @@ int			an_store_check_url(an_store *st, const char *url);
 #define AN_STORE_SINCE_check_url 2
 #define AN_STORE_SINCE_recall 3
 #define AN_STORE_SINCE_fence 4
-#define AN_STORE_SINCE_pause 5
-#define AN_STORE_SINCE_resume 5
-#define AN_STORE_SINCE_paused 5
-#define AN_STORE_SINCE_pauses 5
-#define AN_STORE_SINCE_run_now 6
 #define AN_STORE_SINCE_caps 7
 #define AN_STORE_SINCE_batch 8
+#define AN_STORE_SINCE_admin 9
 #define AN_STORE_METHOD(st, method) \
 	((st)->m->version >= AN_STORE_SINCE_##method ? (st)->m->method : NULL)
 
 /* Whether the store has capability bit cap (AN_CAP_*); a table before version 7 has none. */
-#define AN_STORE_HAS(st, cap) \
-	((st)->m->version >= AN_STORE_SINCE_caps && ((st)->m->caps & (cap)) != 0)
+#define AN_STORE_HAS(st, cap) (((st)->caps & (cap)) != 0)
+
+/*
+ * The administration table when the store has cap (one AN_CAP_* bit of
+ * AN_CAP_ADMIN); else NULL, with the one refusal recorded on st:
+ * AN_E_UNSUPPORTED, "the NAME store cannot DO", a detail and a hint
+ * (core/store_admin.c).  Every host reaches prune, pause, resume, paused,
+ * pauses and run_now through it.
+ */
+const an_store_admin *an_store_admin_for(an_store *st, unsigned cap);
+
+/* The AN_CAP_* bits of a table, less the administration bits it has no method for. */
+unsigned	an_store_admin_caps(const an_store_methods *m);
+
+/*
+ * An open store gives up cap (AN_CAP_ADMIN bits) for this connection, why
+ * completing the refusal's message: "with strategy stream-id".
+ */
+void		an_store_lacks(an_store *st, unsigned cap, const char *why);
 
 /*
  * The hosts' calls of a store's methods: the method, timed and counted in

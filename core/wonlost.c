@@ -28,7 +28,7 @@ an_wonlost_claim(an_store *st, const an_wonlost_ops *ops, const an_request *rq,
 		int64_t		until = 0;
 
 		/* Nothing is appended: only reads, the pause's first (wonlost.h). */
-		if (AN_STORE_METHOD(st, paused) && (rc = st->m->paused(st, rq, &until)) != AN_OK)
+		if (AN_STORE_HAS(st, AN_CAP_PAUSED) && (rc = st->m->admin->paused(st, rq, &until)) != AN_OK)
 			return rc;
 		/* A claim of our own sent before the limit and repeated after it is still ours. */
 		if (until == 0 && (rc = ops->find(st, rq, winner, &found)) != AN_OK)

@@ -307,6 +307,7 @@ anarchon_prune(PG_FUNCTION_ARGS)
 	int64		deleted = 0;
 	char		err[AN_ERRMAX];
 	an_store   *st;
+	const an_store_admin *admin;
 
 	an_pg_current_settings(&s);
 	keep = an_settings_retention_ms(&s);
@@ -316,8 +317,10 @@ anarchon_prune(PG_FUNCTION_ARGS)
 		if (an_settings_check_keep(&s, keep, err, sizeof(err)) != AN_OK)
 			an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
 	}
-	st = store_with(an_pg_store()->m->prune, "prune");
-	if (st->m->prune(st, an_retention_cutoff(an_pg_now_ms(), keep), &deleted) != AN_OK)
+	st = an_pg_store();
+	an_store_clear(st);
+	if ((admin = an_store_admin_for(st, AN_CAP_PRUNE)) == NULL ||
+		admin->prune(st, an_retention_cutoff(an_pg_now_ms(), keep), &deleted) != AN_OK)
 		an_pg_raise(st);
 	PG_RETURN_INT64(deleted);
 }

@@ -638,6 +638,15 @@ local_close(an_store *st)
 {
 }
 
+static const an_store_admin local_admin = {
+	.prune = local_prune,
+	.run_now = local_run_now,
+	.pause = an_pg_local_pause,		/* local_pause.c */
+	.resume = an_pg_local_resume,
+	.paused = an_pg_local_paused,
+	.pauses = an_pg_local_pauses,
+};
+
 const an_store_methods an_pg_local_methods = {
 	.version = AN_STORE_VERSION,
 	.name = "local",
@@ -646,15 +655,10 @@ const an_store_methods an_pg_local_methods = {
 	.heartbeat = local_heartbeat,
 	.finish = local_finish,
 	.check = local_check,
-	.prune = local_prune,
 	.validate = NULL,
 	.close = local_close,
 	.fence = local_fence,
-	.run_now = local_run_now,
-	.pause = an_pg_local_pause,		/* local_pause.c */
-	.resume = an_pg_local_resume,
-	.paused = an_pg_local_paused,
-	.pauses = an_pg_local_pauses,
 	.recall = an_pg_local_recall,	/* local_recall.c */
-	.caps = AN_CAP_CALLER_TXN,
+	.caps = AN_CAP_CALLER_TXN | AN_CAP_ADMIN,
+	.admin = &local_admin,
 };

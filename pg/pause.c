@@ -135,10 +135,11 @@ anarchon_pauses(PG_FUNCTION_ARGS)
 	size_t		n = 0;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (from >= to || AN_STORE_METHOD(st, pauses) == NULL)
+	/* A store that keeps no pauses has none to list. */
+	if (from >= to || !AN_STORE_HAS(st, AN_CAP_PAUSES))
 		return (Datum) 0;
 	spans = palloc(AN_PAUSE_SPANS_MAX * sizeof(*spans));
-	if (st->m->pauses(st, &rq, from, to, spans, AN_PAUSE_SPANS_MAX, &n) != AN_OK)
+	if (st->m->admin->pauses(st, &rq, from, to, spans, AN_PAUSE_SPANS_MAX, &n) != AN_OK)
 		an_pg_raise(st);
 	if (n > AN_PAUSE_SPANS_MAX)
 		ereport(ERROR,

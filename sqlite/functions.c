@@ -472,6 +472,7 @@ fn_prune(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	int64_t		deleted = 0;
 	char		err[AN_ERRMAX];
 	an_store   *st;
+	const an_store_admin *admin;
 
 	if (!an_sqlite_top_level(ctx, "anarchon_prune"))
 		return;
@@ -497,14 +498,9 @@ fn_prune(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_prune", err);
 		return;
 	}
-	if (st->m->prune == NULL)
-	{
-		snprintf(err, sizeof(err), "the %s store forgets runs by itself; there is nothing to prune",
-				 st->m->name);
-		an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_prune", err);
-		return;
-	}
-	if (st->m->prune(st, an_retention_cutoff(an_sqlite_now(conn->db), keep), &deleted) != AN_OK)
+	an_store_clear(st);
+	if ((admin = an_store_admin_for(st, AN_CAP_PRUNE)) == NULL ||
+		admin->prune(st, an_retention_cutoff(an_sqlite_now(conn->db), keep), &deleted) != AN_OK)
 	{
 		result_store_error(ctx, "anarchon_prune", st);
 		return;

@@ -1058,6 +1058,15 @@ local_open(an_store *st, const char *url, void *arg)
 	return AN_OK;
 }
 
+static const an_store_admin local_admin = {
+	.prune = local_prune,
+	.run_now = local_run_now,
+	.pause = an_sqlite_local_pause,
+	.resume = an_sqlite_local_resume,
+	.paused = an_sqlite_local_paused,
+	.pauses = an_sqlite_local_pauses,
+};
+
 const an_store_methods an_sqlite_local_methods = {
 	.version = AN_STORE_VERSION,
 	.name = "local",
@@ -1066,15 +1075,11 @@ const an_store_methods an_sqlite_local_methods = {
 	.heartbeat = local_heartbeat,
 	.finish = local_finish,
 	.check = local_check,
-	.prune = local_prune,
 	.validate = NULL,
 	.close = local_close,
 	.fence = local_fence,
-	.run_now = local_run_now,
-	.pause = an_sqlite_local_pause,
-	.resume = an_sqlite_local_resume,
-	.paused = an_sqlite_local_paused,
-	.pauses = an_sqlite_local_pauses,
 	.recall = an_sqlite_local_recall,	/* local_recall.c */
 	.batch = local_batch,
+	.caps = AN_CAP_ADMIN,
+	.admin = &local_admin,
 };

@@ -626,7 +626,6 @@ const an_store_methods an_amqp_methods = {
 	.heartbeat = amqp_heartbeat,
 	.finish = amqp_finish,
 	.check = amqp_check,
-	.prune = NULL,
 	.validate = amqp_validate,
 	.close = amqp_close,
 	.check_url = amqp_check_url,

@@ -977,7 +977,6 @@ const an_store_methods an_nats_methods = {
 	.heartbeat = nats_heartbeat,
 	.finish = nats_finish,
 	.check = nats_check,
-	.prune = NULL,
 	.validate = nats_validate,
 	.close = nats_close,
 	.check_url = nats_check_url,

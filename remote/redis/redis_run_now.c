@@ -41,14 +41,7 @@ rds_run_now(an_store *st, rds_store *rs, const an_request *rq, an_claim_result *
 	redisReply *r = NULL;
 	int			rc;
 
-	if (rs->strategy != &rds_strategy_lease)
-	{
-		an_store_fail(st, AN_E_UNSUPPORTED, "redis store %s cannot run a job now with strategy %s",
-					  rs->conn.where, rs->strategy->name);
-		an_store_detailf(st, "A run-now is a claim of a slot off the schedule, and only the lease"
-						 " strategy keeps runs whose slots need not rise.");
-		return an_store_hintf(st, "Use strategy=lease for jobs that are run now.");
-	}
+	/* Another strategy gave run-now up when the store opened (redis_open). */
 	rds_eval_init(&c, 1);
 	rds_cmd_key(&c, rs, rq->job, "now");
 	rds_cmd_addf(&c, "%lld", (long long) rq->settings->max_late_ms);

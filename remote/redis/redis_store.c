@@ -366,6 +366,14 @@ redis_open(an_store *st, const char *url, void *arg)
 	if ((rc = prepare(st, url, 1)) != AN_OK)
 		return rc;
 	rs = st->impl;
+	if (rs->strategy != &rds_strategy_lease)
+	{
+		char		why[48];
+
+		/* A run-now claims a slot off the schedule: only lease keeps runs whose slots need not rise. */
+		snprintf(why, sizeof(why), "with strategy %s", rs->strategy->name);
+		an_store_lacks(st, AN_CAP_RUN_NOW, why);
+	}
 	an_deadline_start(&rs->deadline, rs->conn.timeout_ms);
 	if (rs->cluster)
 	{
@@ -538,6 +546,15 @@ redis_check(an_store *st, const an_request *rq, an_check_result *res)
 	return rc;
 }
 
+/* No prune: runs expire by themselves (doc/stores.md). */
+static const an_store_admin redis_admin = {
+	.run_now = redis_run_now,    /* strategy lease (redis_run_now.c; redis_open gives it up otherwise) */
+	.pause = rds_pause,          /* every strategy (redis_pause.c) */
+	.resume = rds_resume,
+	.paused = rds_paused,
+	.pauses = rds_pauses,
+};
+
 const an_store_methods an_redis_methods = {
 	.version = AN_STORE_VERSION,
 	.name = "redis",
@@ -546,16 +563,12 @@ const an_store_methods an_redis_methods = {
 	.heartbeat = redis_heartbeat,
 	.finish = redis_finish,
 	.check = redis_check,
-	.prune = NULL,               /* runs expire by themselves (doc/stores.md) */
 	.validate = redis_validate,
 	.close = redis_close,
 	.check_url = redis_check_url,
 	.recall = rds_recall,        /* anarchon_missed, strategy lease (redis_missed.c) */
-	.run_now = redis_run_now,    /* strategy lease (redis_run_now.c) */
 	.fence = NULL,               /* the hosts ask heartbeat (an_store_fence) */
-	.pause = rds_pause,          /* every strategy (redis_pause.c) */
-	.resume = rds_resume,
-	.paused = rds_paused,
-	.pauses = rds_pauses,
 	.batch = redis_batch,        /* the claims sent ahead (redis_ahead.c) */
+	.caps = AN_CAP_PAUSE | AN_CAP_PAUSED | AN_CAP_PAUSES | AN_CAP_RUN_NOW,
+	.admin = &redis_admin,
 };

@@ -45,7 +45,7 @@ pg_remote_redis() {
 		 test \$(psql -X -A -t -q -c \"SELECT count(*) FROM anarchon.runs WHERE job LIKE 'rm_'\") = 0"
 	out=$(PGOPTIONS="-c anarchon.store=pg_redis" q -c "SELECT anarchon_prune()")
 	check "remote: an operation the store lacks is refused by name" \
-		bash -c "printf '%s' \"\$1\" | grep -q 'does not support prune'" _ "$out"
+		bash -c "printf '%s' \"\$1\" | grep -q 'cannot prune runs'" _ "$out"
 
 	PG_CONTENTION_REMOTE=1 pg_contention "remote contention" 16 2 100 \
 		"-c anarchon.store=pg_redis -c anarchon.overlap=allow"

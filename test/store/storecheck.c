@@ -4,8 +4,11 @@
  * the check_url method, which refuses a bad store URL before anything
  * connects.  The store suite compares what this prints with a table.
  *
- * First a fixed sequence of the helpers of core/store.c, then one line of
- * stdin per URL: what an_remote_find and the store's check_url make of it.
+ * First a fixed sequence of the helpers of core/store.c, then the
+ * administration table (core/store_admin.c): the one refusal of each duty a
+ * store lacks, and every network store's declared bits against its methods;
+ * then one line of stdin per URL: what an_remote_find and the store's
+ * check_url make of it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +35,90 @@ fake_check_url(an_store *st, const char *url)
 static const an_store_methods fake_v1 = {.version = 1, .name = "fake", .check_url = fake_check_url};
 static const an_store_methods fake_v2 = {.version = 2, .name = "fake", .check_url = fake_check_url};
 static const an_store_methods fake_v2_none = {.version = 2, .name = "fake"};
+
+static int
+fake_pause(an_store *st, const an_request *rq, int64_t until)
+{
+	(void) st, (void) rq, (void) until;
+	return AN_OK;
+}
+
+static int
+fake_resume(an_store *st, const an_request *rq, int *was)
+{
+	(void) st, (void) rq;
+	*was = 0;
+	return AN_OK;
+}
+
+/* Declares run-now and prune as well, without their methods: they are not its. */
+static const an_store_admin fake_admin = {.pause = fake_pause, .resume = fake_resume};
+static const an_store_methods fake_v9 = {
+	.version = 9, .name = "fake", .caps = AN_CAP_PAUSE | AN_CAP_RUN_NOW | AN_CAP_PRUNE, .admin = &fake_admin
+};
+/* Version 8 had no admin: whatever it declares, it has no duty of it. */
+static const an_store_methods fake_v8 = {.version = 8, .name = "fake", .caps = AN_CAP_ADMIN};
+
+static const struct
+{
+	unsigned	cap;
+	const char *name;
+}			duties[] = {
+	{AN_CAP_PAUSE, "pause"}, {AN_CAP_PAUSED, "paused"}, {AN_CAP_PAUSES, "pauses"},
+	{AN_CAP_RUN_NOW, "run_now"}, {AN_CAP_PRUNE, "prune"},
+};
+
+static void
+caps_line(const char *what, unsigned caps)
+{
+	printf("%s:", what);
+	for (size_t i = 0; i < sizeof(duties) / sizeof(duties[0]); i++)
+		if (caps & duties[i].cap)
+			printf(" %s", duties[i].name);
+	printf("\n");
+}
+
+static void show(const char *what, const an_store *st);
+
+static void
+admin(void)
+{
+	static const char *const urls[] = {
+		"redis://127.0.0.1:1/?strategy=lease", "nats://127.0.0.1:1", "amqp://127.0.0.1:1"
+	};
+	an_store	st;
+	char		err[AN_ERRMAX];
+
+	an_store_init(&st, &fake_v9, NULL);
+	caps_line("a version 9 table's duties", st.caps);
+	for (size_t i = 0; i < sizeof(duties) / sizeof(duties[0]); i++)
+		if (an_store_admin_for(&st, duties[i].cap) == NULL)
+			show(duties[i].name, &st);
+		else
+			printf("%s: its own\n", duties[i].name);
+	an_store_lacks(&st, AN_CAP_PAUSE, "with strategy x");
+	an_store_admin_for(&st, AN_CAP_PAUSE);
+	show("pause, given up when open", &st);
+	an_store_admin_for(&st, AN_CAP_PRUNE);
+	show("prune, not given up but lacked", &st);
+	an_store_init(&st, &fake_v8, NULL);
+	caps_line("a version 8 table's duties", st.caps);
+
+	/* Each network store's declared bits are the methods it has. */
+	for (size_t i = 0; i < sizeof(urls) / sizeof(urls[0]); i++)
+	{
+		const an_store_methods *m = an_remote_find(urls[i], err, sizeof(err));
+
+		if (m == NULL)
+		{
+			printf("%s: not built: %s\n", urls[i], err);
+			continue;
+		}
+		caps_line(m->name, m->caps & AN_CAP_ADMIN);
+		if ((m->caps & AN_CAP_ADMIN) != (an_store_admin_caps(m) & AN_CAP_ADMIN))
+			caps_line("  declared without a method", (m->caps & ~an_store_admin_caps(m)) & AN_CAP_ADMIN);
+	}
+}
 
 static void
 show(const char *what, const an_store *st)
@@ -81,6 +168,7 @@ main(void)
 	char		line[8192];
 
 	helpers();
+	admin();
 	while (fgets(line, sizeof(line), stdin))
 	{
 		char		err[AN_ERRMAX];

@@ -1,0 +1,76 @@
+/*
+ * store_admin.c — the operators' controls of a store (an_store_admin): which
+ * of them a store has, and the one refusal of those it has not, so that every
+ * host says the same thing in the same place.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "store.h"
+
+/* Each duty: its bit, the words after "cannot", and the refusal's detail and hint. */
+static const struct
+{
+	unsigned	cap;
+	const char *verb;
+	const char *detail;
+	const char *hint;
+}			duties[] = {
+	{AN_CAP_PAUSE, "hold a pause",
+		"A pause lives in the store, so that every instance sharing it sees the pause.",
+	"Pause jobs on the local store, Redis or PostgreSQL, or stop the instances of the job instead."},
+	{AN_CAP_PAUSED, "tell whether a job is paused",
+		"It decides a pause inside each claim but cannot read one back.",
+	"Ask the database that keeps the pauses: SELECT anarchon_paused(job) there."},
+	{AN_CAP_PAUSES, "list a job's pauses",
+		"It decides a pause inside each claim but cannot list them.",
+	"Ask the database that keeps the pauses: SELECT * FROM anarchon_pauses(job, from, to) there."},
+	{AN_CAP_RUN_NOW, "run a job now",
+		"A run-now needs a store that keeps the runs of a job with leases: it chooses the manual slot under the job's lock.",
+	"Use a SQLite or PostgreSQL store, or Redis with strategy=lease, for jobs that are run now."},
+	{AN_CAP_PRUNE, "prune runs",
+		"Only a store that keeps every run until it is deleted (SQLite, PostgreSQL) has runs to prune; the others forget theirs by themselves.",
+	"Nothing to do here: run anarchon_prune in the database that keeps the runs, if any."},
+};
+
+/* The administration bits of m that its admin table backs with methods. */
+unsigned
+an_store_admin_caps(const an_store_methods *m)
+{
+	const an_store_admin *a = AN_STORE_SINCE_admin <= m->version ? m->admin : NULL;
+	unsigned	caps = m->version >= AN_STORE_SINCE_caps ? m->caps : 0;
+	unsigned	have = 0;
+
+	if (a != NULL)
+		have = (a->pause && a->resume ? AN_CAP_PAUSE : 0) | (a->paused ? AN_CAP_PAUSED : 0) |
+			(a->pauses ? AN_CAP_PAUSES : 0) | (a->run_now ? AN_CAP_RUN_NOW : 0) |
+			(a->prune ? AN_CAP_PRUNE : 0);
+	return caps & (~AN_CAP_ADMIN | have);
+}
+
+const an_store_admin *
+an_store_admin_for(an_store *st, unsigned cap)
+{
+	size_t		i;
+
+	if (AN_STORE_HAS(st, cap))
+		return st->m->admin;
+	/* Reading the pauses of a store that cannot hold one: say the larger lack. */
+	if ((cap & (AN_CAP_PAUSED | AN_CAP_PAUSES)) && !AN_STORE_HAS(st, AN_CAP_PAUSE))
+		cap = AN_CAP_PAUSE;
+	for (i = 0; i < sizeof(duties) / sizeof(duties[0]) - 1 && duties[i].cap != cap; i++)
+		;
+	an_store_fail(st, AN_E_UNSUPPORTED, "the %s store cannot %s%s%s", st->m->name, duties[i].verb,
+				  (st->lacks_caps & cap) && st->lacks[0] ? " " : "", (st->lacks_caps & cap) ? st->lacks : "");
+	an_store_detailf(st, "%s", duties[i].detail);
+	an_store_hintf(st, "%s", duties[i].hint);
+	return NULL;
+}
+
+void
+an_store_lacks(an_store *st, unsigned cap, const char *why)
+{
+	st->caps &= ~(cap & AN_CAP_ADMIN);
+	st->lacks_caps |= cap & AN_CAP_ADMIN;
+	snprintf(st->lacks, sizeof(st->lacks), "%s", why);
+}
