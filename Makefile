@@ -55,6 +55,7 @@ reconfigure:
 
 include core/core.mk
 include remote/remote.mk
+include libs.mk
 
 # Only the entry points leave the shared objects (pg/exports.map, sqlite/exports.map), and the
 # SQLite extension must resolve every symbol at link time (-z defs).
@@ -65,15 +66,15 @@ AN_SO_LDFLAGS = -Wl,-z,defs -Wl,--version-script=sqlite/exports.map
 SQLITE_SRCS = $(wildcard sqlite/*.c)
 SQLITE_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -Ibuild -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) \
 	$(SCHEDULE_CFLAGS) $(AN_SQLITE_CFLAGS)
-SQLITE_OBJS = $(patsubst %.c,build/sqlite/%.o,$(SQLITE_SRCS) $(CORE_SRCS) $(SCHEDULE_SRCS) $(DUE_SRCS) $(REMOTE_SRCS))
+SQLITE_OBJS = $(patsubst %.c,build/sqlite/%.o,$(SQLITE_SRCS))
 SQLITE_HEADERS = $(wildcard core/*.h sqlite/*.h) $(REMOTE_HEADERS) build/config.h
 
 .PHONY: sqlite install-sqlite uninstall-sqlite deb demo test test-platforms soak bench
 
 sqlite: sqlite/anarchon.so
 
-sqlite/anarchon.so: $(SQLITE_OBJS) $(TZ_SYSTEM_OBJ) sqlite/exports.map
-	$(CC) -shared $(AN_SO_LDFLAGS) -o $@ $(SQLITE_OBJS) $(REMOTE_LIBS) $(SCHEDULE_LIBS) -lm
+sqlite/anarchon.so: $(SQLITE_OBJS) $(AN_LIBS) $(TZ_SYSTEM_OBJ) sqlite/exports.map
+	$(CC) -shared $(AN_SO_LDFLAGS) -o $@ $(SQLITE_OBJS) $(AN_LINK_LIBS) $(REMOTE_LIBS) $(SCHEDULE_LIBS) -lm
 
 # Where `.load` and load_extension() find it when given this folder's path.
 PREFIX ?= /usr/local

@@ -2,11 +2,14 @@
 # the store interface's helpers and their counters, the decision tables of
 # lease and won/lost stores; and, for the database hosts only, the schedules
 # with their time zones.
-CORE_SRCS = core/names.c core/validate.c core/settings.c core/store.c core/store_admin.c core/stats.c core/lease.c core/wonlost.c core/missed.c core/run_now.c core/pause.c core/duration.c
-SCHEDULE_SRCS = core/schedule.c core/schedule_search.c core/schedule_zone.c core/schedule_range.c \
-	core/schedule_fire.c core/tz.c
-# anarchon_due's policy: settings and schedules both, so only the hosts link it.
+#
+# No file is listed by hand: the schedules are core/schedule*.c and core/tz.c,
+# anarchon_due's policy core/due.c (settings and schedules both, so only the
+# hosts link it), the zones' source its own object (below), and every other
+# core/*.c is the store protocol's.
+SCHEDULE_SRCS = $(sort $(wildcard core/schedule*.c)) core/tz.c
 DUE_SRCS = core/due.c
+CORE_SRCS = $(filter-out $(SCHEDULE_SRCS) $(DUE_SRCS) core/tz_none.c,$(sort $(wildcard core/*.c)))
 
 # The data of the zones is the host's (core/tz_source.h).  PostgreSQL links
 # its own (pg/tz_pg.c, picked up with pg/*.c).  SQLite, the command and the

@@ -6,13 +6,14 @@
 # objects as a new piece (e.g. pg/sql/50-schedule.sql) without editing these.
 # Upgrade scripts are generated too (below, and pg/upgrade/rerun.awk): from
 # each pg/upgrade/from-A.sql, anarchon--A--<version>.sql.  Hand-written ones,
-# pg/upgrade/anarchon--A--B.sql, would be installed as they are.  The C sources are every pg/*.c plus the core and remote objects.
+# pg/upgrade/anarchon--A--B.sql, would be installed as they are.  The C sources are every pg/*.c; core/ and remote/ come
+# linked from their libraries (libs.mk).
 
 # The release is written once, in VERSION; the control file is made from it.
 AN_PG_VERSION := $(shell cat VERSION)
 
 MODULE_big = anarchon
-OBJS = $(patsubst %.c,%.o,$(sort $(wildcard pg/*.c)) $(CORE_SRCS) $(SCHEDULE_SRCS) $(DUE_SRCS) $(REMOTE_SRCS))
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard pg/*.c)))
 PG_CPPFLAGS = -Ibuild -Icore $(REMOTE_INCLUDES) -Ipg $(REMOTE_CFLAGS) $(SCHEDULE_CFLAGS)
 PG_CFLAGS = $(WERROR) -Wno-unused-parameter
 # Only the entry points are exported.  -z defs cannot be used here: the
@@ -20,7 +21,7 @@ PG_CFLAGS = $(WERROR) -Wno-unused-parameter
 # postgres executable loads it; test/build checks them against it instead.
 # Time zones are the server's own (pg/tz_pg.c): SCHEDULE_LIBS, the system's
 # tz database for the other hosts, is not linked here.
-SHLIB_LINK = $(REMOTE_LIBS) -lm -Wl,--version-script=pg/exports.map
+SHLIB_LINK = $(AN_LINK_LIBS) $(REMOTE_LIBS) -lm -Wl,--version-script=pg/exports.map
 
 AN_PG_SCRIPT = pg/anarchon--$(AN_PG_VERSION).sql
 AN_PG_PIECES = $(sort $(wildcard pg/sql/*.sql))
@@ -38,11 +39,6 @@ REGRESS = install $(filter-out install,$(sort $(basename $(notdir $(wildcard sql
 REGRESS_OPTS = --inputdir=.
 
 EXTRA_CLEAN += pg/anarchon--*.sql.tmp
-
-# The core and remote sources are written for C11 (the SQLite build compiles
-# them with -std=c11), where declarations may follow statements; PostgreSQL's
-# own flags would turn that style into an error here.
-$(patsubst %.c,%.o,$(CORE_SRCS) $(SCHEDULE_SRCS) $(DUE_SRCS) $(REMOTE_SRCS)): override CFLAGS += -Wno-declaration-after-statement
 
 pg/anarchon.control: pg/anarchon.control.in VERSION
 	sed 's/@VERSION@/$(AN_PG_VERSION)/' pg/anarchon.control.in > $@.tmp
@@ -74,4 +70,4 @@ pg/anarchon--%--$(AN_PG_VERSION).sql: pg/upgrade/from-%.sql $(AN_PG_FROM) $(AN_P
 # PGXS tracks no header dependencies: every object depends on every header
 # and on what configure found.
 $(OBJS): $(wildcard pg/*.h core/*.h) $(REMOTE_HEADERS) build/config.h
-anarchon.so: pg/exports.map
+anarchon.so: pg/exports.map $(AN_LIBS)

@@ -11,8 +11,9 @@
 REMOTE_DIRS = remote remote/net remote/redis remote/nats remote/amqp
 REMOTE_INCLUDES = $(addprefix -I,$(REMOTE_DIRS))
 REMOTE_HEADERS = $(wildcard $(addsuffix /*.h,$(REMOTE_DIRS)))
-REMOTE_SRCS = remote/registry.c remote/net/url.c remote/net/redact.c remote/net/wait.c remote/net/sock.c remote/net/rotate.c remote/net/conn.c remote/net/url_tls.c \
-	remote/net/session_claims.c remote/net/crc16.c remote/net/format_marker.c
+# No file is listed by hand: each folder's *.c, less what a missing library
+# leaves out (remote/net/tls*.c without OpenSSL).
+REMOTE_SRCS = remote/registry.c $(filter-out remote/net/tls%.c,$(sort $(wildcard remote/net/*.c)))
 REMOTE_CFLAGS = $(AN_REMOTE_CFLAGS)
 REMOTE_LIBS = $(AN_REMOTE_LIBS)
 
@@ -23,7 +24,7 @@ HAVE_OPENSSL := $(AN_HAVE_OPENSSL)
 
 # TLS (OpenSSL): the one TLS layer of the stores that own their sockets.
 ifeq ($(HAVE_OPENSSL),yes)
-REMOTE_SRCS += remote/net/tls.c remote/net/tls_bio.c
+REMOTE_SRCS += $(sort $(wildcard remote/net/tls*.c))
 endif
 
 # Redis: sources listed in remote/redis/redis.mk (owned by the Redis store).

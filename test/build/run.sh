@@ -166,6 +166,20 @@ for prefix in /usr/local /usr; do
 	fi
 done
 
+# core/, the schedules and remote/ are compiled once, into the libraries every
+# program links (libs.mk): one compilation of each of their sources, whichever
+# of the modules and the command are built.
+targets="sqlite cli test-programs"
+command -v pg_config > /dev/null && targets="$targets all"
+compiled=$(make -n -C "$src" $targets ANARCHON_DEV= -B 2>&1 | grep -oE ' -c -o [^ ]+ (core|remote)/[^ ]+\.c' | awk '{ print $NF }' | sort)
+twice=$(printf '%s\n' "$compiled" | uniq -d)
+if [ -n "$compiled" ] && [ -z "$twice" ] && printf '%s\n' "$compiled" | grep -qx core/store.c; then
+	ok "build: each source of core/ and remote/ is compiled once for $targets ($(printf '%s\n' "$compiled" | wc -l) sources)"
+else
+	not_ok "build: each source of core/ and remote/ is compiled once" "compiled more than once: $(echo $twice)" \
+		"compiled: $(echo $compiled | head -c 300)"
+fi
+
 # Warnings are errors in a development build (make test sets ANARCHON_DEV=1),
 # never in a user's: a newer compiler's new warning must not fail it.
 dev=$(make -n -C "$src" sqlite cli ANARCHON_DEV=1 -B 2>&1 | grep -c -e '-Werror')

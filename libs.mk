@@ -1,0 +1,45 @@
+# libs.mk — the three libraries every program links: the store protocol
+# (core/, less the schedules), the schedules and time zones (core/schedule*,
+# core/tz.c, core/due.c) and the network stores (remote/).  Each is a static
+# archive of position-independent objects, compiled once with one set of
+# flags, and linked by the SQLite module, the PostgreSQL module, the command
+# and the test programs.  The fuzzers and the sanitizer build of the schedule
+# suite compile the same source lists into instrumented objects of their own:
+# an uninstrumented object cannot be shared with them.
+#
+# -fwrapv and -fno-strict-aliasing are PostgreSQL's own flags, which its
+# module's objects were always compiled with; every host now gets the same.
+AN_LIB_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -fwrapv -fno-strict-aliasing \
+	-Ibuild -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) $(SCHEDULE_CFLAGS)
+AN_CORE_LIB = build/lib/libanarchon-core.a
+AN_SCHEDULE_LIB = build/lib/libanarchon-schedule.a
+AN_REMOTE_LIB = build/lib/libanarchon-remote.a
+AN_LIBS = $(AN_REMOTE_LIB) $(AN_SCHEDULE_LIB) $(AN_CORE_LIB)
+# A group: remote/ and the schedules call core/, and core/ calls back none of them,
+# but the linker need not be told the order.
+AN_LINK_LIBS = -Wl,--start-group $(AN_LIBS) -Wl,--end-group
+
+an_lib_objs = $(patsubst %.c,build/lib/obj/%.o,$(1))
+
+build/lib/obj/%.o: %.c $(wildcard core/*.h) $(REMOTE_HEADERS) build/config.h libs.mk core/core.mk remote/remote.mk $(wildcard remote/*/*.mk)
+	@mkdir -p $(dir $@)
+	$(CC) $(AN_LIB_CFLAGS) -c -o $@ $<
+
+# Made anew from the current list, so that a removed file leaves no object behind.
+define an_archive
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	$(AR) rcs $@ $^
+endef
+
+$(AN_CORE_LIB): $(call an_lib_objs,$(CORE_SRCS))
+	$(an_archive)
+
+$(AN_SCHEDULE_LIB): $(call an_lib_objs,$(SCHEDULE_SRCS) $(DUE_SRCS))
+	$(an_archive)
+
+$(AN_REMOTE_LIB): $(call an_lib_objs,$(REMOTE_SRCS))
+	$(an_archive)
+
+.PHONY: libs
+libs: $(AN_LIBS)
