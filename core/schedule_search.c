@@ -1,7 +1,8 @@
 /*
- * schedule_search.c — the scheduled time at or before an instant, and the
- * next one after it (see schedule.h), in UTC; and the same search on any
- * wall clock, bounded on both sides, for schedule_zone.c.
+ * schedule_search.c — a schedule's times on a wall clock, UTC's or a
+ * zone's: the first at or after one time and the last at or before one,
+ * bounded on both sides (an_wall_next, an_wall_prev), for schedule_slot.c
+ * and schedule_zone.c.
  *
  * Interval schedules are arithmetic: multiples of the interval since the
  * epoch.  Cron schedules are searched field by field on the calendar,
@@ -359,34 +360,4 @@ an_wall_prev(const an_schedule *s, int64_t hi, int64_t lo, int64_t *w)
 		return 0;
 	civil_from_ms(t, &c);
 	return search_backward(s, c, lo, w);
-}
-
-an_error
-an_schedule_slot(const an_schedule *s, int64_t at, int64_t *slot, int *found,
-				 char *err, size_t errlen)
-{
-	an_error	rc;
-
-	*found = 0;
-	if ((rc = an_validate_instant(at, err, errlen)) != AN_OK)
-		return rc;
-	if (s->tz != NULL)
-		return an_zone_slot(s, at, slot, found, err, errlen);
-	*found = an_wall_prev(s, at, 0, slot);
-	return AN_OK;
-}
-
-an_error
-an_schedule_next_slot(const an_schedule *s, int64_t after, int64_t *slot, int *found,
-					  char *err, size_t errlen)
-{
-	an_error	rc;
-
-	*found = 0;
-	if ((rc = an_validate_instant(after, err, errlen)) != AN_OK)
-		return rc;
-	if (s->tz != NULL)
-		return an_zone_next_slot(s, after, slot, found, err, errlen);
-	*found = an_wall_next(s, after + 1, AN_SLOT_MAX, slot);
-	return AN_OK;
 }

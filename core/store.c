@@ -9,6 +9,21 @@
 #include "pause.h"
 #include "store.h"
 
+/* The administration bits of m that its admin table backs with methods. */
+unsigned
+an_store_admin_caps(const an_store_methods *m)
+{
+	const an_store_admin *a = AN_STORE_SINCE_admin <= m->version ? m->admin : NULL;
+	unsigned	caps = m->version >= AN_STORE_SINCE_caps ? m->caps : 0;
+	unsigned	have = 0;
+
+	if (a != NULL)
+		have = (a->pause && a->resume ? AN_CAP_PAUSE : 0) | (a->paused ? AN_CAP_PAUSED : 0) |
+			(a->pauses ? AN_CAP_PAUSES : 0) | (a->run_now ? AN_CAP_RUN_NOW : 0) |
+			(a->prune ? AN_CAP_PRUNE : 0);
+	return caps & (~AN_CAP_ADMIN | have);
+}
+
 void
 an_store_init(an_store *st, const an_store_methods *m, const an_host *host)
 {

@@ -72,6 +72,8 @@
 #define RDS_REPLY_MAX     (4 * 1024 * 1024)
 #define RDS_ELEMENTS_MAX  65536
 
+struct rds_conn;
+
 /* The servers a URL names: the sentinels. */
 typedef struct rds_servers
 {
@@ -80,6 +82,13 @@ typedef struct rds_servers
 	int			port[RDS_SERVERS_MAX];
 	char	   *user;            /* sentinel_user: NULL, AUTH with the password only */
 	char	   *password;        /* sentinel_password: NULL, no AUTH to the sentinels */
+	/*
+	 * Ask them which server is the master, into the connection's host and
+	 * port (rds_sentinel_resolve): set with the servers, so that a
+	 * connection, which the sentinel code opens to ask, does not call back
+	 * into it by name.
+	 */
+	int			(*resolve) (an_store *st, struct rds_conn *cn, const an_deadline *d);
 } rds_servers;
 
 typedef struct rds_conn
@@ -304,6 +313,12 @@ typedef struct rds_strategy
 	 * must then also cover max_skew_ms.
 	 */
 	const struct an_wonlost_ops *wonlost;
+	/*
+	 * The value of memory_param that the job's strategy marker records
+	 * (redis_mark.c), as the URL gave it; NULL when the marker records the
+	 * strategy's name alone.
+	 */
+	long long	(*mark_value) (const struct rds_store *rs);
 } rds_strategy;
 
 extern const rds_strategy rds_strategy_lease;

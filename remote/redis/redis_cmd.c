@@ -1,6 +1,6 @@
 /*
- * redis_cmd.c — commands for the Redis store: arguments, keys, scripts,
- * replies.
+ * redis_cmd.c — commands for the Redis store: the start of a call,
+ * arguments, keys, scripts (what a reply means: redis_reply.c).
  *
  * Arguments are kept with their lengths (no printf-style command strings), so
  * a value can never change the shape of a command.  Scripts are loaded once
@@ -13,6 +13,22 @@
 #include <string.h>
 
 #include "redis.h"
+
+/* Start a call: clear the error, check the store is open, set the deadline. */
+rds_store  *
+rds_begin(an_store *st)
+{
+	rds_store  *rs = st->impl;
+
+	an_store_clear(st);
+	if (rs == NULL)
+	{
+		an_store_fail(st, AN_E_STATE, "the redis store is not open");
+		return NULL;
+	}
+	an_deadline_start(&rs->deadline, rs->conn.timeout_ms);
+	return rs;
+}
 
 void
 rds_cmd_init(rds_cmd *c)
@@ -80,59 +96,6 @@ rds_cmd_slot_key(rds_cmd *c, rds_store *rs, const char *job, const char *what,
 {
 	job_tag(rs, job);
 	rds_cmd_addf(c, "%s:%s:%lld", rs->tag, what, (long long) slot);
-}
-
-int
-rds_reply_fail(an_store *st, rds_store *rs, const redisReply *r, const char *what)
-{
-	if (r->type != REDIS_REPLY_ERROR)
-		return an_store_fail(st, AN_E_STORE, "redis store %s gave an unexpected answer to %s",
-							 rs->conn.where, what);
-	/* A server that started to want a password after we connected. */
-	if (strncmp(r->str, "NOAUTH", 6) == 0)
-		return an_store_fail(st, AN_E_AUTH, RDS_MSG_NOAUTH, rs->conn.where);
-	if (rds_reply_transient(r))
-		return rds_transient_fail(st, rs->conn.where, r, what);
-	return an_store_fail(st, AN_E_STORE, "redis store %s answered %s with an error: %.200s",
-						 rs->conn.where, what, r->str);
-}
-
-/*
- * The error replies that say "not now" rather than "no": the server is
- * loading its data set after a restart (LOADING), runs a script past
- * busy-reply-threshold (BUSY), a cluster is resharding or failing over
- * (TRYAGAIN, CLUSTERDOWN), a replica lost its master (MASTERDOWN), a master
- * has fewer replicas than min-replicas-to-write (NOREPLICAS).  Each ends by
- * itself, so the call failed with AN_E_BUSY, the hosts' "try again" class
- * (exit 75, SQLSTATE 55P03, SQLITE_BUSY), not as an error of the store's.
- * READONLY, a master become replica, is the failover's other face: the
- * route drops the connection for it (redis_route.c), AN_E_CONNECT.
- * doc/cli.md has the table of every store's replies and their class.
- */
-static const char *const transient_codes[] = {
-	"LOADING", "BUSY", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "NOREPLICAS"
-};
-
-int
-rds_reply_transient(const redisReply *r)
-{
-	char		code[32];
-
-	if (r->type != REDIS_REPLY_ERROR)
-		return 0;
-	rds_reply_code(r, code, sizeof(code));
-	for (size_t i = 0; i < sizeof(transient_codes) / sizeof(transient_codes[0]); i++)
-		if (strcmp(code, transient_codes[i]) == 0)
-			return 1;
-	return 0;
-}
-
-int
-rds_transient_fail(an_store *st, const char *where, const redisReply *r, const char *what)
-{
-	an_store_fail(st, AN_E_BUSY, "redis store %s cannot serve %s now: %.200s", where, what, r->str);
-	an_store_detailf(st, "The server answered with an error that ends by itself (a restart still loading its data, a long script, a failover or a resharding).");
-	return an_store_hintf(st, "Try again later; nothing was decided.");
 }
 
 int

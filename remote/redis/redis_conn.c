@@ -311,17 +311,6 @@ parse_version(rds_conn *cn, const redisReply *r)
 	sscanf(v + strlen("redis_version:"), "%d.%d", &cn->version[0], &cn->version[1]);
 }
 
-void
-rds_reply_code(const redisReply *r, char *out, size_t outlen)
-{
-	size_t		n = strcspn(r->str, " ");
-
-	if (n >= outlen)
-		n = outlen - 1;
-	memcpy(out, r->str, n);
-	out[n] = '\0';
-}
-
 /* The commands of a handshake, at most: AUTH, SELECT, INFO server, CONFIG GET, INFO persistence, ROLE. */
 #define HS_MAX 6
 
@@ -598,7 +587,7 @@ rds_conn_ensure(an_store *st, rds_conn *cn, const an_deadline *d)
 		abandon(cn);
 	if (RDS_CONNECTED(cn))
 		return AN_OK;
-	if (cn->sentinels && (rc = rds_sentinel_resolve(st, cn, d)) != AN_OK)
+	if (cn->sentinels && (rc = cn->sentinels->resolve(st, cn, d)) != AN_OK)
 		return rc;
 	if ((rc = rds_conn_open_raw(st, cn, d)) != AN_OK)
 		return rc;

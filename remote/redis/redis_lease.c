@@ -186,5 +186,5 @@ lease_memory(const rds_store *rs)
 }
 
 const rds_strategy rds_strategy_lease = {
-	"lease", lease_claim, lease_heartbeat, lease_finish, lease_check, lease_memory, NULL, NULL
+	"lease", lease_claim, lease_heartbeat, lease_finish, lease_check, lease_memory, NULL, NULL, NULL
 };

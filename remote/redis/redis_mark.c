@@ -45,10 +45,9 @@
 void
 rds_mark_init(rds_store *rs)
 {
-	if (rs->strategy == &rds_strategy_script)
-		snprintf(rs->mark, sizeof(rs->mark), "strategy=script&window_ms=%lld", (long long) rs->window_ms);
-	else if (rs->strategy == &rds_strategy_idmp)
-		snprintf(rs->mark, sizeof(rs->mark), "strategy=idmp&duration_sec=%lld", (long long) rs->duration_sec);
+	if (rs->strategy->mark_value != NULL)
+		snprintf(rs->mark, sizeof(rs->mark), "strategy=%s&%s=%lld", rs->strategy->name,
+				 rs->strategy->memory_param, rs->strategy->mark_value(rs));
 	else
 		snprintf(rs->mark, sizeof(rs->mark), "strategy=%s", rs->strategy->name);
 }

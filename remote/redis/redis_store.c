@@ -177,6 +177,7 @@ parse_topology(rds_store *rs, an_url *u, char *err, size_t errlen)
 		if (rs->master_name == NULL || keep_servers(&rs->sentinels, u, sentinel_user, sentinel_password) < 0)
 			goto oom;
 		rs->conn.sentinels = &rs->sentinels;
+		rs->sentinels.resolve = rds_sentinel_resolve;
 		rs->conn.master_name = rs->master_name;
 		return parse_db(slash ? slash + 1 : NULL, &rs->conn.db, err, errlen);
 	}
@@ -289,22 +290,6 @@ done:
 		return AN_E_CONFIG;
 	}
 	return AN_OK;
-}
-
-/* Start a call: clear the error, check the store is open, set the deadline. */
-rds_store  *
-rds_begin(an_store *st)
-{
-	rds_store  *rs = st->impl;
-
-	an_store_clear(st);
-	if (rs == NULL)
-	{
-		an_store_fail(st, AN_E_STATE, "the redis store is not open");
-		return NULL;
-	}
-	an_deadline_start(&rs->deadline, rs->conn.timeout_ms);
-	return rs;
 }
 
 /* Free a password, wiped first: the memory may be reused by anything. */

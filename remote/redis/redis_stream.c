@@ -475,12 +475,26 @@ wonlost_claim(an_store *st, rds_store *rs, const an_request *rq, an_claim_result
 	return an_wonlost_claim(st, rs->strategy->wonlost, rq, res);
 }
 
+static long long
+mark_duration(const rds_store *rs)
+{
+	return (long long) rs->duration_sec;
+}
+
+static long long
+mark_window(const rds_store *rs)
+{
+	return (long long) rs->window_ms;
+}
+
 const rds_strategy rds_strategy_stream_id = {
-	"stream-id", wonlost_claim, stream_heartbeat, stream_finish, stream_check, forever, NULL, &stream_id_ops
+	"stream-id", wonlost_claim, stream_heartbeat, stream_finish, stream_check, forever, NULL, &stream_id_ops, NULL
 };
 const rds_strategy rds_strategy_idmp = {
-	"idmp", wonlost_claim, stream_heartbeat, stream_finish, stream_check, duration, "duration_sec", &idmp_ops
+	"idmp", wonlost_claim, stream_heartbeat, stream_finish, stream_check, duration, "duration_sec", &idmp_ops,
+	mark_duration
 };
 const rds_strategy rds_strategy_script = {
-	"script", wonlost_claim, stream_heartbeat, stream_finish, stream_check, window, "window_ms", &script_ops
+	"script", wonlost_claim, stream_heartbeat, stream_finish, stream_check, window, "window_ms", &script_ops,
+	mark_window
 };

@@ -166,6 +166,11 @@ for prefix in /usr/local /usr; do
 	fi
 done
 
+# No two files of the libraries call each other (a circle hides which of
+# them is the lower layer): test/build/circles.py reads their objects.
+if out=$(python3 "$TEST_ROOT/build/circles.py" "$src/build/lib/obj" 2>&1); then ok "build: $out"
+else not_ok "build: two files of core/ or remote/ call each other" "$out"; fi
+
 # core/, the schedules and remote/ are compiled once, into the libraries every
 # program links (libs.mk): one compilation of each of their sources, whichever
 # of the modules and the command are built.
