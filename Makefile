@@ -54,6 +54,7 @@ build/config.mk build/config.h: build/config.stamp ;
 reconfigure:
 
 include core/core.mk
+include schedule/schedule.mk
 include remote/remote.mk
 include libs.mk
 
@@ -67,7 +68,7 @@ SQLITE_SRCS = $(wildcard sqlite/*.c)
 SQLITE_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -Ibuild -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) \
 	$(SCHEDULE_CFLAGS) $(AN_SQLITE_CFLAGS)
 SQLITE_OBJS = $(patsubst %.c,build/sqlite/%.o,$(SQLITE_SRCS))
-SQLITE_HEADERS = $(wildcard core/*.h sqlite/*.h) $(REMOTE_HEADERS) build/config.h
+SQLITE_HEADERS = $(wildcard core/*.h schedule/*.h sqlite/*.h) $(REMOTE_HEADERS) build/config.h
 
 .PHONY: sqlite install-sqlite uninstall-sqlite deb demo test test-platforms soak bench
 
@@ -95,7 +96,7 @@ uninstall-sqlite:
 deb:
 	@bash debian/build-debs.sh
 
-build/sqlite/%.o: %.c $(SQLITE_HEADERS) core/core.mk remote/remote.mk $(wildcard remote/*/*.mk)
+build/sqlite/%.o: %.c $(SQLITE_HEADERS) core/core.mk schedule/schedule.mk remote/remote.mk $(wildcard remote/*/*.mk)
 	@mkdir -p $(dir $@)
 	$(CC) $(SQLITE_CFLAGS) -c -o $@ $<
 

@@ -1,6 +1,6 @@
 # libs.mk — the three libraries every program links: the store protocol
-# (core/, less the schedules), the schedules and time zones (core/schedule*,
-# core/tz.c, core/due.c) and the network stores (remote/).  Each is a static
+# (core/), the schedules and time zones (schedule/) and the network stores
+# (remote/).  Each is a static
 # archive of position-independent objects, compiled once with one set of
 # flags, and linked by the SQLite module, the PostgreSQL module, the command
 # and the test programs.  The fuzzers and the sanitizer build of the schedule
@@ -21,7 +21,7 @@ AN_LINK_LIBS = -Wl,--start-group $(AN_LIBS) -Wl,--end-group
 
 an_lib_objs = $(patsubst %.c,build/lib/obj/%.o,$(1))
 
-build/lib/obj/%.o: %.c $(wildcard core/*.h) $(REMOTE_HEADERS) build/config.h libs.mk core/core.mk remote/remote.mk $(wildcard remote/*/*.mk)
+build/lib/obj/%.o: %.c $(wildcard core/*.h schedule/*.h) $(REMOTE_HEADERS) build/config.h libs.mk core/core.mk schedule/schedule.mk remote/remote.mk $(wildcard remote/*/*.mk)
 	@mkdir -p $(dir $@)
 	$(CC) $(AN_LIB_CFLAGS) -c -o $@ $<
 

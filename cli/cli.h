@@ -176,7 +176,7 @@ int			an_cli_cron(an_cli *cli);
 
 /*
  * listing.c: the slots to claim at now under the catch_up setting
- * (core/due.h), oldest first, into out; *n how many.  Opens the store only
+ * (schedule/due.h), oldest first, into out; *n how many.  Opens the store only
  * when the policy looks back and it is not open yet (run opens it first).
  * AN_EXIT_OK, or an exit status after a message.
  */

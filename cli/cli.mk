@@ -16,7 +16,7 @@ CLI_SQLITE_SRCS = sqlite/local_store.c sqlite/format.c sqlite/local_pause.c sqli
 CLI_CFLAGS = $(WERROR) -std=c11 -D_GNU_SOURCE -O2 -g -Ibuild -Icore -Icli -Isqlite -DSQLITE_CORE \
 	$(REMOTE_INCLUDES) $(REMOTE_CFLAGS) $(SCHEDULE_CFLAGS) $(AN_SQLITE_CFLAGS) $(AN_LIBPQ_CFLAGS)
 CLI_OBJS = $(patsubst %.c,build/cli/%.o,$(CLI_SRCS) $(CLI_SQLITE_SRCS))
-CLI_HEADERS = $(wildcard cli/*.h core/*.h sqlite/*.h) $(REMOTE_HEADERS) build/config.h
+CLI_HEADERS = $(wildcard cli/*.h core/*.h schedule/*.h sqlite/*.h) $(REMOTE_HEADERS) build/config.h
 
 .PHONY: cli install-cli uninstall-cli
 
@@ -25,7 +25,7 @@ cli: cli/anarchon
 cli/anarchon: $(CLI_OBJS) $(AN_LIBS) $(TZ_SYSTEM_OBJ)
 	$(CC) -o $@ $(CLI_OBJS) $(AN_LINK_LIBS) $(REMOTE_LIBS) $(SCHEDULE_LIBS) $(AN_SQLITE_LIBS) -ldl -pthread -lm
 
-build/cli/%.o: %.c $(CLI_HEADERS) cli/cli.mk core/core.mk remote/remote.mk $(wildcard remote/*/*.mk)
+build/cli/%.o: %.c $(CLI_HEADERS) cli/cli.mk core/core.mk schedule/schedule.mk remote/remote.mk $(wildcard remote/*/*.mk)
 	@mkdir -p $(dir $@)
 	$(CC) $(CLI_CFLAGS) -c -o $@ $<
 

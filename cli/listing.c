@@ -1,7 +1,7 @@
 /*
  * listing.c — slots, missed and due: a schedule's slots in a range, those of
  * them no instance claimed, and those to claim now under the catch_up
- * setting (core/due.h), one per line as "ms<TAB>RFC 3339".
+ * setting (schedule/due.h), one per line as "ms<TAB>RFC 3339".
  *
  * missed follows anarchon_missed: only slots that can no longer be claimed
  * (older than max_late_ms on this host's clock) are candidates, and the store

@@ -4,7 +4,7 @@
  *
  * The slot is the schedule's, never the moment cron fired: every host of a
  * fleet, early or late by a few seconds, names the same slot.  With
- * --schedule the slots are anarchon_due's (core/due.h): the current one and,
+ * --schedule the slots are anarchon_due's (schedule/due.h): the current one and,
  * under --catch-up, missed ones before it, claimed oldest first, each an
  * ordinary claim that one host of the fleet wins.  --slot names one slot and
  * never catches up.  The command is looked up before anything is claimed (and

@@ -69,5 +69,5 @@ pg/anarchon--%--$(AN_PG_VERSION).sql: pg/upgrade/from-%.sql $(AN_PG_FROM) $(AN_P
 
 # PGXS tracks no header dependencies: every object depends on every header
 # and on what configure found.
-$(OBJS): $(wildcard pg/*.h core/*.h) $(REMOTE_HEADERS) build/config.h
+$(OBJS): $(wildcard pg/*.h core/*.h schedule/*.h) $(REMOTE_HEADERS) build/config.h
 anarchon.so: pg/exports.map $(AN_LIBS)

@@ -21,7 +21,7 @@
  * backend's life (malloc'd, pointing at PostgreSQL's own cache of zones).
  *
  * anarchon_fire_at is slot plus an offset in [0, max_jitter_ms) hashed from
- * (job, slot) (core/schedule_fire.c); max_jitter_ms may not exceed
+ * (job, slot) (schedule/schedule_fire.c); max_jitter_ms may not exceed
  * anarchon.max_late_ms, or the claim made at that time would be 'late'.
  */
 #include "anarchon_pg.h"

@@ -8,7 +8,7 @@
  *       (clock_timestamp() - slot > anarchon.max_late_ms) and of which the
  *       store holds no run: the runs every instance missed
  *   anarchon_due(job, schedule [, now])         → TABLE (slot)
- *       the slots to claim now under anarchon.catch_up (core/due.h), oldest
+ *       the slots to claim now under anarchon.catch_up (schedule/due.h), oldest
  *       first: missed ones of the last catch_up_ms, then the current slot
  *   anarchon_zones()                            → TABLE (name)
  *       the zone names a CRON_TZ schedule may use
@@ -219,7 +219,7 @@ missed_call(FunctionCallInfo fcinfo, bool as_ms)
 /* ---------------------------------------------------------------- anarchon_due */
 
 /*
- * The policy is core's (core/due.h): this lists the plan's range, keeps what
+ * The policy is schedule/'s (schedule/due.h): this lists the plan's range, keeps what
  * core trims it to, drops the slots with a run as anarchon_missed does, and
  * returns core's pick.
  */

@@ -1,6 +1,6 @@
 /*
  * tz_pg.c — the time-zone source of the PostgreSQL host (see
- * core/tz_source.h): the server's own time-zone code and data (pgtime.h),
+ * schedule/tz_source.h): the server's own time-zone code and data (pgtime.h),
  * the same that AT TIME ZONE and the timezone setting use, so a schedule
  * agrees with the database it runs in.  A server built with
  * --with-system-tzdata (Debian's) reads the system's tz database; others read
@@ -9,7 +9,7 @@
  * pg_tzset loads a zone once per backend and keeps it for the backend's life,
  * so an an_tz_src only points at it.  pg_tzset is wider than a zone name: it
  * looks names up without regard to case, and takes a POSIX rule ("XYZ5",
- * "EST5EDT,M3.2.0,M11.1.0") that no file holds.  core/tz.c's name rule has
+ * "EST5EDT,M3.2.0,M11.1.0") that no file holds.  schedule/tz.c's name rule has
  * already refused what is not written like a zone name; here the name must
  * also be the file's exact spelling, and a name that could be a POSIX rule
  * (one with a digit, the offset, and without '/', which a rule has only

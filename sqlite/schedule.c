@@ -13,7 +13,7 @@
  *
  * schedule is text: a cron expression (5 fields, or 6 with leading seconds),
  * a macro such as '@hourly', or an interval such as '10 seconds', each with
- * an optional leading 'CRON_TZ=<IANA zone> ' (see core/schedule.h for the
+ * an optional leading 'CRON_TZ=<IANA zone> ' (see schedule/schedule.h for the
  * daylight-saving rule).  at / after are integer milliseconds since
  * 1970-01-01 UTC, as slots are in SQLite; omitted, they are the database
  * clock (anarchon_now()).  The answer is a slot (integer ms, UTC), or NULL
@@ -159,7 +159,7 @@ fn_next_slot(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	schedule_call(ctx, argc, argv, "anarchon_next_slot", an_schedule_next_slot);
 }
 
-/* anarchon_fire_at(job, slot, max_jitter_ms): see core/schedule_fire.c. */
+/* anarchon_fire_at(job, slot, max_jitter_ms): see schedule/schedule_fire.c. */
 static void
 fn_fire_at(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {

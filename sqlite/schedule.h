@@ -8,7 +8,7 @@
 #include <sqlite3ext.h>
 
 #include "host.h"
-#include "../core/schedule.h"
+#include "../schedule/schedule.h"
 
 /*
  * What the schedule functions of one connection share: the zones its

@@ -8,7 +8,7 @@
  *       (now - slot > max_late_ms, on the database clock) and of which the
  *       store holds no run: runs every instance missed
  *   SELECT slot FROM anarchon_due(job, schedule [, now])
- *       the slots to claim now under the catch_up setting (core/due.h),
+ *       the slots to claim now under the catch_up setting (schedule/due.h),
  *       oldest first: missed ones of the last catch_up_ms, then the current
  *       slot; now defaults to the database clock
  *   SELECT name FROM anarchon_zones
@@ -245,7 +245,7 @@ fill_missed(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
 /* ---------------------------------------------------------------- anarchon_due */
 
 /*
- * The policy is core's (core/due.h): this lists the plan's range, keeps what
+ * The policy is schedule/'s (schedule/due.h): this lists the plan's range, keeps what
  * core trims it to, drops the slots with a run as anarchon_missed does, and
  * returns core's pick.
  */

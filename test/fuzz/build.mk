@@ -30,7 +30,7 @@ FUZZ_LIBS_schedule = $(SCHEDULE_LIBS)
 build/fuzz/bin/schedule: $(TZ_SYSTEM_OBJ)
 FUZZ_LIBS = -pthread $(REMOTE_LIBS)
 
-FUZZ_HEADERS = $(wildcard core/*.h) $(REMOTE_HEADERS) build/config.h test/fuzz/fuzz.h
+FUZZ_HEADERS = $(wildcard core/*.h schedule/*.h) $(REMOTE_HEADERS) build/config.h test/fuzz/fuzz.h
 
 .PHONY: fuzz-targets
 fuzz-targets: $(addprefix build/fuzz/bin/,$(FUZZ_TARGETS))

@@ -1,5 +1,5 @@
 /*
- * fuzz_schedule.c — the schedule parser and search (core/schedule.h), with
+ * fuzz_schedule.c — the schedule parser and search (schedule/schedule.h), with
  * time zones (CRON_TZ=, TZ=) from an an_tz_cache.  Only the public API of
  * schedule.h and tz.h.  Each input gets a cache of its own, so that a
  * reproducer fails alone; what a long-lived cache does (a host keeps one

@@ -44,7 +44,7 @@ print-srcs:
 MK
 )
 IFS='|' read -r sched_srcs tz_src tz_libs <<< "$sched_mk"
-asan="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -Wall -Wextra -Werror -Ibuild -Icore"
+asan="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -Wall -Wextra -Werror -Ibuild -Icore -Ischedule"
 case "$tz_src" in
 	*.cc) tz_build=(g++ $asan -std=c++17 -c -o "$tmp/tz_source.o" "$tz_src") ;;
 	*) tz_build=(cc $asan -std=c11 -D_GNU_SOURCE -c -o "$tmp/tz_source.o" "$tz_src") ;;

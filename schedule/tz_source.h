@@ -1,5 +1,5 @@
 /*
- * tz_source.h — what a host's time-zone data must answer, for core/tz.c.
+ * tz_source.h — what a host's time-zone data must answer, for schedule/tz.c.
  *
  * tz.c keeps the part every host shares: the rule for zone names, the cache
  * of zones, the window of changes of offset, the spans.  The data itself is
@@ -9,9 +9,9 @@
  *
  *   pg/tz_pg.c         PostgreSQL: the server's own time-zone code and data,
  *                      the same as AT TIME ZONE and the timezone setting
- *   core/tz_system.cc  SQLite and the command: the system's tz database
+ *   schedule/tz_system.cc  SQLite and the command: the system's tz database
  *                      (TZDIR, else /usr/share/zoneinfo), read by cctz
- *   core/tz_none.c     a build without cctz: every zone is refused, with a
+ *   schedule/tz_none.c     a build without cctz: every zone is refused, with a
  *                      message naming the package to install
  *
  * Times here are whole seconds since the epoch (the tz database has no finer
