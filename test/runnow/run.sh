@@ -250,7 +250,7 @@ rc=$?
 has "runnow: the command refuses run --now on Redis stream-id, naming the strategy" "$out" "cannot run a job now with strategy stream-id"
 check "runnow: ... exit 78 (configuration)" test "$rc" = 78
 out=$({ echo ".load $EXT"; echo "SELECT anarchon_config('store', '$STREAM');"; echo "SELECT anarchon_run_now('rn-sid');"; } | sqlite3 :memory: 2>&1)
-has "runnow: sqlite refuses anarchon_run_now on Redis stream-id with a hint" "$out" "Use strategy=lease"
+has "runnow: sqlite refuses anarchon_run_now on Redis stream-id with a hint" "$out" "Redis with strategy=lease"
 out=$(q -v VERBOSITY=verbose -c "CREATE SERVER rn_sid FOREIGN DATA WRAPPER anarchon OPTIONS (url '$STREAM')" \
 	-c "SET anarchon.store = rn_sid" -c "SELECT anarchon_run_now('rn-sid')" 2>&1)
 has "runnow: pg refuses anarchon_run_now on Redis stream-id (0A000)" "$out" "0A000"
