@@ -23,11 +23,18 @@ dir=$(t_tmpdir)
 chmod 777 "$dir"
 command -v perf > /dev/null || { echo "perf is not installed (apt-get install linux-perf)" >&2; exit 1; }
 
-# report DATA COMM TITLE: the top frames of COMM's samples, inclusive.
+# report DATA COMM TITLE: the top frames of COMM's samples, inclusive, as
+# shares of COMM's own samples (a system-wide record holds other processes'
+# and the idle CPU's too).  Frames perf could not name (an address) and the
+# entry points every sample of COMM shares are left out.
 report() {
+	local total
 	echo "## $3"
-	perf report -i "$1" --comm "$2" --children --sort symbol --stdio -g none --percent-limit 1 2> /dev/null |
-		grep -E '^ +[0-9]' | head -n "$top"
+	total=$(perf report -i "$1" --comm "$2" --sort comm --stdio 2> /dev/null | awk -v c="$2" '$2 == c { sub("%", "", $1); print $1; exit }')
+	perf report -i "$1" --comm "$2" --children --sort symbol --stdio -g none --percent-limit 0.5 2> /dev/null |
+		grep -E '^ +[0-9]' | grep -vE '\] (0x[0-9a-f]+|[0-9a-f]{16}) |PostmasterMain|\] main |_start|__libc_start|do_syscall_64|entry_SYSCALL|PostgresMain' |
+		awk -v t="${total:-100}" '{ a = $1; b = $2; sub("%", "", a); sub("%", "", b)
+			printf "%6.1f%% %6.1f%%  %s\n", 100 * a / t, 100 * b / t, $4 }' | head -n "$top"
 	echo
 }
 
@@ -43,9 +50,10 @@ for s in $stores; do
 	pg)
 		source "$here/../pg/server.sh"
 		pg_install || exit 1
-		pg_start "shared_buffers = 256MB" "shared_preload_libraries = anarchon" || exit 1
+		pg_start "shared_buffers = 256MB" "shared_preload_libraries = 'anarchon,pg_stat_statements'" \
+			"pg_stat_statements.track = all" || exit 1
 		base=$(( ($(date +%s) + 3600) * 1000 ))
-		psql -X -q -c "CREATE EXTENSION anarchon" -c "CREATE TABLE bench_base (job text, slot bigint, token text, PRIMARY KEY (job, slot))" || exit 1
+		psql -X -q -c "CREATE EXTENSION anarchon" -c "CREATE EXTENSION pg_stat_statements" -c "CREATE TABLE bench_base (job text, slot bigint, token text, PRIMARY KEY (job, slot))" || exit 1
 		printf '%s\n' '\set s random(1, 1000000000)' \
 			"SELECT anarchon_claim('b' || :client_id, $base + :s * 1000::bigint, 'tok' || :client_id);" > "$dir/claim.sql"
 		printf '%s\n' '\set s random(1, 1000000000)' \
@@ -56,6 +64,18 @@ for s in $stores; do
 			echo "# PostgreSQL $k: $(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$dir/pg-$k.out" | head -n 1) per second, 1 client"
 			report "$dir/pg-$k.data" postgres "PostgreSQL backend, $k"
 		done
+		# The statements a claim ran, nested ones included (track = all): what
+		# each costs per claim, from the server's own counters.
+		echo "## PostgreSQL, the statements per claim (pg_stat_statements)"
+		psql -X -A -F ' | ' -c "SELECT round(s.calls::numeric / c.calls, 2) AS per_claim,
+		        round(s.mean_exec_time::numeric * 1000) AS mean_us,
+		        round(s.total_exec_time::numeric * 1000 / c.calls) AS us_per_claim,
+		        left(regexp_replace(s.query, '\s+', ' ', 'g'), 90) AS query
+		   FROM pg_stat_statements s,
+		        (SELECT calls FROM pg_stat_statements WHERE query LIKE 'SELECT anarchon_claim(%') c
+		  WHERE s.calls >= c.calls / 2
+		  ORDER BY s.total_exec_time DESC LIMIT 12"
+		echo
 		pg_stop
 		;;
 	sqlite)
