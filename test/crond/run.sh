@@ -245,16 +245,19 @@ else ok "batch: no batch failed"; fi
 
 # --- takeover --------------------------------------------------------------
 # Three daemons on Redis, one crontab of 50 jobs (every 1, 2 or 3 s, leases of
-# 2 s); after 12 s one daemon is SIGKILLed and the other two go on for 14 s
-# more: no slot ran twice, and from 4 s after the kill (the lease, and 2 s)
-# every slot of every job ran once.  The slots the killed daemon had won and
-# not yet handed to a child are held until their lease ends, and no replica
-# claims a past slot again (doc/cli.md): those, and the job's next slots
-# while the lease holds them (overlap), are said, not judged.
+# 2 s, overlap=allow); after 12 s one daemon is SIGKILLed and the other two go
+# on for 14 s more: no slot ran twice, and from 4 s after the kill every slot
+# of every job ran once.  The slots the killed daemon had won and not yet
+# handed to a child are held until their lease ends, and no replica claims a
+# past slot again (doc/cli.md): those are said, not judged.  overlap=allow:
+# on a loaded machine a second's children may not have ended when the next
+# second's batch comes, and the check is of the takeover, not of how many
+# children a second this machine can start (a job whose run is still going
+# answers overlap by default, doc/cli.md).
 if [ -n "${rport:-}" ] && redis_ready "$rport" 2> /dev/null; then
 	d="$tmp/takeover"; mkdir -p "$d"
 	for k in $(seq 1 50); do
-		printf '# anarchon: name=t%s lease_ms=2000\n*/%s * * * * * * echo "$ANARCHON_JOB $ANARCHON_SLOT" >> %s/ran\n' "$k" $(( k % 3 + 1 )) "$d"
+		printf '# anarchon: name=t%s lease_ms=2000 overlap=allow\n*/%s * * * * * * echo "$ANARCHON_JOB $ANARCHON_SLOT" >> %s/ran\n' "$k" $(( k % 3 + 1 )) "$d"
 	done > "$d/crontab"
 	tpids=()
 	for i in 1 2 3; do
