@@ -119,9 +119,13 @@ T_TAP_END="# anarchon-tap: the suite reached its end"
 T_TAP_EXIT="# anarchon-tap: the suite's clean-up is over"
 t_tap_owner() { [ "${T_TAP_OWNER:-}" = "$$" ]; }
 # (Perl, which prove needs anyway: mawk, Debian's awk, reads a pipe in blocks
-# and would see the last marker only at the end of the input.)
+# and would see the last marker only at the end of the input.)  The filter
+# outlives a stop of the whole group (a TERM to CI, a ^C) and a reader that is
+# gone: were it to die first, the suite's clean-up would die of SIGPIPE at its
+# next line, and leave its servers running.
 t_tap_filter() {
 	SUITE=$1 END_MARKER=$T_TAP_END EXIT_MARKER=$T_TAP_EXIT perl -e '
+		$SIG{$_} = "IGNORE" for qw(TERM INT HUP PIPE);
 		$| = 1;
 		my ($n, $ended) = (0, 0);
 		while (my $l = <STDIN>) {
