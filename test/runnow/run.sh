@@ -60,15 +60,18 @@ pg_ms() { q -c "SELECT (extract(epoch FROM '$1'::timestamptz) * 1000)::bigint"; 
 
 # ask HOST STORE JOB OUT ANSWERS: one instance asks to run JOB now.  When it
 # wins, it appends the manual slot (ms) to OUT and finishes the run; its
-# answer goes to ANSWERS as "outcome slot".
+# answer goes to ANSWERS as "outcome slot start end": when it began asking
+# and when it had its answer (ms), the bounds of the moment the store
+# decided, which judge holds the store's slot to.
 ask() {
-	local host=$1 store=$2 job=$3 out=$4 answers=$5 r outcome slot token
+	local host=$1 store=$2 job=$3 out=$4 answers=$5 r outcome slot token start when
+	start=$(date +%s%3N)
 	case $host in
 		pg)
 			r=$(PGOPTIONS=$(pg_options "$store") q -F ' ' \
 				-c "SELECT outcome, (extract(epoch FROM slot) * 1000)::bigint, token FROM anarchon_run_now('$job')")
 			read -r outcome slot token <<< "$r"
-			echo "$outcome $slot" >> "$answers"
+			echo "$outcome $slot $start $(date +%s%3N)" >> "$answers"
 			if [ "$outcome" = won ]; then
 				PGOPTIONS=$(pg_options "$store") q -c "INSERT INTO rn_log VALUES ('$job', 'epoch'::timestamptz + $slot * interval '1 millisecond')" \
 					-c "SELECT anarchon_finish('$job', $slot::bigint, '$token')" > /dev/null
@@ -79,7 +82,7 @@ ask() {
 				sqlite3 "$(sqlite_db "$store")" 2>&1)
 			outcome=$(printf '%s' "$r" | sed -n 's/.*"outcome":"\([a-z]*\)".*/\1/p')
 			slot=$(printf '%s' "$r" | sed -n 's/.*"slot":\([0-9]*\).*/\1/p')
-			echo "${outcome:-error:$r} $slot" >> "$answers"
+			echo "${outcome:-error:$r} ${slot:--} $start $(date +%s%3N)" >> "$answers"
 			if [ "$outcome" = won ]; then
 				echo "$slot" >> "$out"
 				{ sqlite_head "$store"; echo "SELECT anarchon_finish('$job', $slot, '$token');"; } |
@@ -91,8 +94,12 @@ ask() {
 			"$AN" run --store "$(cli_store "$store")" --job "$job" --now --max_late_ms "$WINDOW" --verbose \
 				-- sh -c 'echo "$ANARCHON_SLOT" >> "$1"' sh "$out" 2> "$err"
 			r=$?
+			# (The end is after the winner's command: still a bound of the decision.)
 			outcome=$(sed -n 's/.*(manual slot [^)]*): \([a-z]*\).*/\1/p' "$err" | head -n 1)
-			echo "${outcome:-exit-$r} -" >> "$answers" ;;
+			when=$(sed -n 's/.*(manual slot \([^)]*\)): .*/\1/p' "$err" | head -n 1)
+			slot=-
+			[ -z "$when" ] || slot=$(date -u -d "$when" +%s%3N)
+			echo "${outcome:-exit-$r} $slot $start $(date +%s%3N)" >> "$answers" ;;
 	esac
 }
 
@@ -106,25 +113,44 @@ batch() {
 	[ "$host" = pg ] && q -c "SELECT (extract(epoch FROM slot) * 1000)::bigint FROM rn_log WHERE job = '$job' ORDER BY slot" > "$out"
 }
 
-# judge NAME OUT ANSWERS COUNT WANT_RUNS: OUT holds WANT_RUNS distinct manual
-# slots, each once; ANSWERS holds COUNT answers, of which exactly one 'won'.
+# judge NAME OUT ANSWERS COUNT BEFORE: COUNT callers asked at once, when OUT
+# held BEFORE runs.  They must make one new run, every caller answered, the
+# one new run's caller the only one told 'won', each manual slot run once.
+#
+# A caller may reach the store only after the window of that run (seconds
+# late on a loaded machine): then its request is a new one, and it must win
+# a run of its own.  That is allowed, but only as the store's clock shows
+# it: each winner's slot is the second in which the store decided, which
+# lies between the moment the caller began asking and the moment it had its
+# answer, and each run's slot is at least the window after the one before
+# (a request within max_late_ms of a run joins it).  A second run of a
+# batch whose callers all had their answers within the window fails.
 judge() {
-	local name=$1 out=$2 answers=$3 count=$4 want=$5 problems=() runs dup won bad
+	local name=$1 out=$2 answers=$3 count=$4 before=$5 problems=() runs new dup won bad late gaps
 	runs=$(wc -l < "$out")
+	new=$((runs - before))
 	dup=$(sort "$out" | uniq -d | tr '\n' ' ')
 	[ -z "$dup" ] || problems+=("a manual slot run twice: $dup")
-	[ "$runs" -eq "$want" ] || problems+=("$runs runs, want $want")
+	[ "$new" -ge 1 ] || problems+=("$new new runs, want 1")
 	grep -qvE '^[0-9]+001$' "$out" && problems+=("a run on a slot that is not manual: $(tr '\n' ' ' < "$out")")
 	[ "$(wc -l < "$answers")" -eq "$count" ] || problems+=("$(wc -l < "$answers") answers, want $count")
 	won=$(grep -c '^won ' "$answers")
-	[ "$won" -eq 1 ] || problems+=("$won callers won, want 1")
-	bad=$(grep -vE '^(won|running|done) ' "$answers" | head -n 3 | tr '\n' ';')
+	[ "$won" -eq "$new" ] || problems+=("$won callers won, want one per new run ($new)")
+	bad=$(grep -vE '^(won|running|done) [0-9]+ [0-9]+ [0-9]+$' "$answers" | head -n 3 | tr '\n' ';')
 	[ -z "$bad" ] || problems+=("unexpected answers: $bad")
+	# Each winner's slot: a run in OUT, decided while its caller asked.
+	bad=$(awk 'FNR == NR { run[$1] = 1; next }
+		$1 == "won" && (!($2 in run) || $2 - 1 < $3 - $3 % 1000 || $2 - 1 > $4) { printf "%s ", $0 }' "$out" "$answers")
+	[ -z "$bad" ] || problems+=("a winner whose slot is not a run or not the second it asked in: $bad")
+	gaps=$(sort -n "$out" | awk -v w="$WINDOW" 'NR > 1 && $1 - p < w { printf "%s after %s; ", $1, p } { p = $1 }')
+	[ -z "$gaps" ] || problems+=("a new run within the window ($WINDOW ms) of the one before: $gaps")
+	late=
+	[ "$new" -le 1 ] || late="; $((new - 1)) caller(s) reached the store after the first run's window, on a loaded machine, and won their own run"
 	if [ ${#problems[@]} -eq 0 ]; then
-		ok "$name: $runs run(s) of $count callers ($(cut -d' ' -f1 "$answers" | sort | uniq -c | tr -s ' \n' ' '))"
+		ok "$name: $new run(s) of $count callers ($(cut -d' ' -f1 "$answers" | sort | uniq -c | tr -s ' \n' ' ')$late)"
 	else
 		not_ok "$name" "${problems[@]}" "runs: $(tr '\n' ' ' < "$out")" \
-			"answers: $(tr '\n' ';' < "$answers" | head -c 400)" \
+			"answers (outcome slot asked answered): $(tr '\n' ';' < "$answers" | head -c 600)" \
 			"errors: $(cat "$out".err.* 2> /dev/null | grep -v 'manual slot\|finished' | head -c 400)"
 	fi
 }
@@ -164,33 +190,36 @@ scheduled_claims() {
 
 # scenario HOST STORE
 scenario() {
-	local host=$1 store=$2 job=rn-$1-$2 out answers at first second s got
+	local host=$1 store=$2 job=rn-$1-$2 out answers at first second last runs s got
 	out=$tmp/$job.out answers=$tmp/$job.answers
 	: > "$out"
 	: > "$answers"
 	# 20 ms before a second ends: some callers ask in the next second.
 	at=$(( ($(date +%s) + 2) * 1000 - 20 ))
 	batch "$host" "$store" "$job" "$N" "$out" "$answers" "$at"
-	judge "runnow: $host, $store store: $N callers at once" "$out" "$answers" "$N" 1
-	first=$(head -n 1 "$out")
+	judge "runnow: $host, $store store: $N callers at once" "$out" "$answers" "$N" 0
+	first=$(sort -n "$out" | head -n 1)
+	runs=$(wc -l < "$out")
 	if [ -n "$first" ]; then
 		got=$(manual_state "$host" "$store" "$job" "$first")
 		check "runnow: $host, $store store: the manual run ($first) is finished succeeded (got '$got')" test "$got" = succeeded
 	fi
 	if [ "$store" != redis ]; then
 		got=$(history_manual "$host" "$store" "$job")
-		check "runnow: $host, $store store: the history holds 1 manual run (got '$got')" test "$got" = 1
+		check "runnow: $host, $store store: the history holds the $runs manual run(s) (got '$got')" test "$got" = "$runs"
 	fi
 
 	# After the window: one more run, on a new slot.
 	: > "$answers"
-	sleep_until $(( ${first:-0} + WINDOW + 300 ))
+	# The window must end: this wait is the scenario.
+	last=$(sort -n "$out" | tail -n 1)
+	sleep_until $(( ${last:-0} + WINDOW + 300 ))
 	at=$(( $(date +%s%3N) + 300 ))
 	batch "$host" "$store" "$job" 4 "$out" "$answers" "$at"
-	judge "runnow: $host, $store store: 4 callers after the window" "$out" "$answers" 4 2
-	second=$(sed -n 2p "$out")
-	check "runnow: $host, $store store: the second run has its own slot ($first, $second)" \
-		test -n "$second" -a "$second" != "$first"
+	judge "runnow: $host, $store store: 4 callers after the window" "$out" "$answers" 4 "$runs"
+	second=$(sort -n "$out" | sed -n "$((runs + 1))p")
+	check "runnow: $host, $store store: the next run has its own slot ($last, $second)" \
+		test -n "$second" -a "${second:-0}" -gt "${last:-0}"
 
 	# The schedule's slot of this second is untouched by the manual runs.
 	s=$(( $(date +%s) * 1000 ))
