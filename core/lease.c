@@ -203,13 +203,18 @@ claim_locked(an_store *st, const an_lease_ops *ops, const an_request *in, int ga
 	if (rc == AN_OK && slot)
 		*slot = picked.slot;
 	/* The pause, in the claim's own step: under the lock, on its clock. */
-	if (rc == AN_OK && gate && ops->paused)
-		rc = ops->paused(st, rq, now, &paused);
+	if (rc == AN_OK && gate && ops->read_gated)
+		rc = ops->read_gated(st, rq, now, &paused, &run);
+	else
+	{
+		if (rc == AN_OK && gate && ops->paused)
+			rc = ops->paused(st, rq, now, &paused);
+		if (rc == AN_OK && !paused)
+			rc = ops->read(st, rq, &run);
+	}
 	if (rc == AN_OK && paused)
 		res->outcome = AN_PAUSED;
 	else if (rc == AN_OK)
-		rc = ops->read(st, rq, &run);
-	if (rc == AN_OK && !paused)
 		rc = decide(st, ops, rq, &run, now, res);
 
 	if (rc != AN_OK)

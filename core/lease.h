@@ -80,6 +80,14 @@ typedef struct an_lease_ops
 	 */
 	int			(*paused) (an_store *st, const an_request *rq, int64_t now, int *paused);
 	/*
+	 * Optional (NULL: paused, then read).  The pause and the run of a claim a
+	 * pause holds, in one read with the lock held (one statement, where a
+	 * store pays for each): *paused as paused sets it, and the run as read
+	 * reads it (AN_RUN_NONE when there is none, or when *paused).
+	 */
+	int			(*read_gated) (an_store *st, const an_request *rq, int64_t now, int *paused,
+							   an_run *run);
+	/*
 	 * Optional (NULL: every claim takes the lock).  A loser's claim, one
 	 * that writes nothing (the job is paused, or the slot's run is finished
 	 * or running under another token's lease), is answered from what is

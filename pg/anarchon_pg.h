@@ -202,6 +202,20 @@ bool		an_pg_spi_as_owner_kept(struct _SPI_plan **keep, const char *sql, int narg
  */
 void		an_pg_keepalive_claimed(const an_request *rq, int64 sent_ms, bool has_lease);
 
+/*
+ * key_lookup.c: the row of anarchon.<table> whose primary key (nkeys
+ * columns) equals keys, each compared with eq[i], found without SPI; read is
+ * called with it (its attributes fetched) when there is one.  an_pg_column:
+ * a column's number, by name.
+ */
+#define AN_PG_MAX_KEYS 2
+struct RelationData;
+struct TupleTableSlot;
+typedef void (*an_pg_row_reader) (struct RelationData *rel, struct TupleTableSlot *slot, void *arg);
+bool		an_pg_key_lookup(const char *table, int nkeys, const Datum *keys, const RegProcedure *eq,
+							 an_pg_row_reader read, void *arg);
+AttrNumber	an_pg_column(struct RelationData *rel, const char *name);
+
 /* run_lookup.c: the committed run (job, slot) by primary key, no SPI; state NONE if none. */
 struct an_run;
 void		an_pg_lookup_run(const char *job, int64 slot_ms, struct an_run *run);

@@ -27,8 +27,9 @@
  *     many jobs one role may come to own by claiming them.  Superusers are
  *     not held to them.
  *
- * The lookups run through SPI as the owner of schema anarchon (as_owner.c):
- * the caller needs no privilege on the table.
+ * The owner is read by a probe of the table's primary key (key_lookup.c),
+ * and the writes run through SPI as the owner of schema anarchon
+ * (as_owner.c): the caller needs no privilege on the table.
  */
 #include "anarchon_pg.h"
 
@@ -36,8 +37,10 @@
 #include "catalog/pg_authid.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
+#include "executor/tuptable.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/timestamp.h"
 
@@ -75,20 +78,24 @@ owner_query(const char *sql, int nargs, Oid *types, Datum *values, Datum *out)
 	return an_pg_spi_as_owner(sql, nargs, types, values, NULL, out);
 }
 
+/* The owner column of the row found (key_lookup.c). */
+static void
+read_owner(Relation rel, TupleTableSlot *slot, void *arg)
+{
+	bool		isnull;
+
+	*(Oid *) arg = DatumGetObjectId(slot_getattr(slot, an_pg_column(rel, "owner"), &isnull));
+}
+
+/* Asked by every call on a job: a probe of the primary key, not a statement. */
 static bool
 lookup_owner(const char *job, Oid *owner)
 {
-	Oid			types[1] = {TEXTOID};
-	Datum		values[1] = {CStringGetTextDatum(job)};
-	Datum		d;
+	Datum		key = CStringGetTextDatum(job);
+	RegProcedure eq = F_TEXTEQ;
 
-	static struct _SPI_plan *plan;	/* asked by every call on a job: kept */
-
-	if (!an_pg_spi_as_owner_kept(&plan, "SELECT owner FROM anarchon.job_owners WHERE job = $1",
-								 1, types, values, NULL, &d))
-		return false;
-	*owner = DatumGetObjectId(d);
-	return true;
+	*owner = InvalidOid;
+	return an_pg_key_lookup("job_owners", 1, &key, &eq, read_owner, owner);
 }
 
 /* The insert of a new owner, for an_pg_lock_bounded. */

@@ -4,9 +4,9 @@
  *
  * A claim takes these steps: the upsert of the job's row in
  * anarchon.runs_jobs (the lock, held until the caller's transaction ends),
- * the clock read after it, the job's pause, the run read FOR UPDATE, then
- * the decision table,
- * which lives in core/lease.c; this file supplies its steps (an_lease_ops)
+ * the clock read after it, the job's pause and the run read FOR UPDATE (one
+ * statement), then the decision table, which lives in core/lease.c; this
+ * file supplies its steps (an_lease_ops)
  * with SPI.  Each query is prepared once per backend and kept, and runs as
  * the owner of the tables with search_path pinned (as_owner.c).  A check
  * runs no query: it probes the primary key (run_lookup.c).
@@ -59,6 +59,7 @@ typedef enum local_query
 	Q_MANUAL,
 	Q_PAUSED,
 	Q_PEEK,
+	Q_READ_GATED,
 	Q_COUNT
 } local_query;
 
@@ -190,6 +191,20 @@ static const query_def queries[Q_COUNT] = {
 		"SELECT r.attempt, r.token, r.state, r.lease_until, EXISTS (SELECT 1 FROM anarchon.pauses p "
 		"WHERE p.job = $1 AND (p.until IS NULL OR p.until > $3)) "
 		"FROM (SELECT) AS one LEFT JOIN anarchon.runs r ON r.job = $1 AND r.slot = $2",
+		3, {TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
+	/*
+	 * Q_PAUSED and Q_READ_RUN in one statement, for a claim a pause holds:
+	 * run after the job's lock is granted, so its snapshot (READ COMMITTED)
+	 * sees a pause that committed while the claim waited, and the run is
+	 * locked as Q_READ_RUN locks it.  The prune horizon stays a statement
+	 * of its own after it (op_pruned_before says why).
+	 */
+	[Q_READ_GATED] = {
+		"WITH r AS (SELECT attempt, token, state, lease_until FROM anarchon.runs "
+		"WHERE job = $1 AND slot = $2 FOR UPDATE) "
+		"SELECT r.attempt, r.token, r.state, r.lease_until, EXISTS (SELECT 1 FROM anarchon.pauses p "
+		"WHERE p.job = $1 AND (p.until IS NULL OR p.until > $3)) "
+		"FROM (SELECT) AS one LEFT JOIN r ON true",
 		3, {TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
 };
 
@@ -430,6 +445,35 @@ op_paused(an_store *st, const an_request *rq, int64_t now, int *paused)
 	return AN_OK;
 }
 
+/* The first row of a run-and-pause statement (Q_PEEK, Q_READ_GATED): the run, and the pause in column 5. */
+static void
+read_run_and_pause(an_run *found, int *paused)
+{
+	bool		isnull;
+
+	*paused = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 5, &isnull));
+	(void) SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	if (isnull)
+		found->state = AN_RUN_NONE;
+	else
+		read_run_row(found);
+}
+
+/* The pause and the run in one statement, with the job's lock held (Q_READ_GATED). */
+static int
+op_read_gated(an_store *st, const an_request *rq, int64_t now, int *paused, an_run *run)
+{
+	Datum		v[3] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot)),
+	TimestampTzGetDatum(an_pg_ms_to_ts(now))};
+
+	if (run_locking(st, Q_READ_GATED, v, SPI_OK_SELECT, rq->job, rq->settings->busy_timeout_ms) != 1)
+		elog(ERROR, "the claim's read of the local store returned no row");
+	read_run_and_pause(run, paused);
+	if (*paused)
+		run->state = AN_RUN_NONE;
+	return AN_OK;
+}
+
 /*
  * A loser's claim without the job's lock (core/lease.c): only in READ
  * COMMITTED, where the statement's snapshot is taken now.  An older
@@ -442,9 +486,6 @@ op_peek(an_store *st, const an_request *rq, an_run *found, int *paused,
 		int64_t *now_before, int64_t *now_after, int *ok)
 {
 	Datum		v[3];
-	HeapTuple	tup;
-	TupleDesc	desc;
-	bool		isnull;
 
 	*ok = 0;
 	if (XactIsoLevel != XACT_READ_COMMITTED)
@@ -455,14 +496,7 @@ op_peek(an_store *st, const an_request *rq, an_run *found, int *paused,
 	v[2] = TimestampTzGetDatum(an_pg_ms_to_ts(*now_before));
 	if (run(Q_PEEK, v, SPI_OK_SELECT) != 1)
 		elog(ERROR, "the loser's read of the local store returned no row");
-	tup = SPI_tuptable->vals[0];
-	desc = SPI_tuptable->tupdesc;
-	*paused = DatumGetBool(SPI_getbinval(tup, desc, 5, &isnull));
-	(void) SPI_getbinval(tup, desc, 1, &isnull);
-	if (isnull)
-		found->state = AN_RUN_NONE;
-	else
-		read_run_row(found);
+	read_run_and_pause(found, paused);
 	*now_after = an_pg_now_ms();
 	*ok = 1;
 	return AN_OK;
@@ -498,6 +532,7 @@ static const an_lease_ops local_ops = {
 	.replace_others = op_replace_others,
 	.pruned_before = op_pruned_before,
 	.paused = op_paused,
+	.read_gated = op_read_gated,
 	.peek = op_peek,
 };
 

@@ -23,8 +23,10 @@ SET anarchon.lease_ms = 30000;
 SELECT anarchon_claim('rp', :slot, 'long2');
 -- so is any job's: the cutoff is the prune's, not one job's
 SELECT anarchon_claim('rp-other', :slot, 'long2');
--- a slot newer than the prune's cutoff is still claimed as ever
-SELECT anarchon_claim('rp', :slot + 29000, 'long3');
+-- a slot newer than the prune's cutoff is still claimed as ever (the
+-- second the test began: the cutoff, 2 s before the prune, is older unless
+-- the statements above took a second)
+SELECT anarchon_claim('rp', :slot + 30000, 'long3');
 -- the record keeps the largest cutoff: a later prune with a longer
 -- retention does not lower it
 SELECT anarchon_prune(3600000) AS deleted;

@@ -38,6 +38,17 @@ report() {
 	echo
 }
 
+# self_report DATA COMM TITLE: the functions that spend COMM's time
+# themselves (the flame graph's tops), as shares of COMM's samples.
+self_report() {
+	local total
+	echo "## $3"
+	total=$(perf report -i "$1" --comm "$2" --sort comm --stdio 2> /dev/null | awk -v c="$2" '$2 == c { sub("%", "", $1); print $1; exit }')
+	perf report -i "$1" --comm "$2" --no-children --sort dso,symbol --stdio -g none --percent-limit 0.7 2> /dev/null |
+		grep -E '^ +[0-9]' | awk -v t="${total:-100}" '{ a = $1; sub("%", "", a); $1 = ""; printf "%6.1f%% %s\n", 100 * a / t, $0 }' | head -n "$top"
+	echo
+}
+
 # system_wide NAME CMD...: perf record of the whole machine while CMD runs.
 system_wide() {
 	local name=$1
@@ -58,11 +69,17 @@ for s in $stores; do
 			"SELECT anarchon_claim('b' || :client_id, $base + :s * 1000::bigint, 'tok' || :client_id);" > "$dir/claim.sql"
 		printf '%s\n' '\set s random(1, 1000000000)' \
 			"INSERT INTO bench_base (job, slot, token) VALUES ('b' || :client_id, $base + :s * 1000::bigint, 'tok') ON CONFLICT DO NOTHING;" > "$dir/insert.sql"
-		for k in claim insert; do
+		# The check reads 1000 existing runs, and its primitive the same keys of a plain table.
+		psql -X -q -c "INSERT INTO anarchon.runs SELECT 'chk', to_timestamp(($base + i * 1000) / 1000.0), 1, 'tok', 'running', now() + interval '1 day', now(), NULL FROM generate_series(1, 1000) AS i" \
+			-c "INSERT INTO bench_base SELECT 'chk', $base + i * 1000, 'tok' FROM generate_series(1, 1000) AS i" || exit 1
+		printf '%s\n' '\set s random(1, 1000)' "SELECT anarchon_check('chk', $base + :s * 1000::bigint);" > "$dir/check.sql"
+		printf '%s\n' '\set s random(1, 1000)' "SELECT token FROM bench_base WHERE job = 'chk' AND slot = $base + :s * 1000::bigint;" > "$dir/select.sql"
+		for k in ${PROFILE_PG:-claim insert check select}; do
 			(cd "$dir" && PGOPTIONS="-c anarchon.overlap=allow" system_wide "pg-$k" \
 				pgbench -n -M prepared -c 1 -j 1 -T "$secs" -f "$dir/$k.sql" postgres)
 			echo "# PostgreSQL $k: $(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$dir/pg-$k.out" | head -n 1) per second, 1 client"
 			report "$dir/pg-$k.data" postgres "PostgreSQL backend, $k"
+			self_report "$dir/pg-$k.data" postgres "PostgreSQL backend, $k, own time"
 		done
 		# The statements a claim ran, nested ones included (track = all): what
 		# each costs per claim, from the server's own counters.

@@ -1,0 +1,101 @@
+/*
+ * key_lookup.c — one row of a table of schema anarchon, found by its primary
+ * key without SPI.
+ *
+ * The reads every call makes (the job's owner, the run a check asks about)
+ * are single index probes.  Through SPI each paid for a connection, a switch
+ * to the schema's owner, a plan-cache lookup and an executor start and end;
+ * here it is the probe, under the snapshot a non-read-only SPI statement
+ * would take (the command counter advanced, then the transaction's
+ * snapshot: the latest committed state in READ COMMITTED, the transaction's
+ * own in REPEATABLE READ, and this transaction's own writes either way).
+ *
+ * No query text is involved, so no search_path can redirect anything, and
+ * no table privilege is checked: what a caller may learn is the calling
+ * function's business, as it is for SPI run as the schema's owner.
+ */
+#include "anarchon_pg.h"
+
+#include "access/genam.h"
+#include "access/relscan.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "executor/tuptable.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "compat.h"
+
+AttrNumber
+an_pg_column(Relation rel, const char *name)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute a = TupleDescAttr(desc, i);
+
+		if (!a->attisdropped && strcmp(NameStr(a->attname), name) == 0)
+			return a->attnum;
+	}
+	elog(ERROR, "anarchon.%s has no column \"%s\"", RelationGetRelationName(rel), name);
+	return InvalidAttrNumber;	/* not reached */
+}
+
+bool
+an_pg_key_lookup(const char *table, int nkeys, const Datum *keys, const RegProcedure *eq,
+				 an_pg_row_reader read, void *arg)
+{
+	Oid			relid;
+	Relation	rel;
+	Relation	idx;
+	Oid			idxid;
+	ScanKeyData key[AN_PG_MAX_KEYS];
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	Snapshot	snap;
+	bool		found;
+
+	Assert(nkeys > 0 && nkeys <= AN_PG_MAX_KEYS);
+	/* No SPI here, so not through as_owner.c: the same version check. */
+	an_pg_require_sql_version();
+	relid = get_relname_relid(table, get_namespace_oid("anarchon", false));
+	if (!OidIsValid(relid))
+		elog(ERROR, "table anarchon.%s does not exist", table);
+
+	rel = table_open(relid, AccessShareLock);
+	idxid = an_pg_primary_key_index(rel);
+	if (!OidIsValid(idxid))
+		elog(ERROR, "anarchon.%s has no primary key", table);
+	idx = index_open(idxid, AccessShareLock);
+	if (IndexRelationGetNumberOfKeyAttributes(idx) != nkeys)
+		elog(ERROR, "the primary key of anarchon.%s is not of %d columns", table, nkeys);
+
+	/* Each column compared in the index's own collation. */
+	for (int i = 0; i < nkeys; i++)
+		ScanKeyEntryInitialize(&key[i], 0, i + 1, BTEqualStrategyNumber, InvalidOid,
+							   idx->rd_indcollation[i], eq[i], keys[i]);
+
+	CommandCounterIncrement();
+	snap = RegisterSnapshot(GetTransactionSnapshot());
+
+	slot = table_slot_create(rel, NULL);
+	scan = an_pg_index_beginscan(rel, idx, snap, nkeys, 0);
+	index_rescan(scan, key, nkeys, NULL, 0);
+	found = index_getnext_slot(scan, ForwardScanDirection, slot);
+	if (found)
+	{
+		slot_getallattrs(slot);
+		read(rel, slot, arg);
+	}
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	UnregisterSnapshot(snap);
+
+	index_close(idx, AccessShareLock);
+	table_close(rel, AccessShareLock);
+	return found;
+}
