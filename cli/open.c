@@ -283,6 +283,7 @@ an_cli_request(const an_cli *cli, an_request *rq, int64_t slot, const char *toke
 	rq->slot = slot;
 	rq->token = token;
 	rq->settings = &cli->settings;
+	rq->kind = AN_CLAIM_SCHEDULED;
 }
 
 int

@@ -21,7 +21,7 @@ an_cli_run_now(an_cli *cli)
 	char		when[40];
 	an_request	rq;
 	an_claim_result res;
-	int64_t		slot = 0,
+	int64_t		slot,
 				sent;
 	int			rc;
 
@@ -36,10 +36,11 @@ an_cli_run_now(an_cli *cli)
 	if (cli->store->m->validate && cli->store->m->validate(cli->store, &cli->settings) != AN_OK)
 		return an_cli_store_failed(cli, NULL);
 	an_cli_request(cli, &rq, 0, token);
-	memset(&res, 0, sizeof(res));
+	rq.kind = AN_CLAIM_MANUAL;
 	sent = an_cli_mono_ms();
-	if (an_store_run_now(cli->store, &rq, &res, &slot) != AN_OK)
+	if (an_store_claim(cli->store, &rq, &res) != AN_OK)
 		return an_cli_store_failed(cli, NULL);
+	slot = res.slot;
 	an_cli_format_time(slot, when, sizeof(when));
 	if (res.outcome != AN_WON)
 	{

@@ -132,21 +132,20 @@ claim_call(an_store *st, const an_request *rq, const char *what, const char *sql
 #define CLAIM_COLUMNS "SELECT c.outcome, c.attempt, (extract(epoch FROM c.lease_until) * 1000)::bigint," \
 	" (extract(epoch FROM pg_catalog.clock_timestamp()) * 1000)::bigint"
 
+/*
+ * A claim, or a run-now: the database chooses the manual slot and claims it
+ * (anarchon_run_now), as every host's run-now is a claim of kind manual.
+ */
 static int
 pg_claim(an_store *st, const an_request *rq, an_claim_result *res)
 {
+	if (rq->kind == AN_CLAIM_MANUAL)
+		return claim_call(st, rq, "the run-now", CLAIM_COLUMNS ", (extract(epoch FROM c.slot) * 1000)::bigint"
+						  " FROM anarchon.anarchon_run_now($1::text, $2::text, $3::bigint,"
+						  " $4::bigint, $5::integer, $6::text, $7::bigint) AS c", res, &res->slot);
 	return claim_call(st, rq, "the claim", CLAIM_COLUMNS
 					  " FROM anarchon.anarchon_claim_info($1::text, $2::bigint, $3::text, $4::bigint,"
 					  " $5::bigint, $6::integer, $7::text, $8::bigint) AS c", res, NULL);
-}
-
-/* run now: the database chooses the manual slot and claims it (anarchon_run_now). */
-static int
-pg_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64_t *slot)
-{
-	return claim_call(st, rq, "the run-now", CLAIM_COLUMNS ", (extract(epoch FROM c.slot) * 1000)::bigint"
-					  " FROM anarchon.anarchon_run_now($1::text, $2::text, $3::bigint,"
-					  " $4::bigint, $5::integer, $6::text, $7::bigint) AS c", res, slot);
 }
 
 /* A function answering boolean: *owned, or an error when the answer is neither. */
@@ -322,7 +321,6 @@ pg_close(an_store *st)
  * server's anarchon_claim decides the pause.
  */
 static const an_store_admin pg_admin = {
-	.run_now = pg_run_now,
 	.pause = an_pg_pause,        /* store_pg_pause.c */
 	.resume = an_pg_resume,
 	.pauses = an_pg_pauses,

@@ -67,20 +67,3 @@ an_lease_run_now(an_store *st, const an_lease_ops *ops, an_manual_find find,
 
 	return an_lease_claim_picked(st, ops, rq, pick_manual, &mf, res, slot);
 }
-
-int
-an_store_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64_t *slot)
-{
-	int64_t		start;
-	int			rc;
-
-	*slot = 0;
-	if (an_store_admin_for(st, AN_CAP_RUN_NOW) == NULL)
-		return st->err;
-	if ((rc = an_run_now_check(st, rq->settings)) != AN_OK)
-		return rc;
-	start = an_stats_start();
-	rc = st->m->admin->run_now(st, rq, res, slot);
-	an_stats_count(st->stats, AN_STATS_CLAIM, start, rc, rc == AN_OK ? (int) res->outcome : -1, 0);
-	return rc;
-}

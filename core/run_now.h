@@ -59,10 +59,10 @@ int			an_lease_run_now(an_store *st, const an_lease_ops *ops, an_manual_find fin
 							 const an_request *rq, an_claim_result *res, int64_t *slot);
 
 /*
- * The hosts' call: the store's run_now (version 6), timed and counted as a
- * claim; a store without one is refused with AN_E_UNSUPPORTED and a hint.
+ * A host asks for a run-now with an_store_claim and rq->kind
+ * AN_CLAIM_MANUAL (core/store.h): counted as a claim, refused with
+ * AN_E_UNSUPPORTED and a hint by a store that cannot, and the manual slot in
+ * res->slot.
  */
-int			an_store_run_now(an_store *st, const an_request *rq, an_claim_result *res,
-							 int64_t *slot);
 
 #endif							/* ANARCHON_RUN_NOW_H */

@@ -9,7 +9,6 @@
 #include "pause.h"
 #include "store.h"
 
-/* The administration bits of m that its admin table backs with methods. */
 unsigned
 an_store_admin_caps(const an_store_methods *m)
 {
@@ -19,8 +18,10 @@ an_store_admin_caps(const an_store_methods *m)
 
 	if (a != NULL)
 		have = (a->pause && a->resume ? AN_CAP_PAUSE : 0) | (a->paused ? AN_CAP_PAUSED : 0) |
-			(a->pauses ? AN_CAP_PAUSES : 0) | (a->run_now ? AN_CAP_RUN_NOW : 0) |
-			(a->prune ? AN_CAP_PRUNE : 0);
+			(a->pauses ? AN_CAP_PAUSES : 0) | (a->prune ? AN_CAP_PRUNE : 0);
+	/* Before version 10 a run-now was a method; such a table's claim knows no kind. */
+	if (m->version < AN_STORE_SINCE_kind)
+		caps &= ~AN_CAP_RUN_NOW;
 	return caps & (~AN_CAP_ADMIN | have);
 }
 
@@ -142,78 +143,8 @@ an_store_host_now(const an_store *st)
 	return st->host->now_ms(st->host->ctx);
 }
 
-int
-an_store_claim(an_store *st, const an_request *rq, an_claim_result *res)
-{
-	int64_t		start = an_stats_start();
-	int			rc = st->m->claim(st, rq, res);
-
-	an_stats_count(st->stats, AN_STATS_CLAIM, start, rc, rc == AN_OK ? (int) res->outcome : -1, 0);
-	return rc;
-}
-
-int
-an_store_heartbeat(an_store *st, const an_request *rq, int *owned)
-{
-	int64_t		start = an_stats_start();
-	int			rc = st->m->heartbeat(st, rq, owned);
-
-	an_stats_count(st->stats, AN_STATS_HEARTBEAT, start, rc, 0, rc == AN_OK && *owned);
-	return rc;
-}
-
-int
-an_store_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
-{
-	int64_t		start = an_stats_start();
-	int			rc = st->m->finish(st, rq, status, owned);
-
-	an_stats_count(st->stats, AN_STATS_FINISH, start, rc, 0, rc == AN_OK && *owned);
-	return rc;
-}
-
-int
-an_store_check(an_store *st, const an_request *rq, an_check_result *res)
-{
-	int64_t		start = an_stats_start();
-	int			rc = st->m->check(st, rq, res);
-
-	an_stats_count(st->stats, AN_STATS_CHECK, start, rc, 0, 0);
-	return rc;
-}
-
 void
 an_store_saw_clock(an_store *st, int64_t store_ms, int64_t sent_ms, int64_t received_ms)
 {
 	an_stats_clock(st->stats, store_ms, sent_ms, received_ms);
-}
-
-int
-an_store_fence(an_store *st, const an_request *rq, int *owned)
-{
-	int64_t		start = an_stats_start();
-	int			rc;
-
-	*owned = 0;
-	if (AN_STORE_METHOD(st, fence) != NULL)
-		rc = st->m->fence(st, rq, owned);
-	else if (st->m->heartbeat == NULL)
-		return an_store_fail(st, AN_E_UNSUPPORTED, "store \"%s\" cannot check who owns a run", st->m->name);
-	else
-		rc = st->m->heartbeat(st, rq, owned);
-	an_stats_count(st->stats, AN_STATS_FENCE, start, rc, 0, rc == AN_OK && *owned);
-	return rc;
-}
-
-int
-an_store_batch(an_store *st, const an_settings *s, const an_request *rqs, size_t n,
-			   int (*one) (an_store *st, void *arg, size_t i), void *arg)
-{
-	int			rc = AN_OK;
-
-	if (AN_STORE_METHOD(st, batch) != NULL)
-		return st->m->batch(st, s, rqs, n, one, arg);
-	for (size_t i = 0; i < n && rc == AN_OK; i++)
-		rc = one(st, arg, i);
-	return rc;
 }

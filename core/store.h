@@ -107,6 +107,22 @@ typedef struct an_host
 	const char *(*setting_name) (void *ctx, const char *name);
 } an_host;
 
+/*
+ * What kind of slot a claim is of (version 10).  A scheduled and a catch-up
+ * claim (anarchon_missed's slots, claimed late on purpose) are decided
+ * alike, of rq->slot; the kind says which the host meant.  A manual claim is
+ * a run-now (core/run_now.h): the store chooses the slot in the claim's
+ * atomic step -- the job's current manual request, else a new one -- and
+ * rq->slot is not read.  Only a store with AN_CAP_RUN_NOW is sent one
+ * (an_store_claim refuses it for the others).
+ */
+typedef enum an_claim_kind
+{
+	AN_CLAIM_SCHEDULED = 0,
+	AN_CLAIM_CATCHUP,
+	AN_CLAIM_MANUAL
+} an_claim_kind;
+
 /* The arguments of one call, already validated by the host. */
 typedef struct an_request
 {
@@ -114,14 +130,20 @@ typedef struct an_request
 	int64_t		slot;            /* ms since the epoch, passes an_validate_slot */
 	const char *token;           /* NUL-terminated; NULL for check */
 	const an_settings *settings;
+	an_claim_kind kind;          /* a claim's (version 10); 0, scheduled, for every other call */
 } an_request;
 
-/* What a claim learned. attempt and lease_until are 0 where a store has none. */
+/*
+ * What a claim learned. attempt and lease_until are 0 where a store has none.
+ * slot is the slot decided, whatever the outcome: rq->slot, or the one a
+ * manual claim's store chose.
+ */
 typedef struct an_claim_result
 {
 	an_outcome	outcome;
 	int32_t		attempt;
 	int64_t		lease_until;     /* ms since the epoch */
+	int64_t		slot;            /* ms since the epoch */
 } an_claim_result;
 
 /* What a check learned. */
@@ -147,8 +169,10 @@ typedef struct an_check_result
  *   9  admin: prune, pause, resume, paused, pauses and run_now leave the
  *      claim's table for a table of their own, each declared by a bit of
  *      caps; a table of an earlier version has no administration
+ *  10  run_now leaves admin: a run-now is a claim of kind AN_CLAIM_MANUAL,
+ *      which a store with AN_CAP_RUN_NOW decides in its claim
  */
-#define AN_STORE_VERSION 9
+#define AN_STORE_VERSION 10
 
 /*
  * What a store is, beyond the methods it has, as bits of caps (version 7).
@@ -175,25 +199,31 @@ typedef struct an_check_result
 #define AN_CAP_SESSION_OWNER	0x4u
 
 /*
- * What a store's administration table can do (version 9), one bit per
- * duty, each the method(s) of an_store_admin named:
+ * The duties a store may have or not, one bit each.  Those of its
+ * administration table (version 9), each the method(s) of an_store_admin
+ * named:
  *   AN_CAP_PAUSE      pause and resume (and then its claim decides pauses)
  *   AN_CAP_PAUSED     paused: is the job paused now
  *   AN_CAP_PAUSES     pauses: the job's pauses over a range
- *   AN_CAP_RUN_NOW    run_now
  *   AN_CAP_PRUNE      prune
- * A bit declared without its method is not the store's (an_store_init drops
- * it; test/store checks that every store's bits and methods agree), and an
- * open store may give one up (an_store_lacks: Redis has no run-now but with
- * strategy=lease).  Hosts reach the methods only through an_store_admin_for,
- * which refuses, in one place and in one wording, what the store cannot do.
+ * and one of its claim (version 10; a table of version 9 that declares it
+ * had a run_now method, and has it no more):
+ *   AN_CAP_RUN_NOW    its claim takes the kind AN_CLAIM_MANUAL
+ * An administration bit declared without its method is not the store's
+ * (an_store_init drops it; test/store checks that every store's bits and
+ * methods agree), and an open store may give up any duty (an_store_lacks:
+ * Redis has no run-now but with strategy=lease).  Hosts reach the methods
+ * only through an_store_admin_for, and a manual claim only through
+ * an_store_claim: both refuse, in one place and in one wording
+ * (an_store_can), what the store cannot do.
  */
 #define AN_CAP_PAUSE	0x08u
 #define AN_CAP_PAUSED	0x10u
 #define AN_CAP_PAUSES	0x20u
 #define AN_CAP_RUN_NOW	0x40u
 #define AN_CAP_PRUNE	0x80u
-#define AN_CAP_ADMIN	(AN_CAP_PAUSE | AN_CAP_PAUSED | AN_CAP_PAUSES | AN_CAP_RUN_NOW | AN_CAP_PRUNE)
+#define AN_CAP_ADMIN	(AN_CAP_PAUSE | AN_CAP_PAUSED | AN_CAP_PAUSES | AN_CAP_PRUNE)
+#define AN_CAP_DUTIES	(AN_CAP_ADMIN | AN_CAP_RUN_NOW)
 
 /*
  * The optional second table: the operators' controls.  None of these is on
@@ -242,16 +272,7 @@ typedef struct an_store_admin
 	int			(*pauses) (an_store *st, const an_request *rq, int64_t from, int64_t to,
 						   struct an_pause_span *spans, size_t max, size_t *n);
 
-	/*
-	 * run_now: one manual run of rq->job (core/run_now.h).  Choose the slot
-	 * atomically -- the job's current manual request made within
-	 * max_late_ms, else a new one, an_manual_slot of the store's clock -- so
-	 * that every caller of the window gets the same one, and claim it for
-	 * rq->token as claim would (rq->slot is not read).  Sets *slot to the
-	 * slot claimed, whatever the outcome.
-	 */
-	int			(*run_now) (an_store *st, const an_request *rq, an_claim_result *res,
-							int64_t *slot);
+	/* (run_now, until version 10: a claim of kind AN_CLAIM_MANUAL since) */
 } an_store_admin;
 
 typedef struct an_store_methods
@@ -271,7 +292,13 @@ typedef struct an_store_methods
 	 * claim: decide (job, slot) for this token, atomically.  A store that
 	 * holds pauses (version 5) decides the pause in the same atomic step:
 	 * AN_PAUSED (attempt and lease_until 0), nothing claimed, while the job
-	 * is paused; the host reads nothing before it (core/pause.h).
+	 * is paused; the host reads nothing before it (core/pause.h).  A store
+	 * with AN_CAP_RUN_NOW also takes rq->kind AN_CLAIM_MANUAL (version 10):
+	 * in the same atomic step it chooses the slot -- the job's current
+	 * manual request made within max_late_ms, else a new one, an_manual_slot
+	 * of the store's clock, so that every caller of the window gets the same
+	 * one -- sets res->slot to it whatever the outcome, and claims it for
+	 * rq->token as any slot (a pause does not hold a manual claim).
 	 */
 	int			(*claim) (an_store *st, const an_request *rq, an_claim_result *res);
 
@@ -451,6 +478,7 @@ int			an_store_check_url(an_store *st, const char *url);
 #define AN_STORE_SINCE_caps 7
 #define AN_STORE_SINCE_batch 8
 #define AN_STORE_SINCE_admin 9
+#define AN_STORE_SINCE_kind 10
 #define AN_STORE_METHOD(st, method) \
 	((st)->m->version >= AN_STORE_SINCE_##method ? (st)->m->method : NULL)
 
@@ -458,26 +486,37 @@ int			an_store_check_url(an_store *st, const char *url);
 #define AN_STORE_HAS(st, cap) (((st)->caps & (cap)) != 0)
 
 /*
- * The administration table when the store has cap (one AN_CAP_* bit of
- * AN_CAP_ADMIN); else NULL, with the one refusal recorded on st:
- * AN_E_UNSUPPORTED, "the NAME store cannot DO", a detail and a hint
- * (core/store_admin.c).  Every host reaches prune, pause, resume, paused,
- * pauses and run_now through it.
+ * Whether the store has duty cap (one bit of AN_CAP_DUTIES): 1, or 0 with
+ * the one refusal recorded on st: AN_E_UNSUPPORTED, "the NAME store cannot
+ * DO", a detail and a hint (core/store_admin.c).
+ */
+int			an_store_can(an_store *st, unsigned cap);
+
+/*
+ * The administration table when the store has cap (one bit of
+ * AN_CAP_ADMIN); else NULL, refused as an_store_can does.  Every host
+ * reaches prune, pause, resume, paused and pauses through it.
  */
 const an_store_admin *an_store_admin_for(an_store *st, unsigned cap);
 
-/* The AN_CAP_* bits of a table, less the administration bits it has no method for. */
+/*
+ * The AN_CAP_* bits of a table, less the administration bits it has no
+ * method for and a run-now declared before version 10.
+ */
 unsigned	an_store_admin_caps(const an_store_methods *m);
 
 /*
- * An open store gives up cap (AN_CAP_ADMIN bits) for this connection, why
+ * An open store gives up cap (AN_CAP_DUTIES bits) for this connection, why
  * completing the refusal's message: "with strategy stream-id".
  */
 void		an_store_lacks(an_store *st, unsigned cap, const char *why);
 
 /*
  * The hosts' calls of a store's methods: the method, timed and counted in
- * st->stats (core/stats.h) when the host gave the store a row.
+ * st->stats (core/stats.h) when the host gave the store a row.  A claim of
+ * kind AN_CLAIM_MANUAL is refused unless the store has AN_CAP_RUN_NOW and
+ * the settings allow a run-now (an_run_now_check); res->slot is rq->slot
+ * for the other kinds.
  */
 int			an_store_claim(an_store *st, const an_request *rq, an_claim_result *res);
 int			an_store_heartbeat(an_store *st, const an_request *rq, int *owned);

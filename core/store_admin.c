@@ -1,7 +1,8 @@
 /*
- * store_admin.c — the operators' controls of a store (an_store_admin): which
- * of them a store has, and the one refusal of those it has not, so that every
- * host says the same thing in the same place.
+ * store_admin.c — the duties a store may lack (the operators' controls of
+ * an_store_admin, and a run-now): which of them a store has, and the one
+ * refusal of those it has not, so that every host says the same thing in the
+ * same place.
  */
 #include <stdio.h>
 #include <string.h>
@@ -33,13 +34,13 @@ static const struct
 	"Nothing to do here: run anarchon_prune in the database that keeps the runs, if any."},
 };
 
-const an_store_admin *
-an_store_admin_for(an_store *st, unsigned cap)
+int
+an_store_can(an_store *st, unsigned cap)
 {
 	size_t		i;
 
 	if (AN_STORE_HAS(st, cap))
-		return st->m->admin;
+		return 1;
 	/* Reading the pauses of a store that cannot hold one: say the larger lack. */
 	if ((cap & (AN_CAP_PAUSED | AN_CAP_PAUSES)) && !AN_STORE_HAS(st, AN_CAP_PAUSE))
 		cap = AN_CAP_PAUSE;
@@ -49,13 +50,19 @@ an_store_admin_for(an_store *st, unsigned cap)
 				  (st->lacks_caps & cap) && st->lacks[0] ? " " : "", (st->lacks_caps & cap) ? st->lacks : "");
 	an_store_detailf(st, "%s", duties[i].detail);
 	an_store_hintf(st, "%s", duties[i].hint);
-	return NULL;
+	return 0;
+}
+
+const an_store_admin *
+an_store_admin_for(an_store *st, unsigned cap)
+{
+	return an_store_can(st, cap) ? st->m->admin : NULL;
 }
 
 void
 an_store_lacks(an_store *st, unsigned cap, const char *why)
 {
-	st->caps &= ~(cap & AN_CAP_ADMIN);
-	st->lacks_caps |= cap & AN_CAP_ADMIN;
+	st->caps &= ~(cap & AN_CAP_DUTIES);
+	st->lacks_caps |= cap & AN_CAP_DUTIES;
 	snprintf(st->lacks, sizeof(st->lacks), "%s", why);
 }

@@ -559,30 +559,21 @@ local_open(an_store *st, const char *url, void *arg)
 	return AN_OK;
 }
 
+/* A claim, or a run-now (a claim of the manual slot chosen under the job's lock). */
 static int
 local_claim(an_store *st, const an_request *rq, an_claim_result *res)
 {
+	const char *fn = rq->kind == AN_CLAIM_MANUAL ? "anarchon_run_now" : "anarchon_claim";
 	an_pg_owner_state owner;
 	int			rc;
 
-	require_writable("anarchon_claim");
-	an_pg_require_fsync("anarchon_claim");
+	require_writable(fn);
+	an_pg_require_fsync(fn);
 	connect_spi(&owner);
-	rc = an_lease_claim(st, &local_ops, rq, res);
-	finish_spi(&owner);
-	return rc;
-}
-
-static int
-local_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64_t *slot)
-{
-	an_pg_owner_state owner;
-	int			rc;
-
-	require_writable("anarchon_run_now");
-	an_pg_require_fsync("anarchon_run_now");
-	connect_spi(&owner);
-	rc = an_lease_run_now(st, &local_ops, find_manual, rq, res, slot);
+	if (rq->kind == AN_CLAIM_MANUAL)
+		rc = an_lease_run_now(st, &local_ops, find_manual, rq, res, &res->slot);
+	else
+		rc = an_lease_claim(st, &local_ops, rq, res);
 	finish_spi(&owner);
 	return rc;
 }
@@ -675,7 +666,6 @@ local_close(an_store *st)
 
 static const an_store_admin local_admin = {
 	.prune = local_prune,
-	.run_now = local_run_now,
 	.pause = an_pg_local_pause,		/* local_pause.c */
 	.resume = an_pg_local_resume,
 	.paused = an_pg_local_paused,
@@ -694,6 +684,6 @@ const an_store_methods an_pg_local_methods = {
 	.close = local_close,
 	.fence = local_fence,
 	.recall = an_pg_local_recall,	/* local_recall.c */
-	.caps = AN_CAP_CALLER_TXN | AN_CAP_ADMIN,
+	.caps = AN_CAP_CALLER_TXN | AN_CAP_DUTIES,	/* run-now: a manual claim (local_claim) */
 	.admin = &local_admin,
 };

@@ -26,7 +26,6 @@ anarchon_run_now(PG_FUNCTION_ARGS)
 	an_pg_call	call;
 	an_store   *st;
 	an_claim_result res;
-	int64		slot = 0;
 	TupleDesc	desc;
 	Datum		values[5];
 	bool		nulls[5] = {false, false, false, false, false};
@@ -56,13 +55,14 @@ anarchon_run_now(PG_FUNCTION_ARGS)
 	an_pg_claim_overrides(fcinfo, 2, &call);
 	/* What the limits on how far ahead a claim may reach are asked about. */
 	call.rq.slot = an_manual_slot(an_pg_now_ms());
+	call.rq.kind = AN_CLAIM_MANUAL;
 
 	st = an_pg_claim_store(fcinfo, &call);
-	if (an_store_run_now(st, &call.rq, &res, &slot) != AN_OK)
+	if (an_store_claim(st, &call.rq, &res) != AN_OK)
 		an_pg_raise(st);
 
 	values[0] = CStringGetTextDatum(an_outcome_name(res.outcome));
-	values[1] = TimestampTzGetDatum(an_pg_ms_to_ts(slot));
+	values[1] = TimestampTzGetDatum(an_pg_ms_to_ts(res.slot));
 	values[2] = CStringGetTextDatum(call.token);
 	/* As anarchon_claim_info: NULL when nothing was claimed. */
 	values[3] = Int32GetDatum(res.attempt);

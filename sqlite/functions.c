@@ -303,13 +303,13 @@ fn_run_now(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	an_store   *st;
 	char		hex[AN_TOKEN_HEX + 1];
 	char		err[AN_ERRMAX];
-	int64_t		slot;
 	char	   *json;
 
 	if (!an_sqlite_top_level(ctx, "anarchon_run_now"))
 		return;
 	memset(&rq, 0, sizeof(rq));
 	rq.settings = &conn->settings;
+	rq.kind = AN_CLAIM_MANUAL;
 	if ((rq.job = arg_text(ctx, "anarchon_run_now", argv[0], "job", an_validate_job)) == NULL)
 		return;
 	if (argc > 1)
@@ -328,13 +328,13 @@ fn_run_now(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		return;
 	}
 	if ((st->m->validate && st->m->validate(st, rq.settings) != AN_OK) ||
-		an_store_run_now(st, &rq, &res, &slot) != AN_OK)
+		an_store_claim(st, &rq, &res) != AN_OK)
 	{
 		result_store_error(ctx, "anarchon_run_now", st);
 		return;
 	}
 	json = sqlite3_mprintf("{\"outcome\":\"%s\",\"slot\":%lld,\"token\":\"%s\"}",
-						   an_outcome_name(res.outcome), (long long) slot, rq.token);
+						   an_outcome_name(res.outcome), (long long) res.slot, rq.token);
 	if (json == NULL)
 		sqlite3_result_error_nomem(ctx);
 	else

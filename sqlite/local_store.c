@@ -515,12 +515,6 @@ static const an_lease_ops local_ops = {
 
 /* ---------------------------------------------------------------- store methods */
 
-static int
-do_claim(an_store *st, const an_request *rq, an_claim_result *res)
-{
-	return an_lease_claim(st, &local_ops, rq, res);
-}
-
 /* an_manual_find: read under the claim's BEGIN IMMEDIATE. */
 static int
 find_manual(an_store *st, const char *job, int64_t since, int64_t *slot, int *found)
@@ -542,10 +536,13 @@ find_manual(an_store *st, const char *job, int64_t since, int64_t *slot, int *fo
 	return AN_OK;
 }
 
+/* A claim, or a run-now (a claim of the manual slot chosen under BEGIN IMMEDIATE). */
 static int
-do_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64_t *slot)
+do_claim(an_store *st, const an_request *rq, an_claim_result *res)
 {
-	return an_lease_run_now(st, &local_ops, find_manual, rq, res, slot);
+	if (rq->kind == AN_CLAIM_MANUAL)
+		return an_lease_run_now(st, &local_ops, find_manual, rq, res, &res->slot);
+	return an_lease_claim(st, &local_ops, rq, res);
 }
 
 /* Heartbeat and finish: one fenced UPDATE each, atomic on its own. */
@@ -819,13 +816,8 @@ runs_table_exists(local_store *ls)
 static int
 local_claim(an_store *st, const an_request *rq, an_claim_result *res)
 {
-	WITH_STMTS("anarchon_claim", rq->settings, do_claim(st, rq, res));
-}
-
-static int
-local_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64_t *slot)
-{
-	WITH_STMTS("anarchon_run_now", rq->settings, do_run_now(st, rq, res, slot));
+	WITH_STMTS(rq->kind == AN_CLAIM_MANUAL ? "anarchon_run_now" : "anarchon_claim", rq->settings,
+			   do_claim(st, rq, res));
 }
 
 static int
@@ -1060,7 +1052,6 @@ local_open(an_store *st, const char *url, void *arg)
 
 static const an_store_admin local_admin = {
 	.prune = local_prune,
-	.run_now = local_run_now,
 	.pause = an_sqlite_local_pause,
 	.resume = an_sqlite_local_resume,
 	.paused = an_sqlite_local_paused,
@@ -1080,6 +1071,6 @@ const an_store_methods an_sqlite_local_methods = {
 	.fence = local_fence,
 	.recall = an_sqlite_local_recall,	/* local_recall.c */
 	.batch = local_batch,
-	.caps = AN_CAP_ADMIN,
+	.caps = AN_CAP_DUTIES,       /* run-now: a manual claim (do_claim) */
 	.admin = &local_admin,
 };

@@ -434,16 +434,11 @@ claim_or_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64
 	return rc;
 }
 
+/* A run-now is a claim of kind manual: only with strategy lease (redis_open gives it up otherwise). */
 static int
 redis_claim(an_store *st, const an_request *rq, an_claim_result *res)
 {
-	return claim_or_run_now(st, rq, res, NULL);
-}
-
-static int
-redis_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64_t *slot)
-{
-	return claim_or_run_now(st, rq, res, slot);
+	return claim_or_run_now(st, rq, res, rq->kind == AN_CLAIM_MANUAL ? &res->slot : NULL);
 }
 
 /*
@@ -533,7 +528,6 @@ redis_check(an_store *st, const an_request *rq, an_check_result *res)
 
 /* No prune: runs expire by themselves (doc/stores.md). */
 static const an_store_admin redis_admin = {
-	.run_now = redis_run_now,    /* strategy lease (redis_run_now.c; redis_open gives it up otherwise) */
 	.pause = rds_pause,          /* every strategy (redis_pause.c) */
 	.resume = rds_resume,
 	.paused = rds_paused,
@@ -554,6 +548,7 @@ const an_store_methods an_redis_methods = {
 	.recall = rds_recall,        /* anarchon_missed, strategy lease (redis_missed.c) */
 	.fence = NULL,               /* the hosts ask heartbeat (an_store_fence) */
 	.batch = redis_batch,        /* the claims sent ahead (redis_ahead.c) */
-	.caps = AN_CAP_PAUSE | AN_CAP_PAUSED | AN_CAP_PAUSES | AN_CAP_RUN_NOW,
+	.caps = AN_CAP_PAUSE | AN_CAP_PAUSED | AN_CAP_PAUSES |
+		AN_CAP_RUN_NOW,              /* strategy lease: a manual claim (redis_run_now.c) */
 	.admin = &redis_admin,
 };

@@ -51,7 +51,10 @@ fake_resume(an_store *st, const an_request *rq, int *was)
 	return AN_OK;
 }
 
-/* Declares run-now and prune as well, without their methods: they are not its. */
+/*
+ * Declares run-now and prune as well, without their methods: they are not
+ * its (a run-now was a method until version 10, a manual claim since).
+ */
 static const an_store_admin fake_admin = {.pause = fake_pause, .resume = fake_resume};
 static const an_store_methods fake_v9 = {
 	.version = 9, .name = "fake", .caps = AN_CAP_PAUSE | AN_CAP_RUN_NOW | AN_CAP_PRUNE, .admin = &fake_admin
@@ -92,7 +95,7 @@ admin(void)
 	an_store_init(&st, &fake_v9, NULL);
 	caps_line("a version 9 table's duties", st.caps);
 	for (size_t i = 0; i < sizeof(duties) / sizeof(duties[0]); i++)
-		if (an_store_admin_for(&st, duties[i].cap) == NULL)
+		if (!an_store_can(&st, duties[i].cap))
 			show(duties[i].name, &st);
 		else
 			printf("%s: its own\n", duties[i].name);
@@ -114,7 +117,7 @@ admin(void)
 			printf("%s: not built: %s\n", urls[i], err);
 			continue;
 		}
-		caps_line(m->name, m->caps & AN_CAP_ADMIN);
+		caps_line(m->name, m->caps & AN_CAP_DUTIES);
 		if ((m->caps & AN_CAP_ADMIN) != (an_store_admin_caps(m) & AN_CAP_ADMIN))
 			caps_line("  declared without a method", (m->caps & ~an_store_admin_caps(m)) & AN_CAP_ADMIN);
 	}

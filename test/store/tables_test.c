@@ -246,7 +246,7 @@ lease_table_with(const an_lease_ops *ops, const char *what)
 	{
 		const lease_row *r = &lease_rows[i];
 		an_settings s;
-		an_request	rq = {"job", SLOT, "T", &s};
+		an_request	rq = {"job", SLOT, "T", &s, AN_CLAIM_SCHEDULED};
 		an_claim_result res;
 		an_store	st;
 		char		got[160];
@@ -333,7 +333,7 @@ lease_paused(void)
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 	{
 		an_settings s;
-		an_request	rq = {"job", SLOT, "T", &s};
+		an_request	rq = {"job", SLOT, "T", &s, AN_CLAIM_SCHEDULED};
 		an_claim_result res;
 		an_store	st;
 		char		got[160];
@@ -454,7 +454,7 @@ wonlost_claim_table(void)
 	{
 		const wl_row *r = &wl_rows[i];
 		an_settings s;
-		an_request	rq = {"job", SLOT, "T", &s};
+		an_request	rq = {"job", SLOT, "T", &s, AN_CLAIM_SCHEDULED};
 		an_claim_result res;
 		an_store	st;
 		char		got[120];
@@ -511,7 +511,7 @@ wonlost_run_table(void)
 	{
 		const run_row *r = &run_rows[i];
 		an_settings s;
-		an_request	rq = {"job", SLOT, "T", &s};
+		an_request	rq = {"job", SLOT, "T", &s, AN_CLAIM_SCHEDULED};
 		an_check_result res = {0};
 		an_store	st;
 		char		got[120];
@@ -552,7 +552,7 @@ missed_filter(void)
 	size_t		next = 0;
 	an_store	st;
 	an_settings s;
-	an_request	rq = {"job", SLOT, NULL, &s};
+	an_request	rq = {"job", SLOT, NULL, &s, AN_CLAIM_SCHEDULED};
 	size_t		n = 3;
 	char		got[2 * AN_ERRMAX + 40];
 	int			rc;
