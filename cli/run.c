@@ -196,7 +196,8 @@ renew_taken_up(an_cli *cli, const an_request *rq, const char *when, int64_t *sen
  * status, or not_mine_exit, or a store failure's.
  */
 static int
-claim_and_run_one(an_cli *cli, int64_t slot, int *ran, int *overlap, an_claim_result *out, int *claimed)
+claim_and_run_one(an_cli *cli, int64_t slot, an_claim_kind kind, int *ran, int *overlap,
+				  an_claim_result *out, int *claimed)
 {
 	char		token[AN_TOKEN_MAX + 1];
 	char		when[40];
@@ -213,6 +214,7 @@ claim_and_run_one(an_cli *cli, int64_t slot, int *ran, int *overlap, an_claim_re
 	else if ((rc = an_cli_new_token(token)) != AN_EXIT_OK)
 		return rc;
 	an_cli_request(cli, &rq, slot, token);
+	rq.kind = kind;
 	memset(&res, 0, sizeof(res));
 	an_store_clear(cli->store);
 	/* The lease is counted from the request, not the reply: the store may have begun it any time in between. */
@@ -252,12 +254,12 @@ claim_and_run_one(an_cli *cli, int64_t slot, int *ran, int *overlap, an_claim_re
 
 /* One slot, and its line under --log-format json: the outcome, or "error" when no claim was answered. */
 static int
-claim_and_run(an_cli *cli, int64_t slot, int *ran, int *overlap)
+claim_and_run(an_cli *cli, int64_t slot, an_claim_kind kind, int *ran, int *overlap)
 {
 	an_claim_result res;
 	int64_t		start = an_cli_mono_ms();
 	int			claimed = 0;
-	int			rc = claim_and_run_one(cli, slot, ran, overlap, &res, &claimed);
+	int			rc = claim_and_run_one(cli, slot, kind, ran, overlap, &res, &claimed);
 
 	an_cli_log_slot(cli, slot, claimed ? an_outcome_name(res.outcome) : "error",
 					claimed && res.outcome == AN_WON ? res.attempt : 0, rc, an_cli_mono_ms() - start);
@@ -336,7 +338,9 @@ an_cli_run(an_cli *cli)
 	rc = cli->not_mine_exit;
 	for (size_t i = 0; i < n; i++)
 	{
-		int			one = claim_and_run(cli, due[i], &ran, &overlap);
+		/* The slots before the current one are missed slots, caught up. */
+		int			one = claim_and_run(cli, due[i], due[i] < slot ? AN_CLAIM_CATCHUP : AN_CLAIM_SCHEDULED,
+										&ran, &overlap);
 
 		ran_any |= ran;
 		/* A store failure, or a command that failed: the later slots are left to the next call. */
