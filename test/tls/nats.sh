@@ -235,7 +235,7 @@ succeeded
 rc=0" mq_vg "tls://127.0.0.1:$NT_PORT_op?$CA&cert=$c/client.crt&key=$c/client.key&creds=$opd/user.creds&timeout_ms=10000" "$nt/vg.in"
 	printf '%s\n' "claim vg $S2 t1" > "$nt/vg2.in"
 	expect "nats/tls: valgrind: a refused nkey login (the session ends at its error, status 3)" "error auth: NATS at tls://127.0.0.1:$NT_PORT_auth refused the login: Authorization Violation
-rc=3" mq_vg "tls://127.0.0.1:$NT_PORT_auth?$CA&nkey=$tmp/user.seed" "$nt/vg2.in"
+rc=3" mq_vg "tls://127.0.0.1:$NT_PORT_auth?$CA&nkey=$tmp/user.seed&timeout_ms=10000" "$nt/vg2.in"
 	if [ -s "$MQ_TMP/vg.err" ]; then not_ok "nats/tls: valgrind reported nothing" "$(head -n 30 "$MQ_TMP/vg.err")"; else ok "nats/tls: valgrind reported nothing"; fi
 	# Through the SQLite extension: a login over TLS that works, and three that fail.
 	for vc in "creds|$O&creds=$opd/user.creds" "password|tls://alice:wrong-$PW@$A" "seed|tls://$A&nkey=$tmp/changed.seed" \
