@@ -118,7 +118,7 @@ const char *an_cli_setting_flag(void *ctx, const char *name);
 const char *an_cli_setting_name(int i);
 
 /* times.c: a TIME argument (ms, RFC 3339, or `now`), and RFC 3339 output. */
-int			an_cli_parse_time(const char *text, int64_t *ms, char *err, size_t errlen);
+int			an_cli_parse_time(const char *text, int64_t *ms, an_err *err);
 void		an_cli_format_time(int64_t ms, char *out, size_t outlen);
 int64_t		an_cli_now_ms(void);
 /* CLOCK_MONOTONIC in ms: the lease's deadlines, which a change of the wall clock must not move. */

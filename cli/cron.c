@@ -71,12 +71,12 @@ print_jobs(const an_crontab *tab, int64_t now)
 	for (size_t i = 0; i < tab->n; i++)
 	{
 		const an_cron_job *j = &tab->jobs[i];
-		char		err[AN_ERRMAX],
-					when[40] = "none";
+		an_err		err;
+		char		when[40] = "none";
 		int64_t		slot;
 		int			found = 0;
 
-		if (an_crontab_next(j, now, &slot, &found, err, sizeof(err)) == AN_OK && found)
+		if (an_crontab_next(j, now, &slot, &found, &err) == AN_OK && found)
 			an_cli_format_time(slot, when, sizeof(when));
 		printf("%s\t%s\t%s\t%s\t%s\n", j->name, j->schedule_text, j->zone ? j->zone : "UTC", when, j->command);
 	}
@@ -120,11 +120,11 @@ run_argv(const an_cli *cli, const an_cron_job *j, int64_t slot, const char *toke
 	for (int i = 0; an_cli_setting_name(i); i++)
 	{
 		const char *name = an_cli_setting_name(i);
-		char		err[AN_ERRMAX];
+		an_err		err;
 
 		/* cron never catches up (crontab.c): run --slot does not either. */
 		if (strncmp(name, "catch_up", 8) == 0 ||
-			an_settings_get(&j->settings, name, buf, sizeof(buf), err, sizeof(err)) != AN_OK)
+			an_settings_get(&j->settings, name, buf, sizeof(buf), &err) != AN_OK)
 			continue;
 		ADD(an_cli_setting_flag(NULL, name));
 		ADD(buf);
@@ -313,7 +313,7 @@ answered(daemon_state *d, const an_cron_due *due, int64_t took_ms)
 static void
 start_due(daemon_state *d, int64_t now)
 {
-	char		err[AN_ERRMAX];
+	an_err		err;
 	an_cron_due *due = NULL;
 	size_t		n = 0,
 				cap = 0;
@@ -344,9 +344,9 @@ start_due(daemon_state *d, int64_t now)
 				due[n++] = (an_cron_due) {.job = i, .slot = slot};
 			else
 				spawn(d, i, slot, NULL);
-			if (an_crontab_next(j, slot, &d->next[i], &d->has_next[i], err, sizeof(err)) != AN_OK)
+			if (an_crontab_next(j, slot, &d->next[i], &d->has_next[i], &err) != AN_OK)
 			{
-				an_cli_error("%s: %s; no more slots of it", j->name, err);
+				an_cli_error("%s: %s; no more slots of it", j->name, AN_ERR_TEXT(&err));
 				d->has_next[i] = 0;
 			}
 		}
@@ -370,7 +370,7 @@ plan(daemon_state *d, const an_crontab *tab, int64_t after)
 {
 	int64_t    *next = calloc(tab->n ? tab->n : 1, sizeof(int64_t));
 	int		   *has_next = calloc(tab->n ? tab->n : 1, sizeof(int));
-	char		err[AN_ERRMAX];
+	an_err		err;
 
 	if (next == NULL || has_next == NULL)
 	{
@@ -379,7 +379,7 @@ plan(daemon_state *d, const an_crontab *tab, int64_t after)
 		return AN_E_NOMEM;
 	}
 	for (size_t i = 0; i < tab->n; i++)
-		if (an_crontab_next(&tab->jobs[i], after, &next[i], &has_next[i], err, sizeof(err)) != AN_OK)
+		if (an_crontab_next(&tab->jobs[i], after, &next[i], &has_next[i], &err) != AN_OK)
 			has_next[i] = 0;
 	free(d->next);
 	free(d->has_next);
@@ -429,7 +429,7 @@ run_daemon(daemon_state *d)
 	int64_t		now = an_cli_now_ms();
 	int			stopping = 0,
 				sfd;
-	char		err[AN_ERRMAX];
+	an_err		err;
 
 	sigemptyset(&d->set);
 	sigaddset(&d->set, SIGTERM);
@@ -487,7 +487,7 @@ run_daemon(daemon_state *d)
 				int			found = 0;
 
 				if (d->has_next[i] &&
-					an_crontab_next(&d->tab.jobs[i], now, &earlier, &found, err, sizeof(err)) == AN_OK &&
+					an_crontab_next(&d->tab.jobs[i], now, &earlier, &found, &err) == AN_OK &&
 					found && earlier < d->next[i])
 					d->next[i] = earlier;
 			}
@@ -550,7 +550,7 @@ an_cli_cron(an_cli *cli)
 {
 	daemon_state d;
 	int			rc;
-	char		err[AN_ERRMAX + 300];
+	an_err		err;
 
 	if (cli->command == NULL || cli->command[0] == NULL)
 	{
@@ -594,8 +594,8 @@ an_cli_cron(an_cli *cli)
 	if (cli->check)
 		print_jobs(&d.tab, an_cli_now_ms());
 	else if (cli->metrics_listen &&
-			 (rc = an_cron_metrics_open(cli->metrics_listen, an_cli_now_ms(), &d.metrics, err, sizeof(err))) != AN_EXIT_OK)
-		an_cli_error("%s", err);
+			 (rc = an_cron_metrics_open(cli->metrics_listen, an_cli_now_ms(), &d.metrics, &err)) != AN_EXIT_OK)
+		an_cli_error("%s", AN_ERR_TEXT(&err));
 	else
 		rc = run_daemon(&d);
 	an_cron_metrics_close(d.metrics);

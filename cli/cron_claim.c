@@ -54,9 +54,9 @@ claim_one(an_store *st, void *arg, size_t i)
 		d->outcome = res.outcome;
 		return AN_OK;
 	}
-	if (!job_alone(st->err))
-		return st->err;
-	an_store_error_text(st, d->text, sizeof(d->text));
+	if (!job_alone(st->err.code))
+		return st->err.code;
+	an_err_text(&st->err, d->text, sizeof(d->text));
 	d->answered = d->failed = 1;
 	an_store_clear(st);
 	return AN_OK;
@@ -133,7 +133,7 @@ an_cron_claim(an_cron_claimer *c, an_cli *cli, const an_crontab *tab, an_cron_du
 	{
 		char		text[AN_ERRTEXTMAX];
 
-		an_store_error_text(cli->store, text, sizeof(text));
+		an_err_text(&cli->store->err, text, sizeof(text));
 		an_cli_error("cron: the batch of %zu claim%s failed: %s; each is claimed by an anarchon run of its own",
 					 n, n == 1 ? "" : "s", text[0] ? text : "the store failed");
 	}

@@ -49,7 +49,7 @@ struct an_cron_metrics
 };
 
 int
-an_cron_metrics_open(const char *where, int64_t now, an_cron_metrics **out, char *err, size_t errlen)
+an_cron_metrics_open(const char *where, int64_t now, an_cron_metrics **out, an_err *err)
 {
 	struct addrinfo hints = {0},
 			   *ai = NULL;
@@ -63,7 +63,7 @@ an_cron_metrics_open(const char *where, int64_t now, an_cron_metrics **out, char
 	*out = NULL;
 	if (colon == NULL || colon == where || colon[1] == '\0' || (size_t) (colon - where) >= sizeof(host))
 	{
-		snprintf(err, errlen, "--metrics-listen \"%s\" is not HOST:PORT: give the address to listen on and"
+		an_errf(err, "--metrics-listen \"%s\" is not HOST:PORT: give the address to listen on and"
 				 " its port, such as 127.0.0.1:9187 or [::1]:9187", where);
 		return AN_EXIT_USAGE;
 	}
@@ -79,14 +79,14 @@ an_cron_metrics_open(const char *where, int64_t now, an_cron_metrics **out, char
 	hints.ai_flags = AI_NUMERICSERV;
 	if ((gai = getaddrinfo(host, colon + 1, &hints, &ai)) != 0)
 	{
-		snprintf(err, errlen, "--metrics-listen %s: %s (HOST:PORT, the port a number)", where, gai_strerror(gai));
+		an_errf(err, "--metrics-listen %s: %s (HOST:PORT, the port a number)", where, gai_strerror(gai));
 		return AN_EXIT_USAGE;
 	}
 	if ((fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0 ||
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
 		bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 16) != 0)
 	{
-		snprintf(err, errlen, "--metrics-listen %s: cannot listen there: %s", where, strerror(errno));
+		an_errf(err, "--metrics-listen %s: cannot listen there: %s", where, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		freeaddrinfo(ai);
@@ -96,7 +96,7 @@ an_cron_metrics_open(const char *where, int64_t now, an_cron_metrics **out, char
 	if ((m = calloc(1, sizeof(*m))) == NULL)
 	{
 		close(fd);
-		snprintf(err, errlen, "out of memory");
+		an_errf(err, "out of memory");
 		return AN_EXIT_SOFTWARE;
 	}
 	m->lfd = fd;

@@ -39,7 +39,7 @@ typedef struct an_cron_metrics an_cron_metrics;
  * Listen on HOST:PORT: AN_EXIT_OK, or the exit status with err saying why
  * (64: not HOST:PORT; 78: cannot listen there, the port taken).
  */
-int			an_cron_metrics_open(const char *where, int64_t now, an_cron_metrics **out, char *err, size_t errlen);
+int			an_cron_metrics_open(const char *where, int64_t now, an_cron_metrics **out, an_err *err);
 void		an_cron_metrics_close(an_cron_metrics *m);
 
 /* The counters of job name, made at its first use; with m NULL, a place that counts nowhere. */

@@ -102,7 +102,7 @@ default_name(const an_cron_job *job, char *out, size_t len)
 
 /* The year field (cronexpr's syntax: '*', N, A-B, with /STEP, comma lists) into job. */
 static int
-parse_years(const char *field, an_cron_job *job, char *err, size_t errlen)
+parse_years(const char *field, an_cron_job *job, an_err *err)
 {
 	const char *p = field;
 
@@ -151,7 +151,7 @@ parse_years(const char *field, an_cron_job *job, char *err, size_t errlen)
 	}
 	return 1;
 bad:
-	snprintf(err, errlen, "year field '%s': allowed '*', a year, a range A-B, a step /N, or a comma list of"
+	an_errf(err, "year field '%s': allowed '*', a year, a range A-B, a step /N, or a comma list of"
 			 " those, years %d-%d", field, AN_CRONTAB_YEAR_MIN, AN_CRONTAB_YEAR_MAX);
 	return 0;
 }
@@ -161,13 +161,13 @@ bad:
  * year when year: 1 and job filled, or 0 with the reason in err.
  */
 static int
-try_schedule(reader *r, char **words, int nfields, int year, an_cron_job *job, char *err, size_t errlen)
+try_schedule(reader *r, char **words, int nfields, int year, an_cron_job *job, an_err *err)
 {
 	char		text[AN_SCHEDULE_INPUT_MAX + 80];
 	size_t		n = 0;
 	int			cron_fields = nfields - (year ? 1 : 0);
 
-	if (year && !parse_years(words[nfields - 1], job, err, errlen))
+	if (year && !parse_years(words[nfields - 1], job, err))
 		return 0;
 	if (!year)
 		job->any_year = 1;
@@ -177,10 +177,10 @@ try_schedule(reader *r, char **words, int nfields, int year, an_cron_job *job, c
 		n += (size_t) snprintf(text + n, n < sizeof(text) ? sizeof(text) - n : 0, "%s%s", i ? " " : "", words[i]);
 	if (n >= sizeof(text))
 	{
-		snprintf(err, errlen, "the schedule is longer than %d bytes", AN_SCHEDULE_TEXT_MAX);
+		an_errf(err, "the schedule is longer than %d bytes", AN_SCHEDULE_TEXT_MAX);
 		return 0;
 	}
-	return an_schedule_parse(text, n, r->cli->zones, &job->schedule, err, errlen) == AN_OK;
+	return an_schedule_parse(text, n, r->cli->zones, &job->schedule, err) == AN_OK;
 }
 
 /* A job line: its schedule (7, 6, then 5 fields, or a macro) and its command. */
@@ -190,7 +190,7 @@ job_line(reader *r, char *line, an_crontab *tab)
 	char	   *words[MAX_WORDS + 1];
 	char	   *starts[MAX_WORDS + 1];
 	char		copy[AN_SCHEDULE_INPUT_MAX * 2];
-	char		err[AN_ERRMAX] = "";
+	an_err		err = {0};
 	an_cron_job job;
 	int			n = 0,
 				fields = 0;
@@ -222,7 +222,7 @@ job_line(reader *r, char *line, an_crontab *tab)
 	}
 	if (words[0][0] == '@')
 	{
-		if (n >= 2 && try_schedule(r, words, 1, 0, &job, err, sizeof(err)))
+		if (n >= 2 && try_schedule(r, words, 1, 0, &job, &err))
 			fields = 1;
 	}
 	else
@@ -232,21 +232,21 @@ job_line(reader *r, char *line, an_crontab *tab)
 			int			n,
 						year;
 		}			forms[] = {{7, 1}, {6, 1}, {5, 0}};
-		char		err5[AN_ERRMAX] = "";
+		an_err		err5 = {0};
 
 		for (int i = 0; i < 3 && !fields; i++)
-			if (n > forms[i].n && try_schedule(r, words, forms[i].n, forms[i].year, &job, err, sizeof(err)))
+			if (n > forms[i].n && try_schedule(r, words, forms[i].n, forms[i].year, &job, &err))
 				fields = forms[i].n;
 			else if (forms[i].n == 5)
-				snprintf(err5, sizeof(err5), "%s", err);
-		snprintf(err, sizeof(err), "%s", err5);
+				err5 = err;
+		err = err5;
 	}
 	if (fields == 0)
 	{
 		if (n < 2 || (words[0][0] != '@' && n < 6))
 			bad_line(r, "no schedule and command here; %s", FORMS);
 		else
-			bad_line(r, "%s; %s", err[0] ? err : "not a schedule", FORMS);
+			bad_line(r, "%s; %s", err.msg[0] ? AN_ERR_TEXT(&err) : "not a schedule", FORMS);
 		r->has_directive = 0;
 		return;
 	}
@@ -308,12 +308,12 @@ job_line(reader *r, char *line, an_crontab *tab)
 		int64_t		next;
 		int			found = 0;
 
-		an_error	rc = an_crontab_next(&job, an_cli_now_ms(), &next, &found, err, sizeof(err));
+		an_error	rc = an_crontab_next(&job, an_cli_now_ms(), &next, &found, &err);
 
 		if (rc != AN_OK || !found)
 		{
 			bad_line(r, "the schedule %s has no slot from now on%s%s", job.schedule_text,
-					 rc != AN_OK ? ": " : " (its years are past)", rc != AN_OK ? err : "");
+					 rc != AN_OK ? ": " : " (its years are past)", rc != AN_OK ? AN_ERR_TEXT(&err) : "");
 			free(job.command);
 			free(job.schedule_text);
 			return;
@@ -377,7 +377,7 @@ directive(reader *r, char *text)
 	for (char *w = strtok_r(text, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
 	{
 		char	   *eq = strchr(w, '=');
-		char		err[AN_ERRMAX];
+		an_err		err;
 		char		key[64];
 
 		if (eq == NULL || eq == w || (size_t) (eq - w) >= sizeof(key))
@@ -393,8 +393,8 @@ directive(reader *r, char *text)
 		eq++;
 		if (strcmp(key, "name") == 0)
 		{
-			if (an_validate_job(eq, strlen(eq), err, sizeof(err)) != AN_OK)
-				bad_line(r, "name=%s: %s", eq, err);
+			if (an_validate_job(eq, strlen(eq), &err) != AN_OK)
+				bad_line(r, "name=%s: %s", eq, AN_ERR_TEXT(&err));
 			else
 				snprintf(r->name, sizeof(r->name), "%s", eq);
 		}
@@ -411,8 +411,8 @@ directive(reader *r, char *text)
 					 " the slots one of them misses", key);
 		else if (an_cli_setting_flag(NULL, key))
 		{
-			if (an_settings_set(&r->settings, key, eq, err, sizeof(err)) != AN_OK)
-				bad_line(r, "%s", err);
+			if (an_settings_set(&r->settings, key, eq, &err) != AN_OK)
+				bad_line(r, "%s", AN_ERR_TEXT(&err));
 		}
 		else
 			bad_line(r, "unknown setting \"%s\"; allowed are name, kill-after, jitter, lease_ms,"
@@ -431,7 +431,7 @@ env_line(reader *r, const char *key, size_t keylen, char *value, an_crontab *tab
 	char	   *kv;
 
 	size_t		n = strlen(value);
-	char		err[AN_ERRMAX];
+	an_err		err;
 
 	if (n >= 2 && (value[0] == '"' || value[0] == '\'') && value[n - 1] == value[0])
 	{
@@ -442,8 +442,8 @@ env_line(reader *r, const char *key, size_t keylen, char *value, an_crontab *tab
 	{
 		if (*value == '\0')
 			r->zone = NULL;
-		else if (an_tz_find(r->cli->zones, value, strlen(value), &r->zone, err, sizeof(err)) != AN_OK)
-			bad_line(r, "CRON_TZ=%s: %s", value, err);
+		else if (an_tz_find(r->cli->zones, value, strlen(value), &r->zone, &err) != AN_OK)
+			bad_line(r, "CRON_TZ=%s: %s", value, AN_ERR_TEXT(&err));
 		return;
 	}
 	if (keylen >= 9 && strncmp(key, "ANARCHON_", 9) == 0)
@@ -576,7 +576,7 @@ static int
 year_of(const an_cron_job *job, int64_t t)
 {
 	an_tz_span span;
-	char		err[AN_ERRMAX];
+	an_err		err;
 	int64_t		days;
 	int64_t		y,
 				doe,
@@ -584,7 +584,7 @@ year_of(const an_cron_job *job, int64_t t)
 				doy,
 				mp;
 
-	if (job->schedule.tz && an_tz_span_at(job->schedule.tz, t, &span, err, sizeof(err)) == AN_OK)
+	if (job->schedule.tz && an_tz_span_at(job->schedule.tz, t, &span, &err) == AN_OK)
 		t += span.offset;
 	days = (t >= 0 ? t : t - 86399999) / 86400000;
 	/* civil_from_days (H. Hinnant) */
@@ -598,11 +598,11 @@ year_of(const an_cron_job *job, int64_t t)
 }
 
 an_error
-an_crontab_next(const an_cron_job *job, int64_t after, int64_t *slot, int *found, char *err, size_t errlen)
+an_crontab_next(const an_cron_job *job, int64_t after, int64_t *slot, int *found, an_err *err)
 {
 	for (;;)
 	{
-		an_error	rc = an_schedule_next_slot(&job->schedule, after, slot, found, err, errlen);
+		an_error	rc = an_schedule_next_slot(&job->schedule, after, slot, found, err);
 		int			y,
 					next;
 

@@ -75,6 +75,6 @@ void		an_crontab_free(an_crontab *tab);
  * applied; *found 0 when there is none.  AN_OK or the schedule's error.
  */
 an_error	an_crontab_next(const an_cron_job *job, int64_t after, int64_t *slot, int *found,
-							char *err, size_t errlen);
+							an_err *err);
 
 #endif							/* ANARCHON_CLI_CRONTAB_H */

@@ -49,12 +49,12 @@ push(void *arg, int64_t slot)
 static int
 list_range(an_cli *cli, slot_list *l)
 {
-	char		err[AN_ERRMAX];
+	an_err		err;
 	an_error	rc;
 
-	if ((rc = an_schedule_range(&cli->schedule, cli->from, cli->to, push, l, err, sizeof(err))) != AN_OK)
+	if ((rc = an_schedule_range(&cli->schedule, cli->from, cli->to, push, l, &err)) != AN_OK)
 	{
-		an_cli_error("%s", err);
+		an_cli_error("%s", AN_ERR_TEXT(&err));
 		return rc == AN_E_NOMEM ? AN_EXIT_SOFTWARE : AN_EXIT_USAGE;
 	}
 	return AN_EXIT_OK;
@@ -147,13 +147,13 @@ an_cli_due_slots(an_cli *cli, int64_t now, int64_t out[AN_DUE_MAX], size_t *n)
 {
 	slot_list	l = {NULL, 0, 0, INT64_MAX};
 	an_due_plan plan;
-	char		err[AN_ERRMAX];
+	an_err		err;
 	an_error	erc;
 	int			rc = AN_EXIT_OK;
 
-	if ((erc = an_due_plan_make(&cli->schedule, &cli->settings, now, &plan, err, sizeof(err))) != AN_OK)
+	if ((erc = an_due_plan_make(&cli->schedule, &cli->settings, now, &plan, &err)) != AN_OK)
 	{
-		an_cli_error("%s", err);
+		an_cli_error("%s", AN_ERR_TEXT(&err));
 		return erc == AN_E_NOMEM ? AN_EXIT_SOFTWARE : AN_EXIT_USAGE;
 	}
 	if (cli->settings.catch_up != AN_CATCH_UP_NONE &&
@@ -162,9 +162,9 @@ an_cli_due_slots(an_cli *cli, int64_t now, int64_t out[AN_DUE_MAX], size_t *n)
 	/* Only a look back asks the store: under 'none' it need not be open. */
 	if (plan.look_back)
 	{
-		if (an_schedule_range(&cli->schedule, plan.from, plan.to, push, &l, err, sizeof(err)) != AN_OK)
+		if (an_schedule_range(&cli->schedule, plan.from, plan.to, push, &l, &err) != AN_OK)
 		{
-			an_cli_error("%s", err);
+			an_cli_error("%s", AN_ERR_TEXT(&err));
 			rc = AN_EXIT_USAGE;
 		}
 		else if ((l.n = an_due_trim(&plan, &cli->settings, l.slots, l.n)) > 0 &&

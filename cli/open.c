@@ -91,9 +91,9 @@ an_cli_store_failed(an_cli *cli, const char *what)
 	char		text[AN_ERRTEXTMAX];
 	an_store   *st = cli->store;
 
-	an_store_error_text(st, text, sizeof(text));
+	an_err_text(&st->err, text, sizeof(text));
 	an_cli_error("%s%s%s", what ? what : "", what ? ": " : "", text[0] ? text : "the store failed");
-	return exit_status(st->err != AN_OK ? st->err : AN_E_INTERNAL);
+	return exit_status(st->err.code != AN_OK ? st->err.code : AN_E_INTERNAL);
 }
 
 /* The file of sqlite:///abs/path or sqlite:rel/path; NULL when url is not one. */
@@ -170,15 +170,15 @@ catch_stop_signals(void)
 static const an_store_methods *
 methods_of(const char *url)
 {
-	char		err[AN_ERRMAX];
+	an_err		err;
 	const an_store_methods *m;
 
 	if (sqlite_path(url))
 		return &an_sqlite_local_methods;
 	if (an_cli_pg_url(url))
 		return &an_cli_pg_methods;
-	if ((m = an_remote_find(url, err, sizeof(err))) == NULL)
-		an_cli_error("%s; the command also takes sqlite:///path/runs.db and postgresql://host/db", err);
+	if ((m = an_remote_find(url, &err)) == NULL)
+		an_cli_error("%s; the command also takes sqlite:///path/runs.db and postgresql://host/db", AN_ERR_TEXT(&err));
 	return m;
 }
 
@@ -209,9 +209,9 @@ an_cli_check_store(an_cli *cli)
 	an_store_init(&st, m, &cli->host);
 	if (an_store_check_url(&st, url) == AN_OK)
 		return AN_EXIT_OK;
-	an_store_error_text(&st, text, sizeof(text));
+	an_err_text(&st.err, text, sizeof(text));
 	an_cli_error("%s", text[0] ? text : "the store refused its URL");
-	return exit_status(st.err) == AN_EXIT_SOFTWARE ? AN_EXIT_SOFTWARE : AN_EXIT_USAGE;
+	return exit_status(st.err.code) == AN_EXIT_SOFTWARE ? AN_EXIT_SOFTWARE : AN_EXIT_USAGE;
 }
 
 int
@@ -289,7 +289,7 @@ an_cli_request(const an_cli *cli, an_request *rq, int64_t slot, const char *toke
 int
 an_cli_slot(an_cli *cli, int64_t *slot)
 {
-	char		err[AN_ERRMAX];
+	an_err		err;
 	int			found = 0;
 
 	if (!cli->has_schedule)
@@ -297,9 +297,9 @@ an_cli_slot(an_cli *cli, int64_t *slot)
 		*slot = cli->slot;
 		return AN_EXIT_OK;
 	}
-	if (an_schedule_slot(&cli->schedule, an_cli_now_ms(), slot, &found, err, sizeof(err)) != AN_OK)
+	if (an_schedule_slot(&cli->schedule, an_cli_now_ms(), slot, &found, &err) != AN_OK)
 	{
-		an_cli_error("%s", err);
+		an_cli_error("%s", AN_ERR_TEXT(&err));
 		return AN_EXIT_USAGE;
 	}
 	if (!found)

@@ -154,11 +154,11 @@ number(const char *opt, const char *text, int64_t lo, int64_t hi, int ms, int64_
 
 /* Check a value with a core rule: AN_EXIT_OK, or 64 after its message. */
 static int
-rule(an_error rc, const char *err)
+rule(an_error rc, const an_err *err)
 {
 	if (rc == AN_OK)
 		return AN_EXIT_OK;
-	an_cli_error("%s", err);
+	an_cli_error("%s", AN_ERR_TEXT(err));
 	return rc == AN_E_NOMEM ? AN_EXIT_SOFTWARE : AN_EXIT_USAGE;
 }
 
@@ -172,14 +172,14 @@ rule(an_error rc, const char *err)
 static int
 setting(an_cli *cli, int i, const char *arg)
 {
-	char		err[AN_ERRMAX],
-				range[3 * AN_DURATION_MAX];
+	an_err		err;
+	char		range[3 * AN_DURATION_MAX];
 	const char *name = setting_names[i];
 	size_t		n = strlen(name);
-	an_error	rc = an_settings_set(&cli->settings, name, arg, err, sizeof(err));
+	an_error	rc = an_settings_set(&cli->settings, name, arg, &err);
 
 	if (rc != AN_E_INPUT || n < 3 || strcmp(name + n - 3, "_ms") != 0)
-		return rule(rc, err);
+		return rule(rc, &err);
 	for (const an_setting_info *info = an_numeric_settings; info->name; info++)
 		if (strcmp(info->name, name) == 0)
 		{
@@ -188,13 +188,13 @@ setting(an_cli *cli, int i, const char *arg)
 						 setting_dashed[i], range, arg);
 			return AN_EXIT_USAGE;
 		}
-	return rule(rc, err);
+	return rule(rc, &err);
 }
 
 static int
 take(an_cli *cli, int id, const char *arg)
 {
-	char		err[AN_ERRMAX];
+	an_err		err;
 	int64_t		v;
 	int			rc;
 
@@ -205,7 +205,7 @@ take(an_cli *cli, int id, const char *arg)
 			return AN_EXIT_OK;
 		case O_JOB:
 			cli->job = arg;
-			return rule(an_validate_job(arg, strlen(arg), err, sizeof(err)), err);
+			return rule(an_validate_job(arg, strlen(arg), &err), &err);
 		case O_SLOT:
 			/*
 			 * run --slot now is --now: "this run, once across the fleet".
@@ -217,26 +217,26 @@ take(an_cli *cli, int id, const char *arg)
 				cli->slot_now = 1;
 				return AN_EXIT_OK;
 			}
-			if (an_cli_parse_time(arg, &v, err, sizeof(err)) != AN_OK)
-				return rule(AN_E_INPUT, err);
+			if (an_cli_parse_time(arg, &v, &err) != AN_OK)
+				return rule(AN_E_INPUT, &err);
 			/* A slot is a whole second: `now` names the second it is in. */
 			if (strcmp(arg, "now") == 0)
 				v -= v % 1000;
 			cli->slot = v;
-			return rule(an_validate_run_slot(v, err, sizeof(err)), err);
+			return rule(an_validate_run_slot(v, &err), &err);
 		case O_SCHEDULE:
 			cli->schedule_text = arg;
 			cli->has_schedule = 1;
 			return rule(an_schedule_parse(arg, strlen(arg), cli->zones, &cli->schedule,
-										  err, sizeof(err)), err);
+										  &err), &err);
 		case O_TOKEN:
 			cli->token = arg;
-			return rule(an_validate_token(arg, strlen(arg), err, sizeof(err)), err);
+			return rule(an_validate_token(arg, strlen(arg), &err), &err);
 		case O_FROM:
 		case O_TO:
-			if (an_cli_parse_time(arg, &v, err, sizeof(err)) != AN_OK ||
-				an_validate_instant(v, err, sizeof(err)) != AN_OK)
-				return rule(AN_E_INPUT, err);
+			if (an_cli_parse_time(arg, &v, &err) != AN_OK ||
+				an_validate_instant(v, &err) != AN_OK)
+				return rule(AN_E_INPUT, &err);
 			*(id == O_FROM ? &cli->from : &cli->to) = v;
 			*(id == O_FROM ? &cli->has_from : &cli->has_to) = 1;
 			return AN_EXIT_OK;
@@ -291,10 +291,10 @@ take(an_cli *cli, int id, const char *arg)
 			}
 			return AN_EXIT_OK;
 		case O_UNTIL:
-			if (an_cli_parse_time(arg, &v, err, sizeof(err)) != AN_OK)
-				return rule(AN_E_INPUT, err);
+			if (an_cli_parse_time(arg, &v, &err) != AN_OK)
+				return rule(AN_E_INPUT, &err);
 			cli->until = v;
-			return rule(an_pause_check_until(v, an_cli_now_ms(), err, sizeof(err)), err);
+			return rule(an_pause_check_until(v, an_cli_now_ms(), &err), &err);
 		default:
 			return setting(cli, id - O_SETTING, arg);
 	}
@@ -433,9 +433,9 @@ an_cli_parse(an_cli *cli, const an_cli_verb *verb, int argc, char **argv)
 	if (cli->slot && an_slot_is_manual(cli->slot) &&
 		(strcmp(verb->name, "claim") == 0 || strcmp(verb->name, "run") == 0))
 	{
-		char		err[AN_ERRMAX];
+		an_err		err;
 
-		return rule(an_validate_slot(cli->slot, err, sizeof(err)), err);
+		return rule(an_validate_slot(cli->slot, &err), &err);
 	}
 	cli->run_now |= cli->slot_now;
 	if (cli->run_now && (cli->slot || cli->has_schedule))
@@ -455,10 +455,10 @@ an_cli_parse(an_cli *cli, const an_cli_verb *verb, int argc, char **argv)
 	}
 	/* All the options are known here, whatever their order: the window's rule. */
 	{
-		char		err[AN_ERRMAX];
+		an_err		err;
 
 		if ((verb->takes & AN_OPT_SETTINGS) &&
-			(rc = rule(an_settings_check_catch_up(&cli->settings, err, sizeof(err)), err)) != AN_EXIT_OK)
+			(rc = rule(an_settings_check_catch_up(&cli->settings, &err), &err)) != AN_EXIT_OK)
 			return rc;
 	}
 	return check_needs(cli, verb);

@@ -286,7 +286,7 @@ not_opened(const an_cli *cli, int64_t slot, int rc)
 int
 an_cli_run(an_cli *cli)
 {
-	char		err[AN_ERRMAX];
+	an_err		err;
 	int64_t		due[AN_DUE_MAX];
 	size_t		n = 0;
 	int64_t		slot,
@@ -304,9 +304,9 @@ an_cli_run(an_cli *cli)
 	/* The moment the slot was read: due slots are judged then, not after the jitter. */
 	now = an_cli_now_ms();
 	if (an_fire_at(cli->job, strlen(cli->job), slot, cli->jitter_ms, cli->settings.max_late_ms,
-				   &fire_at, err, sizeof(err)) != AN_OK)
+				   &fire_at, &err) != AN_OK)
 	{
-		an_cli_error("--jitter: %s", err);
+		an_cli_error("--jitter: %s", AN_ERR_TEXT(&err));
 		return AN_EXIT_USAGE;
 	}
 	/*

@@ -83,7 +83,7 @@ claim_call(an_store *st, const an_request *rq, const char *what, const char *sql
 	int			rc;
 
 	if (pg == NULL)
-		return st->err;
+		return st->err.code;
 	if (rq->settings)
 		s = *rq->settings;
 	else
@@ -162,7 +162,7 @@ boolean_call(an_store *st, const an_request *rq, const char *what, const char *s
 
 	*owned = 0;
 	if (pg == NULL)
-		return st->err;
+		return st->err.code;
 	snprintf(slot, sizeof(slot), "%lld", (long long) rq->slot);
 	if ((rc = an_pg_query(st, pg, what, sql, 4, v, an_pg_call_timeout(rq), &r)) != AN_OK)
 		return rc;
@@ -206,7 +206,7 @@ pg_check(an_store *st, const an_request *rq, an_check_result *res)
 	int			rc;
 
 	if (pg == NULL)
-		return st->err;
+		return st->err.code;
 	snprintf(slot, sizeof(slot), "%lld", (long long) rq->slot);
 	if ((rc = an_pg_query(st, pg, "the check", "SELECT anarchon.anarchon_check($1::text, $2::bigint)", 2, v,
 						  an_pg_call_timeout(rq), &r)) != AN_OK)
@@ -247,7 +247,7 @@ pg_recall(an_store *st, const an_request *rq, const int64_t *slots, size_t n, un
 	int			rc = AN_OK;
 
 	if (pg == NULL)
-		return st->err;
+		return st->err.code;
 	if (n == 0)
 		return AN_OK;
 	if ((list = malloc(n * 21 + 3)) == NULL)

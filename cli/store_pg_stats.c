@@ -125,7 +125,7 @@ an_cli_pg_stats(an_store *st, FILE *out)
 						  " FROM anarchon.anarchon_stats() AS s",
 						  0, NULL, AN_PG_SLACK_MS, &r)) != AN_OK)
 	{
-		if (rc == AN_E_AUTH && st->errhint[0] == '\0')
+		if (rc == AN_E_AUTH && st->err.hint[0] == '\0')
 			an_store_hintf(st, "anarchon_stats() is for members of pg_monitor: GRANT pg_monitor TO the role.");
 		return rc;
 	}

@@ -215,7 +215,7 @@ an_pg_parse_url(an_store *st, const char *url, an_pg *pg)
 	if (!an_cli_pg_url(url))
 		return an_store_fail(st, AN_E_CONFIG, "not a PostgreSQL URL: %s", pg->where);
 	if (ambiguous_userinfo(st, pg, url) != AN_OK)
-		return st->err;
+		return st->err.code;
 	if ((opts = PQconninfoParse(url, &err)) == NULL)
 	{
 		an_pg_scrub(pg, err ? err : "out of memory", clean, sizeof(clean));

@@ -272,7 +272,7 @@ beat(supervised *s)
 		s->next_beat_ms = an_cli_mono_ms() + s->interval;
 		return;
 	}
-	an_store_error_text(st, s->beat_error, sizeof(s->beat_error));
+	an_err_text(&st->err, s->beat_error, sizeof(s->beat_error));
 	/* A failed heartbeat is tried again sooner: the deadline does not move. */
 	s->next_beat_ms = an_cli_mono_ms() + (s->interval / 2 > HEARTBEAT_MIN_MS ? s->interval / 2 : HEARTBEAT_MIN_MS);
 }

@@ -103,7 +103,7 @@ parse_rfc3339(const char *s, int64_t *ms)
 }
 
 int
-an_cli_parse_time(const char *text, int64_t *ms, char *err, size_t errlen)
+an_cli_parse_time(const char *text, int64_t *ms, an_err *err)
 {
 	char	   *end;
 	long long	v;
@@ -125,7 +125,7 @@ an_cli_parse_time(const char *text, int64_t *ms, char *err, size_t errlen)
 	}
 	if (parse_rfc3339(text, ms))
 		return AN_OK;
-	an_errf(err, errlen, "\"%.64s\" is not a time: give milliseconds since 1970 (1764842400000),"
+	an_errf(err, "\"%.64s\" is not a time: give milliseconds since 1970 (1764842400000),"
 			" an RFC 3339 time with its offset (2025-12-04T10:00:00Z, 2025-12-04T11:00:00+01:00) or now",
 			text);
 	return AN_E_INPUT;

@@ -80,6 +80,22 @@ typedef enum an_error
 	AN_E_INTERNAL
 } an_error;
 
+/*
+ * One error, carried whole from the layer that found it to the host that
+ * shows it: the class, a short lower-case message, and the detail (the facts
+ * behind it) and hint (what to do) when the layer knows them.  PostgreSQL
+ * shows each in its own field, SQLite and the command join them
+ * (an_err_text).  Every function that can refuse its input takes an an_err *,
+ * which may be NULL when the caller only wants the code.
+ */
+typedef struct an_err
+{
+	an_error	code;			/* AN_OK until something fails */
+	char		msg[AN_ERRMAX];	/* "" when code is AN_OK */
+	char		detail[AN_ERRMAX];	/* a sentence, or "" */
+	char		hint[AN_ERRMAX];	/* a sentence, or "" */
+} an_err;
+
 /* The settings (the README's "Settings"), with their defaults. */
 typedef struct an_settings
 {
@@ -139,11 +155,11 @@ void		an_settings_default(an_settings *s);
  * not handled here (hosts own it): it answers AN_E_INPUT too.
  */
 an_error	an_settings_set(an_settings *s, const char *name, const char *value,
-							char *err, size_t errlen);
+							an_err *err);
 
 /* an_settings_get writes the current value of name as text. */
 an_error	an_settings_get(const an_settings *s, const char *name,
-							char *out, size_t outlen, char *err, size_t errlen);
+							char *out, size_t outlen, an_err *err);
 
 /*
  * Retention of the history: a run older than this (measured from its slot) can
@@ -157,7 +173,7 @@ int64_t		an_settings_retention_ms(const an_settings *s);
  * or too short) that says what is allowed.
  */
 an_error	an_settings_check_keep(const an_settings *s, int64_t keep_ms,
-								   char *err, size_t errlen);
+								   an_err *err);
 
 /*
  * The rule that ties catch-up to lateness: with catch_up other than 'none',
@@ -168,7 +184,7 @@ an_error	an_settings_check_keep(const an_settings *s, int64_t keep_ms,
  * after its options, anarchon_config) and anarchon_due calls it always,
  * since settings may be set in either order.
  */
-an_error	an_settings_check_catch_up(const an_settings *s, char *err, size_t errlen);
+an_error	an_settings_check_catch_up(const an_settings *s, an_err *err);
 
 /* The overlap setting as text: 'skip', 'allow' or 'replace'. */
 const char *an_settings_overlap_name(const an_settings *s);
@@ -185,8 +201,8 @@ int64_t		an_retention_cutoff(int64_t now, int64_t keep_ms);
  * was wrong and what is allowed.  A value too long to echo is described by its
  * length instead, so a megabyte of garbage never lands in an error message.
  */
-an_error	an_validate_job(const char *job, size_t len, char *err, size_t errlen);
-an_error	an_validate_token(const char *token, size_t len, char *err, size_t errlen);
+an_error	an_validate_job(const char *job, size_t len, an_err *err);
+an_error	an_validate_token(const char *token, size_t len, an_err *err);
 /* The slot rule in words, and what to do about a slot read from a clock. */
 #define AN_SLOT_RULE "a slot is a scheduled time in milliseconds since 1970-01-01 UTC," \
 	" a whole second from 100000000000 (1973-03-03) to 253402300799000 (9999-12-31 23:59:59)"
@@ -199,9 +215,9 @@ an_error	an_validate_token(const char *token, size_t len, char *err, size_t errl
  * take the slot from the schedule; a slot below AN_SLOT_MIN with a hint that
  * it looks like seconds.
  */
-an_error	an_validate_slot(int64_t slot, char *err, size_t errlen);
+an_error	an_validate_slot(int64_t slot, an_err *err);
 /* A slot given as a floating-point number (SQLite REAL): integral, then the rule. */
-an_error	an_validate_slot_double(double v, int64_t *slot, char *err, size_t errlen);
+an_error	an_validate_slot_double(double v, int64_t *slot, an_err *err);
 /* An instant (not a slot): any millisecond from 0 to AN_SLOT_MAX. */
 /*
  * An instant given as an argument (anarchon_slot's `at`, a range's ends):
@@ -209,9 +225,9 @@ an_error	an_validate_slot_double(double v, int64_t *slot, char *err, size_t errl
  * (a Unix time in seconds, 1717243200, would otherwise be read as a moment
  * of January 1970).  0, the epoch, stays allowed as "from the start".
  */
-an_error	an_validate_instant_arg(int64_t ms, char *err, size_t errlen);
-an_error	an_validate_instant(int64_t ms, char *err, size_t errlen);
-an_error	an_validate_instant_double(double v, int64_t *ms, char *err, size_t errlen);
+an_error	an_validate_instant_arg(int64_t ms, an_err *err);
+an_error	an_validate_instant(int64_t ms, an_err *err);
+an_error	an_validate_instant_double(double v, int64_t *ms, an_err *err);
 
 /* Names, as the SQL functions answer them. */
 const char *an_outcome_name(an_outcome o);
@@ -222,8 +238,32 @@ an_run_state an_run_state_parse(const char *name);  /* AN_RUN_NONE if unknown */
 /* anarchon_token(): 16 random bytes as 32 lowercase hex digits + NUL. */
 void		an_token_hex(const unsigned char random16[16], char out[AN_TOKEN_HEX + 1]);
 
-/* snprintf into err, never overflowing; a no-op when err is NULL. */
-void		an_errf(char *err, size_t errlen, const char *fmt,...)
+/*
+ * Record a refused input (AN_E_INPUT) with its message, forgetting any older
+ * detail and hint; a no-op when e is NULL.  A caller that returns another
+ * class records it with an_err_fail.
+ */
+void		an_errf(an_err *e, const char *fmt,...)
+			__attribute__((format(printf, 2, 3)));
+/* Record an error of class code; returns code. */
+an_error	an_err_fail(an_err *e, an_error code, const char *fmt,...)
 			__attribute__((format(printf, 3, 4)));
+/* Add the detail or the hint to the error just recorded; return its code. */
+an_error	an_err_detailf(an_err *e, const char *fmt,...)
+			__attribute__((format(printf, 2, 3)));
+an_error	an_err_hintf(an_err *e, const char *fmt,...)
+			__attribute__((format(printf, 2, 3)));
+/* Forget the error. */
+void		an_err_clear(an_err *e);
+
+/*
+ * The error as one text for a host without separate fields (SQLite, the
+ * command's stderr): "message. Detail. Hint.", each part when there is one.
+ * outlen of AN_ERRTEXTMAX holds them all.  Returns out.
+ */
+#define AN_ERRTEXTMAX (3 * AN_ERRMAX + 8)
+const char *an_err_text(const an_err *e, char *out, size_t outlen);
+/* The same in a buffer of the enclosing block, for a format's "%s". */
+#define AN_ERR_TEXT(e) an_err_text((e), (char[AN_ERRTEXTMAX]) {0}, AN_ERRTEXTMAX)
 
 #endif							/* ANARCHON_H */

@@ -220,19 +220,19 @@ claim_locked(an_store *st, const an_lease_ops *ops, const an_request *in, int ga
 	if (rc != AN_OK)
 	{
 		/* Keep the first error: the rollback's own message would hide the cause. */
-		an_error	err = st->err;
+		an_error	err = st->err.code;
 		char		msg[AN_ERRMAX];
 		char		detail[AN_ERRMAX];
 		char		hint[AN_ERRMAX];
 
-		memcpy(msg, st->errmsg, sizeof(msg));
-		memcpy(detail, st->errdetail, sizeof(detail));
-		memcpy(hint, st->errhint, sizeof(hint));
+		memcpy(msg, st->err.msg, sizeof(msg));
+		memcpy(detail, st->err.detail, sizeof(detail));
+		memcpy(hint, st->err.hint, sizeof(hint));
 		(void) ops->unlock(st, 0);
-		st->err = err;
-		memcpy(st->errmsg, msg, sizeof(msg));
-		memcpy(st->errdetail, detail, sizeof(detail));
-		memcpy(st->errhint, hint, sizeof(hint));
+		st->err.code = err;
+		memcpy(st->err.msg, msg, sizeof(msg));
+		memcpy(st->err.detail, detail, sizeof(detail));
+		memcpy(st->err.hint, hint, sizeof(hint));
 		return rc;
 	}
 

@@ -11,17 +11,17 @@
 
 
 an_error
-an_pause_check_until(int64_t until, int64_t now, char *err, size_t errlen)
+an_pause_check_until(int64_t until, int64_t now, an_err *err)
 {
 	if (until <= now)
 	{
-		snprintf(err, errlen, "until must be in the future: %lld is not after now (%lld)",
+		an_errf(err, "until must be in the future: %lld is not after now (%lld)",
 				 (long long) until, (long long) now);
 		return AN_E_INPUT;
 	}
 	if (until > AN_SLOT_MAX)
 	{
-		snprintf(err, errlen, "until must be no later than 9999-12-31 23:59:59.999 UTC (%lld ms)",
+		an_errf(err, "until must be no later than 9999-12-31 23:59:59.999 UTC (%lld ms)",
 				 (long long) AN_SLOT_MAX);
 		return AN_E_INPUT;
 	}
@@ -34,7 +34,7 @@ an_pause_set(an_store *st, const an_request *rq, int64_t until)
 	const an_store_admin *a;
 
 	an_store_clear(st);
-	return (a = an_store_admin_for(st, AN_CAP_PAUSE)) ? a->pause(st, rq, until) : (int) st->err;
+	return (a = an_store_admin_for(st, AN_CAP_PAUSE)) ? a->pause(st, rq, until) : (int) st->err.code;
 }
 
 int
@@ -44,7 +44,7 @@ an_pause_end(an_store *st, const an_request *rq, int *was_paused)
 
 	*was_paused = 0;
 	an_store_clear(st);
-	return (a = an_store_admin_for(st, AN_CAP_PAUSE)) ? a->resume(st, rq, was_paused) : (int) st->err;
+	return (a = an_store_admin_for(st, AN_CAP_PAUSE)) ? a->resume(st, rq, was_paused) : (int) st->err.code;
 }
 
 int
@@ -54,7 +54,7 @@ an_pause_read(an_store *st, const an_request *rq, int64_t *until)
 
 	*until = 0;
 	an_store_clear(st);
-	return (a = an_store_admin_for(st, AN_CAP_PAUSED)) ? a->paused(st, rq, until) : (int) st->err;
+	return (a = an_store_admin_for(st, AN_CAP_PAUSED)) ? a->paused(st, rq, until) : (int) st->err.code;
 }
 
 size_t

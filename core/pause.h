@@ -33,7 +33,7 @@
  * in the past like any other).  AN_E_INPUT with a message otherwise.  A
  * pause without until is not checked: the hosts pass 0 to the store.
  */
-an_error	an_pause_check_until(int64_t until, int64_t now, char *err, size_t errlen);
+an_error	an_pause_check_until(int64_t until, int64_t now, an_err *err);
 
 /*
  * The hosts' anarchon_pause, anarchon_resume and anarchon_paused: the

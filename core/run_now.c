@@ -19,11 +19,11 @@ an_manual_slot(int64_t now)
 }
 
 an_error
-an_validate_run_slot(int64_t slot, char *err, size_t errlen)
+an_validate_run_slot(int64_t slot, an_err *err)
 {
 	if (an_slot_is_manual(slot))
 		return AN_OK;
-	return an_validate_slot(slot, err, errlen);
+	return an_validate_slot(slot, err);
 }
 
 int

@@ -34,7 +34,7 @@ int64_t		an_manual_slot(int64_t now);
  * The slot rule of the calls that address a run (heartbeat, finish, check,
  * fence): a schedule's slot (an_validate_slot) or a manual one in range.
  */
-an_error	an_validate_run_slot(int64_t slot, char *err, size_t errlen);
+an_error	an_validate_run_slot(int64_t slot, an_err *err);
 
 /*
  * Settings a run-now needs: max_late_ms of at least a second, so that a new

@@ -51,12 +51,12 @@ an_settings_overlap_name(const an_settings *s)
 }
 
 an_error
-an_settings_check_catch_up(const an_settings *s, char *err, size_t errlen)
+an_settings_check_catch_up(const an_settings *s, an_err *err)
 {
 	/* 'none' never looks back: the window is not used, so it cannot be wrong. */
 	if (s->catch_up == AN_CATCH_UP_NONE || s->catch_up_ms <= s->max_late_ms)
 		return AN_OK;
-	an_errf(err, errlen, "catch_up_ms (%lld) is longer than max_late_ms (%lld): a missed slot is caught up"
+	an_errf(err, "catch_up_ms (%lld) is longer than max_late_ms (%lld): a missed slot is caught up"
 			" by an ordinary claim, which every store answers 'late' more than max_late_ms after its slot"
 			" and remembers runs only that long; allowed is catch_up_ms from 0 to max_late_ms:"
 			" raise max_late_ms to at least catch_up_ms, or shorten catch_up_ms",
@@ -78,15 +78,15 @@ an_settings_retention_ms(const an_settings *s)
 	" can hold keeps every run"
 
 an_error
-an_settings_check_keep(const an_settings *s, int64_t keep_ms, char *err, size_t errlen)
+an_settings_check_keep(const an_settings *s, int64_t keep_ms, an_err *err)
 {
 	int64_t		need = an_settings_retention_ms(s);
 
 	if (keep_ms < 0)
-		an_errf(err, errlen, "keep_ms %lld is negative: " KEEP_RULE,
+		an_errf(err, "keep_ms %lld is negative: " KEEP_RULE,
 				(long long) keep_ms, (long long) need);
 	else if (keep_ms < need)
-		an_errf(err, errlen, "keep_ms %lld is shorter than the %lld ms the settings need: " KEEP_RULE,
+		an_errf(err, "keep_ms %lld is shorter than the %lld ms the settings need: " KEEP_RULE,
 				(long long) keep_ms, (long long) need, (long long) need);
 	else
 		return AN_OK;
@@ -132,13 +132,13 @@ numeric_info(const char *name)
 
 an_error
 an_settings_set(an_settings *s, const char *name, const char *value,
-				char *err, size_t errlen)
+				an_err *err)
 {
 	const an_setting_info *info;
 
 	if (name == NULL)
 	{
-		an_errf(err, errlen, "setting name is missing: the settings are " KNOWN);
+		an_errf(err, "setting name is missing: the settings are " KNOWN);
 		return AN_E_INPUT;
 	}
 	if (strcmp(name, "overlap") == 0)
@@ -150,7 +150,7 @@ an_settings_set(an_settings *s, const char *name, const char *value,
 				s->overlap_replace = i == 2;
 				return AN_OK;
 			}
-		an_errf(err, errlen, "invalid value for overlap: allowed values are 'skip', 'allow' and 'replace'");
+		an_errf(err, "invalid value for overlap: allowed values are 'skip', 'allow' and 'replace'");
 		return AN_E_INPUT;
 	}
 	if (strcmp(name, "catch_up") == 0)
@@ -161,13 +161,13 @@ an_settings_set(an_settings *s, const char *name, const char *value,
 				s->catch_up = i;
 				return AN_OK;
 			}
-		an_errf(err, errlen, "invalid value for catch_up: allowed values are 'none', 'latest' and 'all'");
+		an_errf(err, "invalid value for catch_up: allowed values are 'none', 'latest' and 'all'");
 		return AN_E_INPUT;
 	}
 	info = numeric_info(name);
 	if (info == NULL)
 	{
-		an_errf(err, errlen, "unknown setting \"%.64s\": the settings are " KNOWN, name);
+		an_errf(err, "unknown setting \"%.64s\": the settings are " KNOWN, name);
 		return AN_E_INPUT;
 	}
 	{
@@ -180,7 +180,7 @@ an_settings_set(an_settings *s, const char *name, const char *value,
 		if (value == NULL || *value == '\0' || *end != '\0' || errno == ERANGE ||
 			v < info->min || v > info->max)
 		{
-			an_errf(err, errlen, "invalid value for %s: allowed is a whole number from %lld to %lld",
+			an_errf(err, "invalid value for %s: allowed is a whole number from %lld to %lld",
 					name, (long long) info->min, (long long) info->max);
 			return AN_E_INPUT;
 		}
@@ -197,7 +197,7 @@ an_settings_set(an_settings *s, const char *name, const char *value,
 
 an_error
 an_settings_get(const an_settings *s, const char *name, char *out, size_t outlen,
-				char *err, size_t errlen)
+				an_err *err)
 {
 	if (name && strcmp(name, "overlap") == 0)
 		snprintf(out, outlen, "%s", an_settings_overlap_name(s));
@@ -213,7 +213,7 @@ an_settings_get(const an_settings *s, const char *name, char *out, size_t outlen
 	}
 	else
 	{
-		an_errf(err, errlen, "unknown setting \"%.64s\": the settings are " KNOWN,
+		an_errf(err, "unknown setting \"%.64s\": the settings are " KNOWN,
 				name ? name : "");
 		return AN_E_INPUT;
 	}

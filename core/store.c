@@ -1,6 +1,6 @@
 /*
  * store.c — the small helpers every store implementation shares: the error
- * detail and hint recorded on a store, and the host's services.
+ * recorded on a store, and the host's services.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,12 +41,12 @@ an_store_fail(an_store *st, an_error code, const char *fmt,...)
 	va_list		ap;
 
 	va_start(ap, fmt);
-	vsnprintf(st->errmsg, sizeof(st->errmsg), fmt, ap);
+	vsnprintf(st->err.msg, sizeof(st->err.msg), fmt, ap);
 	va_end(ap);
 	/* A detail and a hint belong to one message: never leave older ones behind. */
-	st->errdetail[0] = '\0';
-	st->errhint[0] = '\0';
-	st->err = code;
+	st->err.detail[0] = '\0';
+	st->err.hint[0] = '\0';
+	st->err.code = code;
 	return code;
 }
 
@@ -56,9 +56,9 @@ an_store_detailf(an_store *st, const char *fmt,...)
 	va_list		ap;
 
 	va_start(ap, fmt);
-	vsnprintf(st->errdetail, sizeof(st->errdetail), fmt, ap);
+	vsnprintf(st->err.detail, sizeof(st->err.detail), fmt, ap);
 	va_end(ap);
-	return st->err;
+	return st->err.code;
 }
 
 int
@@ -67,49 +67,23 @@ an_store_hintf(an_store *st, const char *fmt,...)
 	va_list		ap;
 
 	va_start(ap, fmt);
-	vsnprintf(st->errhint, sizeof(st->errhint), fmt, ap);
+	vsnprintf(st->err.hint, sizeof(st->err.hint), fmt, ap);
 	va_end(ap);
-	return st->err;
+	return st->err.code;
 }
 
-/* Append part to out (holding len bytes) after ". ", or " " when out ends a sentence. */
-static size_t
-append_part(char *out, size_t outlen, size_t len, const char *part)
+int
+an_store_adopt(an_store *st, an_error code, const an_err *e)
 {
-	int			n;
-
-	if (part[0] == '\0' || len + 1 >= outlen)
-		return len;
-	n = snprintf(out + len, outlen - len, "%s%s",
-				 len > 0 && out[len - 1] == '.' ? " " : ". ", part);
-	if (n < 0)
-		return len;
-	len += (size_t) n;
-	return len < outlen ? len : outlen - 1;
-}
-
-const char *
-an_store_error_text(const an_store *st, char *out, size_t outlen)
-{
-	int			n;
-	size_t		len;
-
-	if (outlen == 0)
-		return out;
-	n = snprintf(out, outlen, "%s", st->errmsg);
-	len = n < 0 ? 0 : (size_t) n < outlen ? (size_t) n : outlen - 1;
-	len = append_part(out, outlen, len, st->errdetail);
-	(void) append_part(out, outlen, len, st->errhint);
-	return out;
+	st->err = *e;
+	st->err.code = code;
+	return code;
 }
 
 void
 an_store_clear(an_store *st)
 {
-	st->err = AN_OK;
-	st->errmsg[0] = '\0';
-	st->errdetail[0] = '\0';
-	st->errhint[0] = '\0';
+	an_err_clear(&st->err);
 }
 
 int

@@ -12,22 +12,22 @@
  * Life of a store, as a host drives it:
  *
  *   an_store st;  an_store_init(&st, methods, &host);
- *   if (st.m->open(&st, url, arg) != AN_OK) ... report st.err, st.errmsg, st.errdetail, st.errhint ...
+ *   if (st.m->open(&st, url, arg) != AN_OK) ... report st.err.code, st.err.msg, st.err.detail, st.err.hint ...
  *   st.m->claim(&st, &req, &result);  ... many calls, one connection ...
  *   st.m->close(&st);
  *
  * Duties of every method:
- *   - Return AN_OK, or an an_error code with st->err set to the same code and
- *     st->errmsg to a message fit for the end user saying what went wrong
+ *   - Return AN_OK, or an an_error code with st->err.code set to the same code and
+ *     st->err.msg to a message fit for the end user saying what went wrong
  *     (an_store_fail): short, lower case, no final period, no product prefix.
- *     Where it helps, add st->errdetail, the facts that explain it (why it
- *     is an error, what was found: an_store_detailf), and st->errhint, what
+ *     Where it helps, add st->err.detail, the facts that explain it (why it
+ *     is an error, what was found: an_store_detailf), and st->err.hint, what
  *     to do about it (an_store_hintf), both full sentences with a capital and
  *     a period, both set after an_store_fail.  A message never carries a
  *     detail or a hint packed after a colon or semicolon.  This is the one
  *     shape of an error in anarchon; PostgreSQL shows the three as its
  *     message, DETAIL and HINT (errmsg, errdetail, errhint); SQLite as one
- *     text, "message. Detail. Hint." (an_store_error_text).  Never put a
+ *     text, "message. Detail. Hint." (an_err_text).  Never put a
  *     password or token of a URL in any of them.  The host clears the error
  *     (an_store_clear) before each call; a method's result is what it
  *     returns, never an error left over from an earlier call.
@@ -407,10 +407,7 @@ struct an_store
 	const an_store_methods *m;
 	const an_host *host;
 	void	   *impl;            /* the implementation's own data */
-	an_error	err;
-	char		errmsg[AN_ERRMAX];	/* what went wrong; "" when err is AN_OK */
-	char		errdetail[AN_ERRMAX];	/* the facts behind it, a sentence; or "" */
-	char		errhint[AN_ERRMAX];	/* what to do about it, a sentence; or "" */
+	an_err		err;			/* what went wrong; err.code is AN_OK when nothing did */
 	an_stats_row *stats;         /* where the host counts this store's calls, or NULL */
 	unsigned	caps;            /* the table's AN_CAP_* bits that this store has (an_store_init) */
 	unsigned	lacks_caps;      /* the bits it gave up when open (an_store_lacks) */
@@ -435,27 +432,24 @@ int			an_store_fail(an_store *st, an_error code, const char *fmt,...)
 /*
  * Add a detail to the error just recorded: the facts that explain it, as a
  * sentence ("A late claim could win a slot the store has already
- * forgotten.").  Returns st->err, like an_store_hintf.
+ * forgotten.").  Returns st->err.code, like an_store_hintf.
  */
 int			an_store_detailf(an_store *st, const char *fmt,...)
 			__attribute__((format(printf, 2, 3)));
 
 /*
  * Add a hint to the error just recorded: what the user can do, as a sentence
- * ("Raise window_ms to at least max_late_ms.").  Returns st->err, so a store
+ * ("Raise window_ms to at least max_late_ms.").  Returns st->err.code, so a store
  * can `an_store_fail(...); return an_store_hintf(...);`.
  */
 int			an_store_hintf(an_store *st, const char *fmt,...)
 			__attribute__((format(printf, 2, 3)));
 
 /*
- * The error as one text for a host that has no separate detail and hint
- * (SQLite): the message, then ". " and the detail, then the hint, each when
- * there is one: "message. Detail. Hint."  outlen of AN_ERRTEXTMAX holds them
- * all.  Returns out.
+ * Take an error another layer recorded (a URL's, a setting's) as the store's
+ * own, whole, with its detail and hint, as class code; returns code.
  */
-#define AN_ERRTEXTMAX (3 * AN_ERRMAX + 8)
-const char *an_store_error_text(const an_store *st, char *out, size_t outlen);
+int			an_store_adopt(an_store *st, an_error code, const an_err *e);
 
 /* Clear the error state before a call. */
 void		an_store_clear(an_store *st);

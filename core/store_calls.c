@@ -19,7 +19,7 @@ an_store_claim(an_store *st, const an_request *rq, an_claim_result *res)
 	memset(res, 0, sizeof(*res));
 	if (rq->kind == AN_CLAIM_MANUAL &&
 		(!an_store_can(st, AN_CAP_RUN_NOW) || an_run_now_check(st, rq->settings) != AN_OK))
-		return st->err;
+		return st->err.code;
 	start = an_stats_start();
 	rc = st->m->claim(st, rq, res);
 	if (rq->kind != AN_CLAIM_MANUAL)

@@ -26,18 +26,6 @@
 /* Instants (the `at` of anarchon_slot) are any millisecond of the slot range. */
 #define INSTANT_RULE "a slot is a whole number of milliseconds since 1970-01-01 UTC, from 0 to 253402300799999"
 
-void
-an_errf(char *err, size_t errlen, const char *fmt,...)
-{
-	va_list		ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 static int
 is_alnum(unsigned char c)
 {
@@ -55,18 +43,18 @@ describe_byte(char *buf, size_t len, unsigned char c)
 }
 
 an_error
-an_validate_job(const char *job, size_t len, char *err, size_t errlen)
+an_validate_job(const char *job, size_t len, an_err *err)
 {
 	char		what[16];
 
 	if (job == NULL || len == 0)
 	{
-		an_errf(err, errlen, "job name is empty: %s", JOB_RULE);
+		an_errf(err, "job name is empty: %s", JOB_RULE);
 		return AN_E_INPUT;
 	}
 	if (len > AN_JOB_MAX)
 	{
-		an_errf(err, errlen, "job name is %zu bytes long: %s", len, JOB_RULE);
+		an_errf(err, "job name is %zu bytes long: %s", len, JOB_RULE);
 		return AN_E_INPUT;
 	}
 	for (size_t i = 0; i < len; i++)
@@ -76,25 +64,25 @@ an_validate_job(const char *job, size_t len, char *err, size_t errlen)
 		if (is_alnum(c) || (i > 0 && (c == '_' || c == '.' || c == '-')))
 			continue;
 		describe_byte(what, sizeof(what), c);
-		an_errf(err, errlen, "job name has %s at position %zu: %s", what, i + 1, JOB_RULE);
+		an_errf(err, "job name has %s at position %zu: %s", what, i + 1, JOB_RULE);
 		return AN_E_INPUT;
 	}
 	return AN_OK;
 }
 
 an_error
-an_validate_token(const char *token, size_t len, char *err, size_t errlen)
+an_validate_token(const char *token, size_t len, an_err *err)
 {
 	char		what[16];
 
 	if (token == NULL || len == 0)
 	{
-		an_errf(err, errlen, "token is empty: %s", TOKEN_RULE);
+		an_errf(err, "token is empty: %s", TOKEN_RULE);
 		return AN_E_INPUT;
 	}
 	if (len > AN_TOKEN_MAX)
 	{
-		an_errf(err, errlen, "token is %zu bytes long: %s", len, TOKEN_RULE);
+		an_errf(err, "token is %zu bytes long: %s", len, TOKEN_RULE);
 		return AN_E_INPUT;
 	}
 	for (size_t i = 0; i < len; i++)
@@ -104,7 +92,7 @@ an_validate_token(const char *token, size_t len, char *err, size_t errlen)
 		if (is_alnum(c) || c == '_' || c == '-')
 			continue;
 		describe_byte(what, sizeof(what), c);
-		an_errf(err, errlen, "token has %s at position %zu: %s", what, i + 1, TOKEN_RULE);
+		an_errf(err, "token has %s at position %zu: %s", what, i + 1, TOKEN_RULE);
 		return AN_E_INPUT;
 	}
 	return AN_OK;
@@ -116,15 +104,15 @@ an_validate_token(const char *token, size_t len, char *err, size_t errlen)
  * detail.
  */
 an_error
-an_validate_slot(int64_t slot, char *err, size_t errlen)
+an_validate_slot(int64_t slot, an_err *err)
 {
 	if (slot < 0 || slot > AN_SLOT_MAX)
-		an_errf(err, errlen, "slot %lld is out of range: %s", (long long) slot, SLOT_RULE);
+		an_errf(err, "slot %lld is out of range: %s", (long long) slot, SLOT_RULE);
 	else if (slot < AN_SLOT_MIN)
-		an_errf(err, errlen, "slot %lld is below 100000000000: %s; %s", (long long) slot,
+		an_errf(err, "slot %lld is below 100000000000: %s; %s", (long long) slot,
 				SLOT_RULE, SLOT_IN_SECONDS);
 	else if (slot % 1000 != 0)
-		an_errf(err, errlen, "slot %lld is not a whole second: %s; %s", (long long) slot,
+		an_errf(err, "slot %lld is not a whole second: %s; %s", (long long) slot,
 				SLOT_RULE, SLOT_FROM_CLOCK);
 	else
 		return AN_OK;
@@ -132,13 +120,13 @@ an_validate_slot(int64_t slot, char *err, size_t errlen)
 }
 
 an_error
-an_validate_instant_arg(int64_t ms, char *err, size_t errlen)
+an_validate_instant_arg(int64_t ms, an_err *err)
 {
-	an_error	rc = an_validate_instant(ms, err, errlen);
+	an_error	rc = an_validate_instant(ms, err);
 
 	if (rc == AN_OK && ms > 0 && ms < AN_SLOT_MIN)
 	{
-		an_errf(err, errlen, "instant %lld is below 100000000000 (1973-03-03): %s; %s", (long long) ms,
+		an_errf(err, "instant %lld is below 100000000000 (1973-03-03): %s; %s", (long long) ms,
 				"an instant is milliseconds since 1970-01-01 UTC, 0 or from 100000000000 to 253402300799999",
 				SLOT_IN_SECONDS);
 		return AN_E_INPUT;
@@ -147,11 +135,11 @@ an_validate_instant_arg(int64_t ms, char *err, size_t errlen)
 }
 
 an_error
-an_validate_instant(int64_t ms, char *err, size_t errlen)
+an_validate_instant(int64_t ms, an_err *err)
 {
 	if (ms < 0 || ms > AN_SLOT_MAX)
 	{
-		an_errf(err, errlen, "slot %lld is out of range: %s", (long long) ms, INSTANT_RULE);
+		an_errf(err, "slot %lld is out of range: %s", (long long) ms, INSTANT_RULE);
 		return AN_E_INPUT;
 	}
 	return AN_OK;
@@ -164,16 +152,16 @@ an_validate_instant(int64_t ms, char *err, size_t errlen)
  */
 static an_error
 double_to_ms(double v, int64_t *ms, const char *rule, const char *fraction_hint,
-			 char *err, size_t errlen)
+			 an_err *err)
 {
 	if (isnan(v) || isinf(v))
-		an_errf(err, errlen, "slot is not a number: %s", rule);
+		an_errf(err, "slot is not a number: %s", rule);
 	else if (v != floor(v))
-		an_errf(err, errlen, "slot %.17g has a fraction: %s%s%s", v, rule,
+		an_errf(err, "slot %.17g has a fraction: %s%s%s", v, rule,
 				fraction_hint ? "; " : "", fraction_hint ? fraction_hint : "");
 	/* 2^63 is the first double past INT64_MAX: the cast is defined below it. */
 	else if (v < -9223372036854775808.0 || v >= 9223372036854775808.0)
-		an_errf(err, errlen, "slot %.17g is out of range: %s", v, rule);
+		an_errf(err, "slot %.17g is out of range: %s", v, rule);
 	else
 	{
 		*ms = (int64_t) v;
@@ -183,17 +171,17 @@ double_to_ms(double v, int64_t *ms, const char *rule, const char *fraction_hint,
 }
 
 an_error
-an_validate_slot_double(double v, int64_t *slot, char *err, size_t errlen)
+an_validate_slot_double(double v, int64_t *slot, an_err *err)
 {
-	an_error	rc = double_to_ms(v, slot, SLOT_RULE, SLOT_FROM_CLOCK, err, errlen);
+	an_error	rc = double_to_ms(v, slot, SLOT_RULE, SLOT_FROM_CLOCK, err);
 
-	return rc != AN_OK ? rc : an_validate_slot(*slot, err, errlen);
+	return rc != AN_OK ? rc : an_validate_slot(*slot, err);
 }
 
 an_error
-an_validate_instant_double(double v, int64_t *ms, char *err, size_t errlen)
+an_validate_instant_double(double v, int64_t *ms, an_err *err)
 {
-	an_error	rc = double_to_ms(v, ms, INSTANT_RULE, NULL, err, errlen);
+	an_error	rc = double_to_ms(v, ms, INSTANT_RULE, NULL, err);
 
-	return rc != AN_OK ? rc : an_validate_instant_arg(*ms, err, errlen);
+	return rc != AN_OK ? rc : an_validate_instant_arg(*ms, err);
 }

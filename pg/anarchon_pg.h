@@ -230,10 +230,11 @@ void		an_pg_require_sql_version(void);
 /* errors.c: raise the error recorded on st as an ereport (its hint as HINT). */
 pg_noreturn void an_pg_raise(an_store *st);
 /*
- * Raise a message of core's validators ("<what was wrong>: <the rule>") with
- * sqlstate: the first part as the message, the rule as DETAIL.
+ * Raise an error of core's validators with sqlstate.  A message "<what was
+ * wrong>: <the rule>" with no detail of its own is split: the first part as
+ * the message, the rule as DETAIL.  The hint, when there is one, is HINT.
  */
-pg_noreturn void an_pg_raise_rule(int sqlstate, const char *err);
+pg_noreturn void an_pg_raise_rule(int sqlstate, const an_err *e);
 /* The SQLSTATE for an an_error code. */
 int			an_pg_sqlstate(an_error code);
 /* text as a DETAIL or HINT sentence: capital first letter, final period. */

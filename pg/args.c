@@ -26,7 +26,7 @@ reject_null(FunctionCallInfo fcinfo, int argno, const char *what)
 
 /* Core's "<what was wrong>: <the rule>" as a message and its DETAIL. */
 static void
-reject_input(an_error rc, const char *err)
+reject_input(an_error rc, const an_err *err)
 {
 	if (rc != AN_OK)
 		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
@@ -35,16 +35,16 @@ reject_input(an_error rc, const char *err)
 /* Copy text argument argno into out after validate accepted it. */
 static void
 read_word(FunctionCallInfo fcinfo, int argno, char *out,
-		  an_error (*validate) (const char *, size_t, char *, size_t))
+		  an_error (*validate) (const char *, size_t, an_err *))
 {
 	text	   *t;
-	char		err[AN_ERRMAX];
+	an_err		err;
 	size_t		len;
 
 	reject_null(fcinfo, argno, arg_names[argno]);
 	t = PG_GETARG_TEXT_PP(argno);
 	len = VARSIZE_ANY_EXHDR(t);
-	reject_input(validate(VARDATA_ANY(t), len, err, sizeof(err)), err);
+	reject_input(validate(VARDATA_ANY(t), len, &err), &err);
 	memcpy(out, VARDATA_ANY(t), len);
 	out[len] = '\0';
 }
@@ -64,7 +64,7 @@ an_pg_read_token(FunctionCallInfo fcinfo, int argno, char *out)
 static int64
 read_slot(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 {
-	char		err[AN_ERRMAX];
+	an_err		err;
 	int64		slot;
 
 	reject_null(fcinfo, 1, "slot");
@@ -75,24 +75,29 @@ read_slot(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 		TimestampTz ts = PG_GETARG_TIMESTAMPTZ(1);
 
 		if (TIMESTAMP_NOT_FINITE(ts))
-			reject_input(AN_E_INPUT, TIMESTAMP_IS_NOBEGIN(ts) ? "slot is -infinity: " AN_SLOT_RULE
-						 : "slot is infinity: " AN_SLOT_RULE);
+		{
+			an_errf(&err, "slot is %sinfinity: %s", TIMESTAMP_IS_NOBEGIN(ts) ? "-" : "", AN_SLOT_RULE);
+			reject_input(AN_E_INPUT, &err);
+		}
 		/*
 		 * A fraction of a second (of a millisecond too): a clock's reading,
 		 * not a schedule's; but a run-now's slot, one millisecond past its
 		 * second, addresses a manual run (core/run_now.h).
 		 */
 		if (ts % USECS_PER_SEC != 0 && ts % USECS_PER_SEC != AN_MANUAL_OFFSET_MS * 1000)
-			reject_input(AN_E_INPUT, "slot is not a whole second: " AN_SLOT_RULE "; " AN_SLOT_FROM_CLOCK);
+		{
+			an_errf(&err, "slot is not a whole second: " AN_SLOT_RULE "; " AN_SLOT_FROM_CLOCK);
+			reject_input(AN_E_INPUT, &err);
+		}
 		slot = an_pg_ts_to_ms(ts);
 		/* Said as the timestamp it was given, not as milliseconds. */
 		if (slot < AN_SLOT_MIN || slot > AN_SLOT_MAX)
 		{
-			snprintf(err, sizeof(err), "slot %s is out of range: %s", timestamptz_to_str(ts), AN_SLOT_RULE);
-			reject_input(AN_E_INPUT, err);
+			an_errf(&err, "slot %s is out of range: %s", timestamptz_to_str(ts), AN_SLOT_RULE);
+			reject_input(AN_E_INPUT, &err);
 		}
 	}
-	reject_input(an_validate_run_slot(slot, err, sizeof(err)), err);
+	reject_input(an_validate_run_slot(slot, &err), &err);
 	return slot;
 }
 
@@ -132,7 +137,7 @@ an_pg_override(FunctionCallInfo fcinfo, int argno, Oid type, const char *name,
 			   an_pg_call *call)
 {
 	char		buf[32];
-	char		err[AN_ERRMAX];
+	an_err		err;
 	const char *value;
 
 	if (PG_NARGS() <= argno || PG_ARGISNULL(argno))
@@ -145,5 +150,5 @@ an_pg_override(FunctionCallInfo fcinfo, int argno, Oid type, const char *name,
 		value = buf;
 	else
 		value = text_to_cstring(PG_GETARG_TEXT_PP(argno));
-	reject_input(an_settings_set(&call->settings, name, value, err, sizeof(err)), err);
+	reject_input(an_settings_set(&call->settings, name, value, &err), &err);
 }

@@ -49,12 +49,12 @@ byte_order(const void *a, const void *b)
 static void
 claim_one(an_store *st, an_pg_call *call, const char *job, an_claim_result *res)
 {
-	char		err[AN_ERRMAX];
+	an_err		err;
 	size_t		len = strlen(job);
 	int64		sent_ms;
 
-	if (an_validate_job(job, len, err, sizeof(err)) != AN_OK)
-		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
+	if (an_validate_job(job, len, &err) != AN_OK)
+		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, &err);
 	memcpy(call->job, job, len + 1);
 	an_store_clear(st);
 	an_pg_require_job_right(call->job, AN_PG_JOB_CLAIM, &call->settings);
@@ -133,7 +133,7 @@ claim_many(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 	int			named = 0;
 	an_pg_call	call;
 	an_store   *st;
-	char		err[AN_ERRMAX];
+	an_err		err;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -149,8 +149,8 @@ claim_many(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 
 	/* The call's own arguments and checks, before any job is claimed. */
 	an_pg_read_batch(fcinfo, kind, &call);
-	if (an_validate_slot(call.rq.slot, err, sizeof(err)) != AN_OK)
-		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
+	if (an_validate_slot(call.rq.slot, &err) != AN_OK)
+		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, &err);
 	an_pg_claim_overrides(fcinfo, 3, &call);
 	st = an_pg_store();
 	an_store_clear(st);

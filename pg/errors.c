@@ -7,8 +7,9 @@
  * connection_failure, fix its input on invalid_parameter_value, and so on)
  * and the hint as HINT.
  *
- * Core's validators (job, slot, token, settings) write one text, "<what was
- * wrong>: <the rule>", which SQLite shows as it is.  PostgreSQL's style keeps
+ * Core's validators (job, slot, token, settings) write an an_err whose
+ * message is one text, "<what was wrong>: <the rule>", which SQLite shows as
+ * it is.  PostgreSQL's style keeps
  * the primary message short, so here the rule becomes the DETAIL, as a
  * sentence: "job name has ' ' at position 2" with "A job name is 1 to 128
  * bytes of ...".
@@ -52,15 +53,15 @@ an_pg_sqlstate(an_error code)
 void
 an_pg_raise(an_store *st)
 {
-	an_error	code = st->err != AN_OK ? st->err : AN_E_INTERNAL;
+	an_error	code = st->err.code != AN_OK ? st->err.code : AN_E_INTERNAL;
 	char		msg[AN_ERRMAX];
 	char		detail[AN_ERRMAX];
 	char		hint[AN_ERRMAX];
 
 	/* Copied out: the store is cleared for its next call before the longjmp. */
-	memcpy(msg, st->errmsg, sizeof(msg));
-	memcpy(detail, st->errdetail, sizeof(detail));
-	memcpy(hint, st->errhint, sizeof(hint));
+	memcpy(msg, st->err.msg, sizeof(msg));
+	memcpy(detail, st->err.detail, sizeof(detail));
+	memcpy(hint, st->err.hint, sizeof(hint));
 	if (msg[0] == '\0')
 		snprintf(msg, sizeof(msg), "store \"%s\" failed without saying why",
 				 st->m ? st->m->name : "?");
@@ -113,14 +114,24 @@ split_rule(const char *err, char *message, size_t msglen, char *detail, size_t d
 }
 
 void
-an_pg_raise_rule(int sqlstate, const char *err)
+an_pg_raise_rule(int sqlstate, const an_err *e)
 {
 	char		message[AN_ERRMAX];
 	char		detail[AN_ERRMAX];
+	char		hint[AN_ERRMAX];
 
-	split_rule(err, message, sizeof(message), detail, sizeof(detail));
+	/* A layer that wrote its own detail has split the rule off already. */
+	if (e->detail[0] != '\0')
+	{
+		strlcpy(message, e->msg, sizeof(message));
+		an_pg_sentence(e->detail, detail, sizeof(detail));
+	}
+	else
+		split_rule(e->msg, message, sizeof(message), detail, sizeof(detail));
+	an_pg_sentence(e->hint, hint, sizeof(hint));
 	ereport(ERROR,
 			(errcode(sqlstate),
 			 errmsg("%s", message),
-			 detail[0] != '\0' ? errdetail("%s", detail) : 0));
+			 detail[0] != '\0' ? errdetail("%s", detail) : 0,
+			 hint[0] != '\0' ? errhint("%s", hint) : 0));
 }

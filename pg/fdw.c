@@ -119,7 +119,7 @@ static void
 validate_url(const char *url)
 {
 	an_url		u;
-	char		err[AN_ERRMAX];
+	an_err		err;
 	const an_store_methods *m;
 	an_store	st;
 	bool		credentials;
@@ -129,8 +129,8 @@ validate_url(const char *url)
 				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
 				 errmsg("the url of a server must name a network store, not 'local'"),
 				 errhint("The local store needs no server: SET anarchon.store = 'local'.")));
-	if (an_url_parse(url, &u, err, sizeof(err)) != 0)
-		bad_url(err, NULL, URL_EXAMPLES);
+	if (an_url_parse(url, &u, &err) != 0)
+		bad_url(err.msg, NULL, URL_EXAMPLES);
 	credentials = u.user != NULL || u.password != NULL;
 	for (int i = 0; i < u.nparams; i++)
 	{
@@ -146,11 +146,11 @@ validate_url(const char *url)
 				 errmsg("the url of a server must not contain a user or password"),
 				 errdetail("Every role can read the options of a server."),
 				 errhint("Put the credentials in a user mapping: CREATE USER MAPPING FOR PUBLIC SERVER ... OPTIONS (user '...', password '...'), or sentinel_password '...'.")));
-	if ((m = an_remote_find(url, err, sizeof(err))) == NULL)
-		bad_url(err, NULL, NULL);
+	if ((m = an_remote_find(url, &err)) == NULL)
+		bad_url(err.msg, NULL, NULL);
 	an_store_init(&st, m, NULL);
 	if (an_store_check_url(&st, url) != AN_OK)
-		bad_url(st.errmsg, st.errdetail, st.errhint);
+		bad_url(st.err.msg, st.err.detail, st.err.hint);
 }
 
 /* Is name an option of catalog's objects? */

@@ -97,13 +97,13 @@ claim(FunctionCallInfo fcinfo, an_pg_slot_kind kind, an_claim_result *res)
 {
 	an_pg_call	call;
 	an_store   *st;
-	char		err[AN_ERRMAX];
+	an_err		err;
 	int64		sent_ms;
 
 	an_pg_read_call(fcinfo, kind, true, &call);
 	/* A manual slot is claimed by anarchon_run_now only (core/run_now.h). */
-	if (an_validate_slot(call.rq.slot, err, sizeof(err)) != AN_OK)
-		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
+	if (an_validate_slot(call.rq.slot, &err) != AN_OK)
+		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, &err);
 	an_pg_claim_overrides(fcinfo, 3, &call);
 
 	st = an_pg_claim_store(fcinfo, &call);
@@ -305,7 +305,7 @@ anarchon_prune(PG_FUNCTION_ARGS)
 	an_settings s;
 	int64		keep;
 	int64		deleted = 0;
-	char		err[AN_ERRMAX];
+	an_err		err;
 	an_store   *st;
 	const an_store_admin *admin;
 
@@ -314,8 +314,8 @@ anarchon_prune(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(0))
 	{
 		keep = PG_GETARG_INT64(0);
-		if (an_settings_check_keep(&s, keep, err, sizeof(err)) != AN_OK)
-			an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
+		if (an_settings_check_keep(&s, keep, &err) != AN_OK)
+			an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, &err);
 	}
 	st = an_pg_store();
 	an_store_clear(st);

@@ -39,7 +39,7 @@
  * How a GUC's text becomes a value: with apply, into the value in force;
  * without, only checked.  An error message in err when it cannot.
  */
-typedef bool (*parse_fn) (int i, const char *value, bool apply, char *err, size_t errlen);
+typedef bool (*parse_fn) (int i, const char *value, bool apply, an_err *err);
 
 static an_settings current;
 static bool in_transaction;
@@ -57,16 +57,16 @@ static bool defining;
 
 /* A numeric setting or overlap: core's rules and words. */
 static bool
-parse_setting(int i, const char *value, bool apply, char *err, size_t errlen)
+parse_setting(int i, const char *value, bool apply, an_err *err)
 {
 	an_settings scratch = current;
 
-	return an_settings_set(apply ? &current : &scratch, names[i], value, err, errlen) == AN_OK;
+	return an_settings_set(apply ? &current : &scratch, names[i], value, err) == AN_OK;
 }
 
 /* anarchon.store: "local", or a name a foreign server could have. */
 static bool
-parse_store(int i, const char *value, bool apply, char *err, size_t errlen)
+parse_store(int i, const char *value, bool apply, an_err *err)
 {
 	size_t		len = strlen(value);
 
@@ -79,7 +79,7 @@ parse_store(int i, const char *value, bool apply, char *err, size_t errlen)
 		 */
 		if (!apply && len > 0)
 			return true;
-		snprintf(err, errlen, "invalid value for store: it is 'local' or the name of a foreign server"
+		an_errf(err, "invalid value for store: it is 'local' or the name of a foreign server"
 				 " of the anarchon wrapper, 1 to %d bytes", NAMEDATALEN - 1);
 		return false;
 	}
@@ -89,13 +89,13 @@ parse_store(int i, const char *value, bool apply, char *err, size_t errlen)
 }
 
 static bool
-parse_in_transaction(int i, const char *value, bool apply, char *err, size_t errlen)
+parse_in_transaction(int i, const char *value, bool apply, an_err *err)
 {
 	bool		on;
 
 	if (!parse_bool(value, &on))
 	{
-		snprintf(err, errlen, "invalid value for in_transaction: allowed are on and off"
+		an_errf(err, "invalid value for in_transaction: allowed are on and off"
 				 " (or true and false, yes and no, 1 and 0)");
 		return false;
 	}
@@ -107,14 +107,14 @@ parse_in_transaction(int i, const char *value, bool apply, char *err, size_t err
 static bool
 check_setting(int i, char **newval)
 {
-	char		err[AN_ERRMAX];
+	an_err		err;
 
 	/* See the header comment: a placeholder's value is judged at use. */
 	if (defining)
 		return true;
-	if (!parsers[i] (i, *newval, false, err, sizeof(err)))
+	if (!parsers[i] (i, *newval, false, &err))
 	{
-		GUC_check_errdetail("%s", err);
+		GUC_check_errdetail("%s", err.msg);
 		return false;
 	}
 	return true;
@@ -123,12 +123,12 @@ check_setting(int i, char **newval)
 static void
 assign_setting(int i, const char *newval)
 {
-	char		err[AN_ERRMAX];
+	an_err		err;
 
-	if (parsers[i] (i, newval, true, err, sizeof(err)))
+	if (parsers[i] (i, newval, true, &err))
 		invalid[i][0] = '\0';
 	else
-		strlcpy(invalid[i], err, sizeof(invalid[i]));
+		strlcpy(invalid[i], err.msg, sizeof(invalid[i]));
 }
 
 #define SETTING_HOOKS(i) \

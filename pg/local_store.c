@@ -516,7 +516,7 @@ op_unlock(an_store *st, int commit)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("the claim failed half-way and was rolled back"),
-				 errdetail("%s", an_pg_sentence(st->errmsg, detail, sizeof(detail)))));
+				 errdetail("%s", an_pg_sentence(st->err.msg, detail, sizeof(detail)))));
 	return AN_OK;
 }
 

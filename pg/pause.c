@@ -30,7 +30,7 @@ PG_FUNCTION_INFO_V1(anarchon_pauses);
 static an_store *
 pause_request(FunctionCallInfo fcinfo, an_pg_job_use use, an_request *rq, an_settings *settings)
 {
-	char		err[AN_ERRMAX];
+	an_err		err;
 	text	   *t;
 	char	   *job;
 	an_store   *st;
@@ -40,8 +40,8 @@ pause_request(FunctionCallInfo fcinfo, an_pg_job_use use, an_request *rq, an_set
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("job must not be NULL")));
 	t = PG_GETARG_TEXT_PP(0);
-	if (an_validate_job(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), err, sizeof(err)) != AN_OK)
-		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
+	if (an_validate_job(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &err) != AN_OK)
+		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, &err);
 	job = text_to_cstring(t);
 	an_pg_current_settings(settings);
 	memset(rq, 0, sizeof(*rq));
@@ -61,12 +61,12 @@ anarchon_pause(PG_FUNCTION_ARGS)
 	an_settings settings;
 	an_store   *st;
 	int64		until = 0;
-	char		err[AN_ERRMAX];
+	an_err		err;
 
 	if (PG_NARGS() > 1 && !PG_ARGISNULL(1))
 	{
 		until = an_pg_arg_instant(fcinfo, 1, false, "until");
-		if (an_pause_check_until(until, an_pg_now_ms(), err, sizeof(err)) != AN_OK)
+		if (an_pause_check_until(until, an_pg_now_ms(), &err) != AN_OK)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("until must be in the future"),

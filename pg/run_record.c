@@ -22,7 +22,7 @@ PG_FUNCTION_INFO_V1(anarchon_run_schedule_note);
 static char *
 job_arg(FunctionCallInfo fcinfo)
 {
-	char		err[AN_ERRMAX];
+	an_err		err;
 	char	   *job;
 
 	if (PG_ARGISNULL(0))
@@ -30,8 +30,8 @@ job_arg(FunctionCallInfo fcinfo)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("job must not be NULL")));
 	job = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	if (an_validate_job(job, strlen(job), err, sizeof(err)) != AN_OK)
-		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
+	if (an_validate_job(job, strlen(job), &err) != AN_OK)
+		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, &err);
 	an_pg_require_job_right(job, AN_PG_JOB_ACT, NULL);
 	return job;
 }

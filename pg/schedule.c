@@ -39,7 +39,7 @@ PG_FUNCTION_INFO_V1(anarchon_fire_at_ms);
 PG_FUNCTION_INFO_V1(anarchon_tzdata_version);
 
 typedef an_error (*search_fn) (const an_schedule *s, int64_t t, int64_t *slot,
-							   int *found, char *err, size_t errlen);
+							   int *found, an_err *err);
 
 /* The zones this backend's schedules named; never freed (see above). */
 static an_tz_cache *zones;
@@ -53,7 +53,7 @@ typedef struct schedule_cache
 } schedule_cache;
 
 void
-an_pg_raise_schedule(an_error rc, const char *err)
+an_pg_raise_schedule(an_error rc, const an_err *err)
 {
 	if (rc == AN_E_NOMEM)
 		ereport(ERROR,
@@ -70,7 +70,7 @@ an_pg_arg_schedule(FunctionCallInfo fcinfo, int argno)
 	schedule_cache *cache = (schedule_cache *) fcinfo->flinfo->fn_extra;
 	text	   *t;
 	int			len;
-	char		err[AN_ERRMAX];
+	an_err		err;
 	an_error	rc;
 
 	if (PG_ARGISNULL(argno))
@@ -89,11 +89,11 @@ an_pg_arg_schedule(FunctionCallInfo fcinfo, int argno)
 		fcinfo->flinfo->fn_extra = cache;
 	}
 	if (zones == NULL && (zones = an_tz_cache_new()) == NULL)
-		an_pg_raise_schedule(AN_E_NOMEM, "");
+		an_pg_raise_schedule(AN_E_NOMEM, NULL);
 	cache->len = -1;
 	if ((rc = an_schedule_parse(VARDATA_ANY(t), (size_t) len, zones, &cache->parsed,
-								err, sizeof(err))) != AN_OK)
-		an_pg_raise_schedule(rc, err);
+								&err)) != AN_OK)
+		an_pg_raise_schedule(rc, &err);
 	/* Only a text that fits is remembered; a longer one is parsed each time. */
 	if (len <= (int) sizeof(cache->text))
 	{
@@ -114,12 +114,12 @@ an_pg_arg_instant(FunctionCallInfo fcinfo, int argno, bool as_ms, const char *wh
 				 errmsg("%s must not be NULL", what)));
 	if (as_ms)
 	{
-		char		err[AN_ERRMAX];
+		an_err		err;
 		int64		ms = PG_GETARG_INT64(argno);
 
 		/* Only the bigint form can be seconds by mistake; the range is the search's. */
-		if (ms > 0 && an_validate_instant_arg(ms, err, sizeof(err)) != AN_OK)
-			an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
+		if (ms > 0 && an_validate_instant_arg(ms, &err) != AN_OK)
+			an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, &err);
 		return ms;
 	}
 	ts = PG_GETARG_TIMESTAMPTZ(argno);
@@ -139,7 +139,7 @@ schedule_call(FunctionCallInfo fcinfo, search_fn search, bool as_ms)
 	int64		t;
 	int64_t		slot;
 	int			found;
-	char		err[AN_ERRMAX];
+	an_err		err;
 	an_error	rc;
 
 	if (PG_NARGS() < 2)
@@ -153,8 +153,8 @@ schedule_call(FunctionCallInfo fcinfo, search_fn search, bool as_ms)
 					 errhint("Leave it out to use the database clock.")));
 		t = an_pg_arg_instant(fcinfo, 1, as_ms, "the instant");
 	}
-	if ((rc = search(s, t, &slot, &found, err, sizeof(err))) != AN_OK)
-		an_pg_raise_schedule(rc, err);
+	if ((rc = search(s, t, &slot, &found, &err)) != AN_OK)
+		an_pg_raise_schedule(rc, &err);
 	if (!found)
 		PG_RETURN_NULL();
 	if (as_ms)
@@ -196,7 +196,7 @@ fire_at(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 {
 	an_pg_call	call;
 	int64_t		fire;
-	char		err[AN_ERRMAX];
+	an_err		err;
 
 	an_pg_read_call(fcinfo, kind, false, &call);
 	if (PG_ARGISNULL(2))
@@ -205,8 +205,8 @@ fire_at(FunctionCallInfo fcinfo, an_pg_slot_kind kind)
 				 errmsg("max_jitter_ms must not be NULL"),
 				 errhint("Give 0 for no jitter.")));
 	if (an_fire_at(call.job, strlen(call.job), call.rq.slot, PG_GETARG_INT64(2),
-				   call.settings.max_late_ms, &fire, err, sizeof(err)) != AN_OK)
-		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
+				   call.settings.max_late_ms, &fire, &err) != AN_OK)
+		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, &err);
 	return fire;
 }
 
@@ -228,11 +228,11 @@ anarchon_fire_at_ms(PG_FUNCTION_ARGS)
 Datum
 anarchon_tzdata_version(PG_FUNCTION_ARGS)
 {
-	char		version[1024],
-				err[AN_ERRMAX];
+	char		version[1024];
+	an_err		err;
 	an_error	rc;
 
-	if ((rc = an_tz_data_version(version, sizeof(version), err, sizeof(err))) != AN_OK)
-		an_pg_raise_schedule(rc, err);
+	if ((rc = an_tz_data_version(version, sizeof(version), &err)) != AN_OK)
+		an_pg_raise_schedule(rc, &err);
 	PG_RETURN_TEXT_P(cstring_to_text(version));
 }

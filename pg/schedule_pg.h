@@ -23,6 +23,6 @@ const an_schedule *an_pg_arg_schedule(FunctionCallInfo fcinfo, int argno);
 int64		an_pg_arg_instant(FunctionCallInfo fcinfo, int argno, bool as_ms, const char *what);
 
 /* Raise a core error about a schedule (its message split into message and DETAIL). */
-pg_noreturn void an_pg_raise_schedule(an_error rc, const char *err);
+pg_noreturn void an_pg_raise_schedule(an_error rc, const an_err *err);
 
 #endif							/* ANARCHON_SCHEDULE_PG_H */

@@ -77,7 +77,7 @@ collect(FunctionCallInfo fcinfo, int sched_arg, bool as_ms, slot_list *l)
 	const an_schedule *s = an_pg_arg_schedule(fcinfo, sched_arg);
 	int64		from = an_pg_arg_instant(fcinfo, sched_arg + 1, as_ms, "from");
 	int64		to = an_pg_arg_instant(fcinfo, sched_arg + 2, as_ms, "to");
-	char		err[AN_ERRMAX];
+	an_err		err;
 	an_error	rc;
 
 	if (sched_arg > 0 && from < AN_SLOT_MIN && from <= to)
@@ -87,8 +87,8 @@ collect(FunctionCallInfo fcinfo, int sched_arg, bool as_ms, slot_list *l)
 				 errdetail("from is %lld ms; no run can exist before 100000000000 (1973-03-03).",
 						   (long long) from),
 				 errhint("Start the range later (if you gave seconds, multiply by 1000).")));
-	if ((rc = an_schedule_range(s, from, to, emit_slot, l, err, sizeof(err))) != AN_OK)
-		an_pg_raise_schedule(rc, err);
+	if ((rc = an_schedule_range(s, from, to, emit_slot, l, &err)) != AN_OK)
+		an_pg_raise_schedule(rc, &err);
 }
 
 /*
@@ -164,7 +164,7 @@ anarchon_slots_ms(PG_FUNCTION_ARGS)
 static void
 job_arg(FunctionCallInfo fcinfo, char job[AN_JOB_MAX + 1])
 {
-	char		err[AN_ERRMAX];
+	an_err		err;
 	text	   *t;
 	size_t		len;
 
@@ -174,8 +174,8 @@ job_arg(FunctionCallInfo fcinfo, char job[AN_JOB_MAX + 1])
 				 errmsg("job must not be NULL")));
 	t = PG_GETARG_TEXT_PP(0);
 	len = VARSIZE_ANY_EXHDR(t);
-	if (an_validate_job(VARDATA_ANY(t), len, err, sizeof(err)) != AN_OK)
-		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
+	if (an_validate_job(VARDATA_ANY(t), len, &err) != AN_OK)
+		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, &err);
 	memcpy(job, VARDATA_ANY(t), len);
 	job[len] = '\0';
 	an_pg_require_job_right(job, AN_PG_JOB_READ, NULL);
@@ -231,7 +231,7 @@ due_call(FunctionCallInfo fcinfo, bool as_ms)
 	slot_list	l = {NULL, 0, 0, PG_INT64_MAX};
 	slot_list	due = {NULL, 0, 0, 0};
 	char		job[AN_JOB_MAX + 1];
-	char		err[AN_ERRMAX];
+	an_err		err;
 	const an_schedule *s;
 	int64		now;
 	an_error	rc;
@@ -241,14 +241,14 @@ due_call(FunctionCallInfo fcinfo, bool as_ms)
 	now = PG_ARGISNULL(2) ? an_pg_now_ms() : an_pg_arg_instant(fcinfo, 2, as_ms, "now");
 	an_pg_current_settings(&settings);
 	/* Checked here, where both settings are known: GUCs may be set in either order. */
-	if (an_settings_check_catch_up(&settings, err, sizeof(err)) != AN_OK)
-		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, err);
-	if ((rc = an_due_plan_make(s, &settings, now, &plan, err, sizeof(err))) != AN_OK)
-		an_pg_raise_schedule(rc, err);
+	if (an_settings_check_catch_up(&settings, &err) != AN_OK)
+		an_pg_raise_rule(ERRCODE_INVALID_PARAMETER_VALUE, &err);
+	if ((rc = an_due_plan_make(s, &settings, now, &plan, &err)) != AN_OK)
+		an_pg_raise_schedule(rc, &err);
 	if (plan.look_back)
 	{
-		if ((rc = an_schedule_range(s, plan.from, plan.to, emit_slot, &l, err, sizeof(err))) != AN_OK)
-			an_pg_raise_schedule(rc, err);
+		if ((rc = an_schedule_range(s, plan.from, plan.to, emit_slot, &l, &err)) != AN_OK)
+			an_pg_raise_schedule(rc, &err);
 		l.n = an_due_trim(&plan, &settings, (int64_t *) l.slots, l.n);
 		drop_runs(&l, job, &settings);
 	}
@@ -304,9 +304,9 @@ Datum
 anarchon_zones(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = materialize(fcinfo, TEXTOID, "name");
-	char		err[AN_ERRMAX];
+	an_err		err;
 
-	if (an_tz_each_name(emit_zone, rsinfo, err, sizeof(err)) != 0)
-		an_pg_raise_schedule(AN_E_UNSUPPORTED, err);
+	if (an_tz_each_name(emit_zone, rsinfo, &err) != 0)
+		an_pg_raise_schedule(AN_E_UNSUPPORTED, &err);
 	return (Datum) 0;
 }

@@ -182,13 +182,13 @@ static void
 refuse_url(const char *value)
 {
 	an_url		u;
-	char		err[AN_ERRMAX];
+	an_err		err;
 	char		shown[256];
 	char		server[NAMEDATALEN] = "my_store";
 	char		mapping[NAMEDATALEN + 96] = "";
 
 	an_redact_url(value, shown, sizeof(shown));
-	if (an_url_parse(value, &u, err, sizeof(err)) == 0)
+	if (an_url_parse(value, &u, &err) == 0)
 	{
 		bool		secrets = u.user != NULL || u.password != NULL;
 
@@ -264,8 +264,8 @@ open_remote(ForeignServer *server, Oid userid)
 {
 	UserMapping *mapping = find_mapping(userid, server->serverid);
 	char	   *url = an_pg_server_url(server, mapping);
-	char		err[AN_ERRMAX];
-	const an_store_methods *m = an_remote_find(url, err, sizeof(err));
+	an_err		err;
+	const an_store_methods *m = an_remote_find(url, &err);
 	remote_entry *e;
 	int			rc;
 
@@ -278,7 +278,7 @@ open_remote(ForeignServer *server, Oid userid)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot open the store of foreign server \"%s\"", server->servername),
-				 errdetail("%s", an_pg_sentence(err, detail, sizeof(detail)))));
+				 errdetail("%s", an_pg_sentence(err.msg, detail, sizeof(detail)))));
 	}
 	e = MemoryContextAllocZero(TopMemoryContext, sizeof(remote_entry));
 	e->serverid = server->serverid;

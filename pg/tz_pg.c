@@ -40,14 +40,14 @@ static int	digit_count = -1;
 
 /* Catch a PostgreSQL error raised since PG_TRY: its message into err. */
 static an_error
-caught(MemoryContext cxt, const char *what, char *err, size_t errlen)
+caught(MemoryContext cxt, const char *what, an_err *err)
 {
 	ErrorData  *ed;
 
 	MemoryContextSwitchTo(cxt);
 	ed = CopyErrorData();
 	FlushErrorState();
-	an_errf(err, errlen, "%s: %s", what, ed->message);
+	an_errf(err, "%s: %s", what, ed->message);
 	FreeErrorData(ed);
 	return AN_E_INTERNAL;
 }
@@ -69,7 +69,7 @@ cmp_names(const void *a, const void *b)
 
 /* Fill digit_names from pg_tzenumerate, once. */
 static an_error
-load_digit_names(char *err, size_t errlen)
+load_digit_names(an_err *err)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	char	  **volatile names = NULL;
@@ -102,7 +102,7 @@ load_digit_names(char *err, size_t errlen)
 	}
 	PG_CATCH();
 	{
-		rc = caught(cxt, "could not list the time zones", err, errlen);
+		rc = caught(cxt, "could not list the time zones", err);
 	}
 	PG_END_TRY();
 	if (rc != AN_OK)
@@ -115,7 +115,7 @@ load_digit_names(char *err, size_t errlen)
 }
 
 an_error
-an_tz_src_open(const char *name, an_tz_src **src, char *err, size_t errlen)
+an_tz_src_open(const char *name, an_tz_src **src, an_err *err)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	pg_tz	   *volatile tz = NULL;
@@ -129,7 +129,7 @@ an_tz_src_open(const char *name, an_tz_src **src, char *err, size_t errlen)
 	}
 	PG_CATCH();
 	{
-		rc = caught(cxt, "could not load the time zone", err, errlen);
+		rc = caught(cxt, "could not load the time zone", err);
 	}
 	PG_END_TRY();
 	if (rc != AN_OK)
@@ -137,14 +137,14 @@ an_tz_src_open(const char *name, an_tz_src **src, char *err, size_t errlen)
 	canon = tz != NULL ? pg_get_timezone_name(tz) : NULL;
 	if (tz != NULL && has_digit(name) && strchr(name, '/') == NULL)
 	{
-		if ((rc = load_digit_names(err, errlen)) != AN_OK)
+		if ((rc = load_digit_names(err)) != AN_OK)
 			return rc;
 		if (bsearch(&name, digit_names, digit_count, sizeof(char *), cmp_names) == NULL)
 			canon = NULL;
 	}
 	if (canon == NULL || strcmp(canon, name) != 0 || !pg_tz_acceptable(tz))
 	{
-		an_errf(err, errlen, "time zone '%s' is not in the time-zone database of this server (names are case-sensitive): " AN_TZ_UNKNOWN_ADVICE,
+		an_errf(err, "time zone '%s' is not in the time-zone database of this server (names are case-sensitive): " AN_TZ_UNKNOWN_ADVICE,
 				name);
 		return AN_E_INPUT;
 	}
@@ -161,7 +161,7 @@ an_tz_src_close(an_tz_src *src)
 }
 
 an_error
-an_tz_src_offset(an_tz_src *src, int64_t t, int64_t *offset, char *err, size_t errlen)
+an_tz_src_offset(an_tz_src *src, int64_t t, int64_t *offset, an_err *err)
 {
 	pg_time_t	pt = (pg_time_t) t;
 	struct pg_tm *tm = pg_localtime(&pt, src->tz);
@@ -169,7 +169,7 @@ an_tz_src_offset(an_tz_src *src, int64_t t, int64_t *offset, char *err, size_t e
 	/* What AT TIME ZONE reads too (timestamp2tm calls pg_localtime). */
 	if (tm == NULL)
 	{
-		an_errf(err, errlen, "time zone '%s': no local time for %lld", pg_get_timezone_name(src->tz),
+		an_errf(err, "time zone '%s': no local time for %lld", pg_get_timezone_name(src->tz),
 				(long long) t);
 		return AN_E_INTERNAL;
 	}
@@ -178,7 +178,7 @@ an_tz_src_offset(an_tz_src *src, int64_t t, int64_t *offset, char *err, size_t e
 }
 
 an_error
-an_tz_src_next(an_tz_src *src, int64_t t, int64_t *at, int *found, char *err, size_t errlen)
+an_tz_src_next(an_tz_src *src, int64_t t, int64_t *at, int *found, an_err *err)
 {
 	pg_time_t	pt = (pg_time_t) t,
 				boundary = 0;
@@ -193,7 +193,7 @@ an_tz_src_next(an_tz_src *src, int64_t t, int64_t *at, int *found, char *err, si
 	*at = boundary;
 	if (r < 0)
 	{
-		an_errf(err, errlen, "time zone '%s': no transition found after %lld",
+		an_errf(err, "time zone '%s': no transition found after %lld",
 				pg_get_timezone_name(src->tz), (long long) t);
 		return AN_E_INTERNAL;
 	}
@@ -201,13 +201,12 @@ an_tz_src_next(an_tz_src *src, int64_t t, int64_t *at, int *found, char *err, si
 }
 
 an_error
-an_tz_src_version(char *out, size_t outlen, char *err, size_t errlen)
+an_tz_src_version(char *out, size_t outlen, an_err *err)
 {
 	char		dir[MAXPGPATH],
 				v[64];
 
 	(void) err;
-	(void) errlen;
 #ifdef AN_PG_TZDIR
 	/* Built --with-system-tzdata: the directory configure read from pg_config. */
 	strlcpy(dir, AN_PG_TZDIR, sizeof(dir));
@@ -227,7 +226,7 @@ an_tz_src_version(char *out, size_t outlen, char *err, size_t errlen)
 }
 
 int
-an_tz_src_each_name(int (*fn) (void *arg, const char *name), void *arg, char *err, size_t errlen)
+an_tz_src_each_name(int (*fn) (void *arg, const char *name), void *arg, an_err *err)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	volatile int rc = 0;
@@ -243,7 +242,7 @@ an_tz_src_each_name(int (*fn) (void *arg, const char *name), void *arg, char *er
 	}
 	PG_CATCH();
 	{
-		caught(cxt, "could not list the time zones", err, errlen);
+		caught(cxt, "could not list the time zones", err);
 		rc = -1;
 	}
 	PG_END_TRY();

@@ -42,7 +42,7 @@ static const remote_entry entries[] = {
 };
 
 const an_store_methods *
-an_remote_find(const char *url, char *err, size_t errlen)
+an_remote_find(const char *url, an_err *err)
 {
 	const char *sep = url ? strstr(url, "://") : NULL;
 	size_t		n = sep ? (size_t) (sep - url) : 0;
@@ -52,10 +52,10 @@ an_remote_find(const char *url, char *err, size_t errlen)
 		if (n != strlen(entries[i].scheme) || strncasecmp(url, entries[i].scheme, n) != 0)
 			continue;
 		if (entries[i].methods == NULL)
-			an_errf(err, errlen, "store %s:// is not available: anarchon was built without %s installed",
+			an_errf(err, "store %s:// is not available: anarchon was built without %s installed",
 					entries[i].scheme, entries[i].package);
 		return entries[i].methods;
 	}
-	an_errf(err, errlen, "unknown store: expected 'local' or a URL starting with redis://, rediss://, amqp://, amqps://, nats:// or tls://");
+	an_errf(err, "unknown store: expected 'local' or a URL starting with redis://, rediss://, amqp://, amqps://, nats:// or tls://");
 	return NULL;
 }

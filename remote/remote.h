@@ -15,7 +15,7 @@
  * message in err: unknown scheme, or a store whose client library was not
  * installed when anarchon was built.
  */
-const an_store_methods *an_remote_find(const char *url, char *err, size_t errlen);
+const an_store_methods *an_remote_find(const char *url, an_err *err);
 
 /*
  * The method tables of the network stores, each defined in its store's file

@@ -14,15 +14,15 @@
 
 an_error
 an_due_plan_make(const an_schedule *s, const an_settings *st, int64_t now,
-				 an_due_plan *p, char *err, size_t errlen)
+				 an_due_plan *p, an_err *err)
 {
 	an_error	rc;
 	int64_t		from;
 
 	memset(p, 0, sizeof(*p));
-	if ((rc = an_settings_check_catch_up(st, err, errlen)) != AN_OK)
+	if ((rc = an_settings_check_catch_up(st, err)) != AN_OK)
 		return rc;
-	if ((rc = an_schedule_slot(s, now, &p->current, &p->has_current, err, errlen)) != AN_OK)
+	if ((rc = an_schedule_slot(s, now, &p->current, &p->has_current, err)) != AN_OK)
 		return rc;
 	if (!p->has_current)
 		return AN_OK;

@@ -44,7 +44,7 @@ typedef struct an_due_plan
  * rule (an_settings_check_catch_up); else the schedule's own errors.
  */
 an_error	an_due_plan_make(const an_schedule *s, const an_settings *st, int64_t now,
-							 an_due_plan *p, char *err, size_t errlen);
+							 an_due_plan *p, an_err *err);
 
 /*
  * an_due_trim: slots[0..n) are the slots of [from, to) in ascending order;

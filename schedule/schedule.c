@@ -94,8 +94,7 @@ typedef struct field_ctx
 	int			number;          /* 1-based, as the user counts */
 	const char *text;
 	size_t		len;
-	char	   *err;
-	size_t		errlen;
+	an_err	   *err;
 } field_ctx;
 
 static int
@@ -140,7 +139,7 @@ field_fail(const field_ctx *fc, const char *detail)
 {
 	int			cut = fc->len > QUOTE_MAX;
 
-	an_errf(fc->err, fc->errlen, "schedule field %d (%s) '%.*s%s': %s",
+	an_errf(fc->err, "schedule field %d (%s) '%.*s%s': %s",
 			fc->number, fc->spec->what, (int) (cut ? QUOTE_MAX : fc->len), fc->text,
 			cut ? "..." : "", detail);
 	return AN_E_INPUT;
@@ -352,7 +351,7 @@ check_possible(const an_schedule *s, const field_ctx *mday_fc, const field_ctx *
 			if (s->mdays & (UINT32_C(1) << d))
 				return AN_OK;
 	}
-	an_errf(mday_fc->err, mday_fc->errlen,
+	an_errf(mday_fc->err,
 			"schedule field %d (day of month) '%.*s' with field %d (month) '%.*s': no such date, the schedule would never run",
 			mday_fc->number, (int) (mday_fc->len > QUOTE_MAX ? QUOTE_MAX : mday_fc->len), mday_fc->text,
 			month_fc->number, (int) (month_fc->len > QUOTE_MAX ? QUOTE_MAX : month_fc->len), month_fc->text);
@@ -361,7 +360,7 @@ check_possible(const an_schedule *s, const field_ctx *mday_fc, const field_ctx *
 
 /* Five or six whitespace-separated fields. */
 static an_error
-parse_cron(const char *text, size_t len, an_schedule *s, char *err, size_t errlen)
+parse_cron(const char *text, size_t len, an_schedule *s, an_err *err)
 {
 	const char *start[F_COUNT + 1];
 	size_t		flen[F_COUNT + 1];
@@ -393,9 +392,9 @@ parse_cron(const char *text, size_t len, an_schedule *s, char *err, size_t errle
 	if (n != 5 && n != 6)
 	{
 		if (n > 6)
-			an_errf(err, errlen, "schedule has more than 6 fields: %s", SHAPE_HELP);
+			an_errf(err, "schedule has more than 6 fields: %s", SHAPE_HELP);
 		else
-			an_errf(err, errlen, "schedule has %d field%s: %s", n, n == 1 ? "" : "s", SHAPE_HELP);
+			an_errf(err, "schedule has %d field%s: %s", n, n == 1 ? "" : "s", SHAPE_HELP);
 		return AN_E_INPUT;
 	}
 
@@ -413,7 +412,6 @@ parse_cron(const char *text, size_t len, an_schedule *s, char *err, size_t errle
 		fc[f].text = start[f - first];
 		fc[f].len = flen[f - first];
 		fc[f].err = err;
-		fc[f].errlen = errlen;
 		star[f] = fc[f].text[0] == '*';
 		if (f == F_MDAY && fc[f].len == 1 && fc[f].text[0] == '$')
 		{
@@ -452,7 +450,7 @@ parse_cron(const char *text, size_t len, an_schedule *s, char *err, size_t errle
  */
 static int
 parse_interval(const char *text, size_t len, an_schedule *s, an_error *rc,
-			   char *err, size_t errlen)
+			   an_err *err)
 {
 	size_t		p = 0;
 	int64_t		n = 0;
@@ -472,7 +470,7 @@ parse_interval(const char *text, size_t len, an_schedule *s, an_error *rc,
 	*rc = AN_E_INPUT;
 	if (p > 12)
 	{
-		an_errf(err, errlen, "interval '%.*s': the number is too long; allowed 1 second to 365 days",
+		an_errf(err, "interval '%.*s': the number is too long; allowed 1 second to 365 days",
 				(int) len, text);
 		return 1;
 	}
@@ -484,7 +482,7 @@ parse_interval(const char *text, size_t len, an_schedule *s, an_error *rc,
 			continue;
 		if (n < 1 || n > AN_SCHEDULE_INTERVAL_MAX / units[u].ms)
 		{
-			an_errf(err, errlen, "interval '%.*s' is out of range: allowed 1 second to 365 days",
+			an_errf(err, "interval '%.*s' is out of range: allowed 1 second to 365 days",
 					(int) len, text);
 			return 1;
 		}
@@ -494,22 +492,22 @@ parse_interval(const char *text, size_t len, an_schedule *s, an_error *rc,
 		*rc = AN_OK;
 		return 1;
 	}
-	an_errf(err, errlen, "interval '%.*s': unknown unit '%.*s', allowed seconds, minutes, hours or days",
+	an_errf(err, "interval '%.*s': unknown unit '%.*s', allowed seconds, minutes, hours or days",
 			(int) len, text, (int) (len - word), text + word);
 	return 1;
 }
 
 static an_error
-parse_macro(const char *text, size_t len, an_schedule *s, char *err, size_t errlen)
+parse_macro(const char *text, size_t len, an_schedule *s, an_err *err)
 {
 	for (int i = 0; macros[i].name != NULL; i++)
 		if (word_is(text + 1, len - 1, macros[i].name))
-			return parse_cron(macros[i].cron, strlen(macros[i].cron), s, err, errlen);
+			return parse_cron(macros[i].cron, strlen(macros[i].cron), s, err);
 	if (word_is(text + 1, len - 1, "reboot"))
-		an_errf(err, errlen, "schedule '@reboot' has no scheduled times, so it has no slots: %s",
+		an_errf(err, "schedule '@reboot' has no scheduled times, so it has no slots: %s",
 				SHAPE_HELP);
 	else
-		an_errf(err, errlen, "schedule '%.*s' is not a known macro: %s",
+		an_errf(err, "schedule '%.*s' is not a known macro: %s",
 				(int) len, text, SHAPE_HELP);
 	return AN_E_INPUT;
 }
@@ -523,7 +521,7 @@ parse_macro(const char *text, size_t len, an_schedule *s, char *err, size_t errl
  */
 static an_error
 parse_zone(const char **text, size_t *len, an_tz_cache *zones, an_tz **tz,
-		   char *err, size_t errlen)
+		   an_err *err)
 {
 	const char *t = *text;
 	size_t		n = *len,
@@ -542,7 +540,7 @@ parse_zone(const char **text, size_t *len, an_tz_cache *zones, an_tz **tz,
 		skip = 3;
 	else
 	{
-		an_errf(err, errlen, "schedule starts with '%.*s=': the only setting a schedule may start with is its time zone, CRON_TZ=<zone> or TZ=<zone> (upper case); %s",
+		an_errf(err, "schedule starts with '%.*s=': the only setting a schedule may start with is its time zone, CRON_TZ=<zone> or TZ=<zone> (upper case); %s",
 				(int) (word > QUOTE_MAX ? QUOTE_MAX : word), t, ZONE_HELP);
 		return AN_E_INPUT;
 	}
@@ -551,22 +549,22 @@ parse_zone(const char **text, size_t *len, an_tz_cache *zones, an_tz **tz,
 		word++;
 	if (word == skip)
 	{
-		an_errf(err, errlen, "schedule names an empty time zone ('%.*s' with nothing after the '='): %s",
+		an_errf(err, "schedule names an empty time zone ('%.*s' with nothing after the '='): %s",
 				(int) skip, t, ZONE_HELP);
 		return AN_E_INPUT;
 	}
 	if (zones == NULL)
 	{
-		an_errf(err, errlen, "time zones are not available here");
+		an_errf(err, "time zones are not available here");
 		return AN_E_INTERNAL;
 	}
-	if ((rc = an_tz_find(zones, t + skip, word - skip, tz, err, errlen)) != AN_OK)
+	if ((rc = an_tz_find(zones, t + skip, word - skip, tz, err)) != AN_OK)
 		return rc;
 	while (word < n && is_space(t[word]))
 		word++;
 	if (word == n)
 	{
-		an_errf(err, errlen, "schedule has a time zone (%s) and nothing after it: %s",
+		an_errf(err, "schedule has a time zone (%s) and nothing after it: %s",
 				an_tz_name(*tz), ZONE_HELP);
 		return AN_E_INPUT;
 	}
@@ -577,7 +575,7 @@ parse_zone(const char **text, size_t *len, an_tz_cache *zones, an_tz **tz,
 
 an_error
 an_schedule_parse(const char *text, size_t len, an_tz_cache *zones, an_schedule *s,
-				  char *err, size_t errlen)
+				  an_err *err)
 {
 	an_error	rc;
 	an_tz	   *tz;
@@ -591,7 +589,7 @@ an_schedule_parse(const char *text, size_t len, an_tz_cache *zones, an_schedule 
 
 		if ((c < 0x20 || c > 0x7e) && c != '\t')
 		{
-			an_errf(err, errlen, "schedule has byte 0x%02x at position %zu: only printable ASCII is allowed",
+			an_errf(err, "schedule has byte 0x%02x at position %zu: only printable ASCII is allowed",
 					c, i + 1);
 			return AN_E_INPUT;
 		}
@@ -603,23 +601,23 @@ an_schedule_parse(const char *text, size_t len, an_tz_cache *zones, an_schedule 
 	}
 	while (len > 0 && is_space(text[len - 1]))
 		len--;
-	if ((rc = parse_zone(&text, &len, zones, &tz, err, errlen)) != AN_OK)
+	if ((rc = parse_zone(&text, &len, zones, &tz, err)) != AN_OK)
 		return rc;
 	if (len > AN_SCHEDULE_TEXT_MAX)
 	{
-		an_errf(err, errlen, "schedule is %zu bytes long, at most %d are allowed: %s",
+		an_errf(err, "schedule is %zu bytes long, at most %d are allowed: %s",
 				len, AN_SCHEDULE_TEXT_MAX, SHAPE_HELP);
 		return AN_E_INPUT;
 	}
 	if (len == 0)
 	{
-		an_errf(err, errlen, "schedule is empty: %s", SHAPE_HELP);
+		an_errf(err, "schedule is empty: %s", SHAPE_HELP);
 		return AN_E_INPUT;
 	}
 	if (text[0] == '@')
-		rc = parse_macro(text, len, s, err, errlen);
-	else if (!is_digit(text[0]) || !parse_interval(text, len, s, &rc, err, errlen))
-		rc = parse_cron(text, len, s, err, errlen);
+		rc = parse_macro(text, len, s, err);
+	else if (!is_digit(text[0]) || !parse_interval(text, len, s, &rc, err))
+		rc = parse_cron(text, len, s, err);
 	if (rc == AN_OK)
 		s->tz = tz;
 	return rc;

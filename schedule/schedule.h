@@ -100,7 +100,7 @@ typedef struct an_schedule
  * unspecified on error.
  */
 an_error	an_schedule_parse(const char *text, size_t len, an_tz_cache *zones,
-							  an_schedule *s, char *err, size_t errlen);
+							  an_schedule *s, an_err *err);
 
 /*
  * an_schedule_slot: the latest scheduled time <= at (ms).  Sets *found to 0
@@ -108,14 +108,14 @@ an_error	an_schedule_parse(const char *text, size_t len, an_tz_cache *zones,
  * when at is outside the slot range.
  */
 an_error	an_schedule_slot(const an_schedule *s, int64_t at, int64_t *slot,
-							 int *found, char *err, size_t errlen);
+							 int *found, an_err *err);
 
 /*
  * an_schedule_next_slot: the earliest scheduled time > after (ms).  Sets
  * *found to 0 when there is none up to 9999-12-31 23:59:59.999.
  */
 an_error	an_schedule_next_slot(const an_schedule *s, int64_t after, int64_t *slot,
-								  int *found, char *err, size_t errlen);
+								  int *found, an_err *err);
 
 /*
  * an_schedule_range: every slot with from <= slot < to, in order, handed to
@@ -130,7 +130,7 @@ an_error	an_schedule_next_slot(const an_schedule *s, int64_t after, int64_t *slo
  */
 an_error	an_schedule_range(const an_schedule *s, int64_t from, int64_t to,
 							  int (*emit) (void *arg, int64_t slot), void *arg,
-							  char *err, size_t errlen);
+							  an_err *err);
 
 /*
  * an_fire_at: when to act on a slot, spread over [slot, slot + max_jitter_ms)
@@ -141,6 +141,6 @@ an_error	an_schedule_range(const an_schedule *s, int64_t from, int64_t to,
  * or for a bad job or slot.
  */
 an_error	an_fire_at(const char *job, size_t job_len, int64_t slot, int64_t max_jitter_ms,
-					   int64_t max_late_ms, int64_t *fire_at, char *err, size_t errlen);
+					   int64_t max_late_ms, int64_t *fire_at, an_err *err);
 
 #endif							/* ANARCHON_SCHEDULE_H */

@@ -44,22 +44,22 @@ fire_hash(const char *job, size_t len, int64_t slot)
 
 an_error
 an_fire_at(const char *job, size_t job_len, int64_t slot, int64_t max_jitter_ms,
-		   int64_t max_late_ms, int64_t *fire_at, char *err, size_t errlen)
+		   int64_t max_late_ms, int64_t *fire_at, an_err *err)
 {
 	an_error	rc;
 
-	if ((rc = an_validate_job(job, job_len, err, errlen)) != AN_OK ||
-		(rc = an_validate_slot(slot, err, errlen)) != AN_OK)
+	if ((rc = an_validate_job(job, job_len, err)) != AN_OK ||
+		(rc = an_validate_slot(slot, err)) != AN_OK)
 		return rc;
 	if (max_jitter_ms < 0)
 	{
-		an_errf(err, errlen, "max_jitter_ms is negative (%lld): allowed 0 (no jitter) up to max_late_ms (%lld)",
+		an_errf(err, "max_jitter_ms is negative (%lld): allowed 0 (no jitter) up to max_late_ms (%lld)",
 				(long long) max_jitter_ms, (long long) max_late_ms);
 		return AN_E_INPUT;
 	}
 	if (max_jitter_ms > max_late_ms)
 	{
-		an_errf(err, errlen, "max_jitter_ms %lld is longer than max_late_ms (%lld): a claim made that long after its slot is answered 'late'; allowed 0 up to max_late_ms (raise max_late_ms first for a longer spread)",
+		an_errf(err, "max_jitter_ms %lld is longer than max_late_ms (%lld): a claim made that long after its slot is answered 'late'; allowed 0 up to max_late_ms (raise max_late_ms first for a longer spread)",
 				(long long) max_jitter_ms, (long long) max_late_ms);
 		return AN_E_INPUT;
 	}

@@ -8,30 +8,30 @@
 
 an_error
 an_schedule_slot(const an_schedule *s, int64_t at, int64_t *slot, int *found,
-				 char *err, size_t errlen)
+				 an_err *err)
 {
 	an_error	rc;
 
 	*found = 0;
-	if ((rc = an_validate_instant(at, err, errlen)) != AN_OK)
+	if ((rc = an_validate_instant(at, err)) != AN_OK)
 		return rc;
 	if (s->tz != NULL)
-		return an_zone_slot(s, at, slot, found, err, errlen);
+		return an_zone_slot(s, at, slot, found, err);
 	*found = an_wall_prev(s, at, 0, slot);
 	return AN_OK;
 }
 
 an_error
 an_schedule_next_slot(const an_schedule *s, int64_t after, int64_t *slot, int *found,
-					  char *err, size_t errlen)
+					  an_err *err)
 {
 	an_error	rc;
 
 	*found = 0;
-	if ((rc = an_validate_instant(after, err, errlen)) != AN_OK)
+	if ((rc = an_validate_instant(after, err)) != AN_OK)
 		return rc;
 	if (s->tz != NULL)
-		return an_zone_next_slot(s, after, slot, found, err, errlen);
+		return an_zone_next_slot(s, after, slot, found, err);
 	*found = an_wall_next(s, after + 1, AN_SLOT_MAX, slot);
 	return AN_OK;
 }

@@ -27,9 +27,9 @@ int			an_wall_prev(const an_schedule *s, int64_t hi, int64_t lo, int64_t *w);
 
 /* schedule_zone.c: an_schedule_slot and an_schedule_next_slot for s->tz != NULL. */
 an_error	an_zone_slot(const an_schedule *s, int64_t at, int64_t *slot, int *found,
-						 char *err, size_t errlen);
+						 an_err *err);
 an_error	an_zone_next_slot(const an_schedule *s, int64_t after, int64_t *slot, int *found,
-							  char *err, size_t errlen);
+							  an_err *err);
 
 /* Floor division, for wall times before 1970. */
 static inline int64_t

@@ -49,7 +49,7 @@ min64(int64_t a, int64_t b)
  */
 static an_error
 wall_shown(an_tz *tz, int64_t w, int64_t from, int64_t to, int *shown, an_tz_span *where,
-		   char *err, size_t errlen)
+		   an_err *err)
 {
 	int64_t		t = from;
 
@@ -57,7 +57,7 @@ wall_shown(an_tz *tz, int64_t w, int64_t from, int64_t to, int *shown, an_tz_spa
 	while (t < to)
 	{
 		an_tz_span	sp;
-		an_error	rc = an_tz_span_at(tz, t, &sp, err, errlen);
+		an_error	rc = an_tz_span_at(tz, t, &sp, err);
 
 		if (rc != AN_OK)
 			return rc;
@@ -80,7 +80,7 @@ wall_shown(an_tz *tz, int64_t w, int64_t from, int64_t to, int *shown, an_tz_spa
  */
 static an_error
 gap_has_slot(const an_schedule *s, int64_t at, int64_t glo, int64_t ghi, int *yes,
-			 char *err, size_t errlen)
+			 an_err *err)
 {
 	int64_t		w;
 
@@ -90,7 +90,7 @@ gap_has_slot(const an_schedule *s, int64_t at, int64_t glo, int64_t ghi, int *ye
 		an_tz_span	where;
 		int			shown;
 		an_error	rc = wall_shown(s->tz, w, at - NEAR_MS, at + NEAR_MS, &shown, &where,
-									err, errlen);
+									err);
 
 		if (rc != AN_OK)
 			return rc;
@@ -111,7 +111,7 @@ gap_has_slot(const an_schedule *s, int64_t at, int64_t glo, int64_t ghi, int *ye
  * sp->start, the first instant after the gap.
  */
 static an_error
-gap_before(const an_schedule *s, const an_tz_span *sp, int *yes, char *err, size_t errlen)
+gap_before(const an_schedule *s, const an_tz_span *sp, int *yes, an_err *err)
 {
 	an_tz_span	prev;
 	an_error	rc;
@@ -119,12 +119,12 @@ gap_before(const an_schedule *s, const an_tz_span *sp, int *yes, char *err, size
 	*yes = 0;
 	if (!s->fixed_time || sp->start == AN_TZ_NEVER_BEFORE)
 		return AN_OK;
-	if ((rc = an_tz_span_at(s->tz, sp->start - 1, &prev, err, errlen)) != AN_OK)
+	if ((rc = an_tz_span_at(s->tz, sp->start - 1, &prev, err)) != AN_OK)
 		return rc;
 	if (sp->offset <= prev.offset)
 		return AN_OK;
 	return gap_has_slot(s, sp->start, sp->start + prev.offset, sp->start + sp->offset - 1, yes,
-						err, errlen);
+						err);
 }
 
 /*
@@ -133,7 +133,7 @@ gap_before(const an_schedule *s, const an_tz_span *sp, int *yes, char *err, size
  */
 static an_error
 span_first(const an_schedule *s, const an_tz_span *sp, int64_t lo, int64_t hi,
-		   int64_t *slot, int *found, char *err, size_t errlen)
+		   int64_t *slot, int *found, an_err *err)
 {
 	int64_t		wlo = lo + sp->offset,
 				whi = hi + sp->offset,
@@ -148,7 +148,7 @@ span_first(const an_schedule *s, const an_tz_span *sp, int64_t lo, int64_t hi,
 		if (s->fixed_time && sp->start != AN_TZ_NEVER_BEFORE)
 		{
 			an_error	rc = wall_shown(s->tz, w, sp->start - NEAR_MS, sp->start, &shown,
-										&where, err, errlen);
+										&where, err);
 
 			if (rc != AN_OK)
 				return rc;
@@ -168,7 +168,7 @@ span_first(const an_schedule *s, const an_tz_span *sp, int64_t lo, int64_t hi,
 /* The latest such match, as span_first but from hi down. */
 static an_error
 span_last(const an_schedule *s, const an_tz_span *sp, int64_t lo, int64_t hi,
-		  int64_t *slot, int *found, char *err, size_t errlen)
+		  int64_t *slot, int *found, an_err *err)
 {
 	int64_t		wlo = lo + sp->offset,
 				whi = hi + sp->offset,
@@ -183,7 +183,7 @@ span_last(const an_schedule *s, const an_tz_span *sp, int64_t lo, int64_t hi,
 		if (s->fixed_time && sp->start != AN_TZ_NEVER_BEFORE)
 		{
 			an_error	rc = wall_shown(s->tz, w, sp->start - NEAR_MS, sp->start, &shown,
-										&where, err, errlen);
+										&where, err);
 
 			if (rc != AN_OK)
 				return rc;
@@ -201,7 +201,7 @@ span_last(const an_schedule *s, const an_tz_span *sp, int64_t lo, int64_t hi,
 
 an_error
 an_zone_next_slot(const an_schedule *s, int64_t after, int64_t *slot, int *found,
-				  char *err, size_t errlen)
+				  an_err *err)
 {
 	int64_t		t = after + 1;
 	an_error	rc;
@@ -212,14 +212,14 @@ an_zone_next_slot(const an_schedule *s, int64_t after, int64_t *slot, int *found
 		an_tz_span	sp;
 		int			gap = 0;
 
-		if ((rc = an_tz_span_at(s->tz, t, &sp, err, errlen)) != AN_OK)
+		if ((rc = an_tz_span_at(s->tz, t, &sp, err)) != AN_OK)
 			return rc;
 		/*
 		 * A span that starts at t (every span after the first, and the
 		 * first when `after` is the last instant before a change) may open
 		 * with the slot of the gap before it, which precedes its matches.
 		 */
-		if (sp.start == t && (rc = gap_before(s, &sp, &gap, err, errlen)) != AN_OK)
+		if (sp.start == t && (rc = gap_before(s, &sp, &gap, err)) != AN_OK)
 			return rc;
 		if (gap)
 		{
@@ -228,7 +228,7 @@ an_zone_next_slot(const an_schedule *s, int64_t after, int64_t *slot, int *found
 			return AN_OK;
 		}
 		if ((rc = span_first(s, &sp, t, min64(sp.end - 1, AN_SLOT_MAX), slot, found,
-							 err, errlen)) != AN_OK || *found)
+							 err)) != AN_OK || *found)
 			return rc;
 		if (sp.end > AN_SLOT_MAX)
 			return AN_OK;
@@ -239,7 +239,7 @@ an_zone_next_slot(const an_schedule *s, int64_t after, int64_t *slot, int *found
 
 an_error
 an_zone_slot(const an_schedule *s, int64_t at, int64_t *slot, int *found,
-			 char *err, size_t errlen)
+			 an_err *err)
 {
 	int64_t		t = at;
 	an_error	rc;
@@ -250,14 +250,14 @@ an_zone_slot(const an_schedule *s, int64_t at, int64_t *slot, int *found,
 		an_tz_span	sp;
 		int			gap;
 
-		if ((rc = an_tz_span_at(s->tz, t, &sp, err, errlen)) != AN_OK ||
-			(rc = span_last(s, &sp, max64(sp.start, 0), t, slot, found, err, errlen)) != AN_OK ||
+		if ((rc = an_tz_span_at(s->tz, t, &sp, err)) != AN_OK ||
+			(rc = span_last(s, &sp, max64(sp.start, 0), t, slot, found, err)) != AN_OK ||
 			*found)
 			return rc;
 		if (sp.start < 0)
 			return AN_OK;
 		/* Before the span's matches comes the slot of the gap it may open with. */
-		if ((rc = gap_before(s, &sp, &gap, err, errlen)) != AN_OK)
+		if ((rc = gap_before(s, &sp, &gap, err)) != AN_OK)
 			return rc;
 		if (gap)
 		{

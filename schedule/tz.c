@@ -45,16 +45,16 @@ name_char_ok(char c)
  * "<+03>-3" or "EST5EDT,M3.2.0,M11.1.0" that some libraries take for names.
  */
 static an_error
-check_name(const char *name, size_t len, char *err, size_t errlen)
+check_name(const char *name, size_t len, an_err *err)
 {
 	if (len == 0)
 	{
-		an_errf(err, errlen, "time zone is empty: %s; %s", AN_TZ_RULE, AN_TZ_LIST_HINT);
+		an_errf(err, "time zone is empty: %s; %s", AN_TZ_RULE, AN_TZ_LIST_HINT);
 		return AN_E_INPUT;
 	}
 	if (len > AN_TZ_NAME_MAX)
 	{
-		an_errf(err, errlen, "time zone name is %zu bytes long: %s; %s", len, AN_TZ_RULE,
+		an_errf(err, "time zone name is %zu bytes long: %s; %s", len, AN_TZ_RULE,
 				AN_TZ_LIST_HINT);
 		return AN_E_INPUT;
 	}
@@ -66,7 +66,7 @@ check_name(const char *name, size_t len, char *err, size_t errlen)
 
 		if (bad)
 		{
-			an_errf(err, errlen, "time zone '%.*s' is not an IANA zone name (position %zu): %s; %s",
+			an_errf(err, "time zone '%.*s' is not an IANA zone name (position %zu): %s; %s",
 					(int) len, name, i + 1, AN_TZ_RULE, AN_TZ_LIST_HINT);
 			return AN_E_INPUT;
 		}
@@ -84,7 +84,7 @@ check_name(const char *name, size_t len, char *err, size_t errlen)
 	return AN_OK;
 
 not_iana:
-	an_errf(err, errlen, "time zone '%.*s' is not an IANA zone name: write the zone by its Area/Location name, such as America/Los_Angeles; %s",
+	an_errf(err, "time zone '%.*s' is not an IANA zone name: write the zone by its Area/Location name, such as America/Los_Angeles; %s",
 			(int) len, name, AN_TZ_LIST_HINT);
 	return AN_E_INPUT;
 }
@@ -141,10 +141,10 @@ floor_s(int64_t ms)
 
 /* The offset in force at instant t (ms), in ms. */
 static an_error
-offset_at(an_tz *tz, int64_t t, int64_t *offset, char *err, size_t errlen)
+offset_at(an_tz *tz, int64_t t, int64_t *offset, an_err *err)
 {
 	int64_t		s = 0;
-	an_error	rc = an_tz_src_offset(tz->src, floor_s(t), &s, err, errlen);
+	an_error	rc = an_tz_src_offset(tz->src, floor_s(t), &s, err);
 
 	*offset = rc == AN_OK ? s * 1000 : 0;
 	return rc;
@@ -152,10 +152,10 @@ offset_at(an_tz *tz, int64_t t, int64_t *offset, char *err, size_t errlen)
 
 /* The first transition strictly after instant t (ms), as ms; *found = 0 when none. */
 static an_error
-next_transition(an_tz *tz, int64_t t, int64_t *at, int *found, char *err, size_t errlen)
+next_transition(an_tz *tz, int64_t t, int64_t *at, int *found, an_err *err)
 {
 	int64_t		s = 0;
-	an_error	rc = an_tz_src_next(tz->src, floor_s(t), &s, found, err, errlen);
+	an_error	rc = an_tz_src_next(tz->src, floor_s(t), &s, found, err);
 
 	/* s is set only when a transition was found (none after the last one). */
 	*at = rc == AN_OK && *found ? s * 1000 : 0;
@@ -183,11 +183,11 @@ reserve(an_tz *tz, size_t more)
 
 /* Forget the window and start a new, empty one at t. */
 static an_error
-window_reset(an_tz *tz, int64_t t, char *err, size_t errlen)
+window_reset(an_tz *tz, int64_t t, an_err *err)
 {
 	tz->n = 0;
 	tz->lo = tz->hi = t;
-	return offset_at(tz, t, &tz->lo_offset, err, errlen);
+	return offset_at(tz, t, &tz->lo_offset, err);
 }
 
 static int64_t
@@ -198,7 +198,7 @@ offset_at_hi(const an_tz *tz)
 
 /* Grow the window to the right until it holds a change after t (or the end). */
 static an_error
-grow_right(an_tz *tz, int64_t t, char *err, size_t errlen)
+grow_right(an_tz *tz, int64_t t, an_err *err)
 {
 	while (tz->hi != AN_TZ_NEVER_AFTER && (tz->n == 0 || tz->ch[tz->n - 1].at <= t))
 	{
@@ -207,20 +207,20 @@ grow_right(an_tz *tz, int64_t t, char *err, size_t errlen)
 		int			found;
 		an_error	rc;
 
-		if ((rc = next_transition(tz, tz->hi, &at, &found, err, errlen)) != AN_OK)
+		if ((rc = next_transition(tz, tz->hi, &at, &found, err)) != AN_OK)
 			return rc;
 		if (!found)
 		{
 			tz->hi = AN_TZ_NEVER_AFTER;
 			break;
 		}
-		if ((rc = offset_at(tz, at, &off, err, errlen)) != AN_OK)
+		if ((rc = offset_at(tz, at, &off, err)) != AN_OK)
 			return rc;
 		if (off != offset_at_hi(tz))
 		{
 			/* Full: start afresh at t; an_tz_span_at grows it again. */
 			if (tz->n >= WINDOW_MAX)
-				return window_reset(tz, t, err, errlen);
+				return window_reset(tz, t, err);
 			if (reserve(tz, 1) != AN_OK)
 				return AN_E_NOMEM;
 			tz->ch[tz->n].at = at;
@@ -238,7 +238,7 @@ grow_right(an_tz *tz, int64_t t, char *err, size_t errlen)
  * and put every change met in front of the window.
  */
 static an_error
-grow_left(an_tz *tz, int64_t t, char *err, size_t errlen)
+grow_left(an_tz *tz, int64_t t, an_err *err)
 {
 	int64_t		step = LEFT_STEP_MS;
 
@@ -252,7 +252,7 @@ grow_left(an_tz *tz, int64_t t, char *err, size_t errlen)
 		size_t		m = 0;
 		an_error	rc;
 
-		if ((rc = offset_at(tz, p, &before, err, errlen)) != AN_OK)
+		if ((rc = offset_at(tz, p, &before, err)) != AN_OK)
 			return rc;
 		off = before;
 		/* The changes of (p, lo] go to ch[0..m), the window shifted up. */
@@ -262,16 +262,16 @@ grow_left(an_tz *tz, int64_t t, char *err, size_t errlen)
 						now;
 			int			found;
 
-			if ((rc = next_transition(tz, x, &at, &found, err, errlen)) != AN_OK)
+			if ((rc = next_transition(tz, x, &at, &found, err)) != AN_OK)
 				return rc;
 			if (!found || at > tz->lo)
 				break;
-			if ((rc = offset_at(tz, at, &now, err, errlen)) != AN_OK)
+			if ((rc = offset_at(tz, at, &now, err)) != AN_OK)
 				return rc;
 			if (now != off)
 			{
 				if (tz->n >= WINDOW_MAX)
-					return window_reset(tz, t, err, errlen);
+					return window_reset(tz, t, err);
 				if (reserve(tz, 1) != AN_OK)
 					return AN_E_NOMEM;
 				memmove(tz->ch + m + 1, tz->ch + m, (tz->n - m) * sizeof(*tz->ch));
@@ -291,7 +291,7 @@ grow_left(an_tz *tz, int64_t t, char *err, size_t errlen)
 }
 
 an_error
-an_tz_span_at(an_tz *tz, int64_t t, an_tz_span *span, char *err, size_t errlen)
+an_tz_span_at(an_tz *tz, int64_t t, an_tz_span *span, an_err *err)
 {
 	an_error	rc;
 	size_t		a,
@@ -303,14 +303,14 @@ an_tz_span_at(an_tz *tz, int64_t t, an_tz_span *span, char *err, size_t errlen)
 	 */
 	if (t < -TZ_T_MAX || t > TZ_T_MAX)
 	{
-		an_errf(err, errlen, "instant %lld is outside the years time zones are computed for", (long long) t);
+		an_errf(err, "instant %lld is outside the years time zones are computed for", (long long) t);
 		return AN_E_INPUT;
 	}
 	/* Far from the window: a fresh one, rather than decades of changes. */
 	if ((tz->lo != AN_TZ_NEVER_BEFORE && t < tz->lo && tz->lo - t > FAR_MS) ||
 		(tz->hi != AN_TZ_NEVER_AFTER && t > tz->hi && t - tz->hi > FAR_MS))
 	{
-		if ((rc = window_reset(tz, t, err, errlen)) != AN_OK)
+		if ((rc = window_reset(tz, t, err)) != AN_OK)
 			return rc;
 	}
 	/*
@@ -319,8 +319,8 @@ an_tz_span_at(an_tz *tz, int64_t t, an_tz_span *span, char *err, size_t errlen)
 	 */
 	for (int pass = 0; pass < 3; pass++)
 	{
-		if ((rc = grow_right(tz, t, err, errlen)) != AN_OK ||
-			(rc = grow_left(tz, t, err, errlen)) != AN_OK)
+		if ((rc = grow_right(tz, t, err)) != AN_OK ||
+			(rc = grow_left(tz, t, err)) != AN_OK)
 			return rc;
 		if ((tz->hi == AN_TZ_NEVER_AFTER || (tz->n > 0 && tz->ch[tz->n - 1].at > t)) &&
 			(tz->lo == AN_TZ_NEVER_BEFORE || (tz->n > 0 && tz->ch[0].at <= t)))
@@ -375,7 +375,7 @@ an_tz_name(const an_tz *tz)
 
 an_error
 an_tz_find(an_tz_cache *cache, const char *name, size_t len, an_tz **out,
-		   char *err, size_t errlen)
+		   an_err *err)
 {
 	an_tz	   *tz;
 	an_error	rc;
@@ -386,13 +386,13 @@ an_tz_find(an_tz_cache *cache, const char *name, size_t len, an_tz **out,
 			*out = tz;
 			return AN_OK;
 		}
-	if ((rc = check_name(name, len, err, errlen)) != AN_OK)
+	if ((rc = check_name(name, len, err)) != AN_OK)
 		return rc;
 	if ((tz = calloc(1, sizeof(*tz))) == NULL)
 		return AN_E_NOMEM;
 	memcpy(tz->name, name, len);
-	if ((rc = an_tz_src_open(tz->name, &tz->src, err, errlen)) != AN_OK ||
-		(rc = window_reset(tz, INT64_C(1700000000000), err, errlen)) != AN_OK)
+	if ((rc = an_tz_src_open(tz->name, &tz->src, err)) != AN_OK ||
+		(rc = window_reset(tz, INT64_C(1700000000000), err)) != AN_OK)
 	{
 		an_tz_src_close(tz->src);
 		free(tz);
@@ -405,9 +405,9 @@ an_tz_find(an_tz_cache *cache, const char *name, size_t len, an_tz **out,
 }
 
 an_error
-an_tz_data_version(char *out, size_t outlen, char *err, size_t errlen)
+an_tz_data_version(char *out, size_t outlen, an_err *err)
 {
-	return an_tz_src_version(out, outlen, err, errlen);
+	return an_tz_src_version(out, outlen, err);
 }
 
 void
@@ -442,7 +442,7 @@ gather(void *arg, const char *name)
 	names	   *ns = arg;
 	size_t		len = strlen(name);
 
-	if (check_name(name, len, NULL, 0) != AN_OK)
+	if (check_name(name, len, NULL) != AN_OK)
 		return 0;
 	if (ns->n == ns->cap)
 	{
@@ -467,13 +467,13 @@ by_name(const void *a, const void *b)
 }
 
 int
-an_tz_each_name(int (*fn) (void *arg, const char *name), void *arg, char *err, size_t errlen)
+an_tz_each_name(int (*fn) (void *arg, const char *name), void *arg, an_err *err)
 {
 	names		ns = {0};
-	int			rc = an_tz_src_each_name(gather, &ns, err, errlen);
+	int			rc = an_tz_src_each_name(gather, &ns, err);
 
-	if (rc == -1 && err != NULL && err[0] == '\0')
-		an_errf(err, errlen, "out of memory listing the time zones");
+	if (rc == -1 && err != NULL && err->msg[0] == '\0')
+		an_errf(err, "out of memory listing the time zones");
 	if (rc == 0)
 	{
 		qsort(ns.v, ns.n, sizeof(*ns.v), by_name);

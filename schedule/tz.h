@@ -69,7 +69,7 @@ void		an_tz_cache_free(an_tz_cache *cache);
  * names.
  */
 an_error	an_tz_find(an_tz_cache *cache, const char *name, size_t len, an_tz **tz,
-					   char *err, size_t errlen);
+					   an_err *err);
 
 /* The name the zone was found by. */
 const char *an_tz_name(const an_tz *tz);
@@ -81,7 +81,7 @@ const char *an_tz_name(const an_tz *tz);
  * their own.  Otherwise AN_E_NOMEM or AN_E_INTERNAL (a failure of the host's
  * data, message in err) are the only errors.
  */
-an_error	an_tz_span_at(an_tz *tz, int64_t t, an_tz_span *span, char *err, size_t errlen);
+an_error	an_tz_span_at(an_tz *tz, int64_t t, an_tz_span *span, an_err *err);
 
 /*
  * Where the zones come from, into out: the tz database's version and its
@@ -90,7 +90,7 @@ an_error	an_tz_span_at(an_tz *tz, int64_t t, an_tz_span *span, char *err, size_t
  * (DIR)" for the copy a PostgreSQL built without --with-system-tzdata keeps.
  * AN_E_UNSUPPORTED without a source of data.
  */
-an_error	an_tz_data_version(char *out, size_t outlen, char *err, size_t errlen);
+an_error	an_tz_data_version(char *out, size_t outlen, an_err *err);
 
 /*
  * an_tz_each_name: call fn once for each zone name an_tz_find accepts, in
@@ -98,6 +98,6 @@ an_error	an_tz_data_version(char *out, size_t outlen, char *err, size_t errlen);
  * that value; 0 after the last name; -1 with a message in err on failure.
  */
 int			an_tz_each_name(int (*fn) (void *arg, const char *name), void *arg,
-							char *err, size_t errlen);
+							an_err *err);
 
 #endif							/* ANARCHON_TZ_H */

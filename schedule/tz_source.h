@@ -41,14 +41,14 @@ typedef struct an_tz_src an_tz_src;
  * (message in err), AN_E_UNSUPPORTED when the host has no time zones,
  * AN_E_NOMEM.
  */
-an_error	an_tz_src_open(const char *name, an_tz_src **src, char *err, size_t errlen);
+an_error	an_tz_src_open(const char *name, an_tz_src **src, an_err *err);
 
 /* Release what an_tz_src_open made (NULL is fine). */
 void		an_tz_src_close(an_tz_src *src);
 
 /* The total UTC offset (standard + daylight) in force at second t. */
 an_error	an_tz_src_offset(an_tz_src *src, int64_t t, int64_t *offset,
-							 char *err, size_t errlen);
+							 an_err *err);
 
 /*
  * The first transition strictly after second t into *at, *found = 1; or
@@ -56,10 +56,10 @@ an_error	an_tz_src_offset(an_tz_src *src, int64_t t, int64_t *offset,
  * offset (only the abbreviation or the daylight flag change): tz.c skips those.
  */
 an_error	an_tz_src_next(an_tz_src *src, int64_t t, int64_t *at, int *found,
-						   char *err, size_t errlen);
+						   an_err *err);
 
 /* Where the data comes from, for anarchon_tzdata_version(), into out. */
-an_error	an_tz_src_version(char *out, size_t outlen, char *err, size_t errlen);
+an_error	an_tz_src_version(char *out, size_t outlen, an_err *err);
 
 /*
  * Call fn once for each zone name of the database, in any order, duplicates
@@ -67,7 +67,7 @@ an_error	an_tz_src_version(char *out, size_t outlen, char *err, size_t errlen);
  * nonzero and returns that value; 0 after the last; -1 with err on failure.
  */
 int			an_tz_src_each_name(int (*fn) (void *arg, const char *name), void *arg,
-								char *err, size_t errlen);
+								an_err *err);
 
 /*
  * The version line of a tz database directory: the "# version 2025b" that

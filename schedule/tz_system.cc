@@ -148,7 +148,7 @@ walk(const std::string &dir, const std::string &rel, int depth,
 }								/* namespace */
 
 extern "C" an_error
-an_tz_src_open(const char *name, an_tz_src **src, char *err, size_t errlen)
+an_tz_src_open(const char *name, an_tz_src **src, an_err *err)
 {
 	*src = nullptr;
 	try
@@ -162,7 +162,7 @@ an_tz_src_open(const char *name, an_tz_src **src, char *err, size_t errlen)
 		 */
 		if (!is_tzif(dir + "/" + name))
 		{
-			an_errf(err, errlen, "time zone '%s' is not in the time-zone database %s (names are case-sensitive): " AN_TZ_UNKNOWN_ADVICE,
+			an_errf(err, "time zone '%s' is not in the time-zone database %s (names are case-sensitive): " AN_TZ_UNKNOWN_ADVICE,
 					name, dir.c_str());
 			return AN_E_INPUT;
 		}
@@ -170,7 +170,7 @@ an_tz_src_open(const char *name, an_tz_src **src, char *err, size_t errlen)
 		if (!cctz::load_time_zone(name, &s->zone))
 		{
 			delete s;
-			an_errf(err, errlen, "time zone '%s': the file %s/%s could not be read as a TZif file",
+			an_errf(err, "time zone '%s': the file %s/%s could not be read as a TZif file",
 					name, dir.c_str(), name);
 			return AN_E_INPUT;
 		}
@@ -183,7 +183,7 @@ an_tz_src_open(const char *name, an_tz_src **src, char *err, size_t errlen)
 	}
 	catch (...)
 	{
-		an_errf(err, errlen, "time zone '%s': cctz failed to load it", name);
+		an_errf(err, "time zone '%s': cctz failed to load it", name);
 		return AN_E_INTERNAL;
 	}
 }
@@ -195,7 +195,7 @@ an_tz_src_close(an_tz_src *src)
 }
 
 extern "C" an_error
-an_tz_src_offset(an_tz_src *src, int64_t t, int64_t *offset, char *err, size_t errlen)
+an_tz_src_offset(an_tz_src *src, int64_t t, int64_t *offset, an_err *err)
 {
 	try
 	{
@@ -204,13 +204,13 @@ an_tz_src_offset(an_tz_src *src, int64_t t, int64_t *offset, char *err, size_t e
 	}
 	catch (...)
 	{
-		an_errf(err, errlen, "time zone: cctz failed to read an offset");
+		an_errf(err, "time zone: cctz failed to read an offset");
 		return AN_E_INTERNAL;
 	}
 }
 
 extern "C" an_error
-an_tz_src_next(an_tz_src *src, int64_t t, int64_t *at, int *found, char *err, size_t errlen)
+an_tz_src_next(an_tz_src *src, int64_t t, int64_t *at, int *found, an_err *err)
 {
 	try
 	{
@@ -251,13 +251,13 @@ an_tz_src_next(an_tz_src *src, int64_t t, int64_t *at, int *found, char *err, si
 	}
 	catch (...)
 	{
-		an_errf(err, errlen, "time zone: cctz failed to find a transition");
+		an_errf(err, "time zone: cctz failed to find a transition");
 		return AN_E_INTERNAL;
 	}
 }
 
 extern "C" an_error
-an_tz_src_version(char *out, size_t outlen, char *err, size_t errlen)
+an_tz_src_version(char *out, size_t outlen, an_err *err)
 {
 	try
 	{
@@ -270,13 +270,13 @@ an_tz_src_version(char *out, size_t outlen, char *err, size_t errlen)
 	}
 	catch (...)
 	{
-		an_errf(err, errlen, "out of memory");
+		an_errf(err, "out of memory");
 		return AN_E_NOMEM;
 	}
 }
 
 extern "C" int
-an_tz_src_each_name(int (*fn) (void *arg, const char *name), void *arg, char *err, size_t errlen)
+an_tz_src_each_name(int (*fn) (void *arg, const char *name), void *arg, an_err *err)
 {
 	try
 	{
@@ -285,7 +285,7 @@ an_tz_src_each_name(int (*fn) (void *arg, const char *name), void *arg, char *er
 
 		if (d == nullptr)
 		{
-			an_errf(err, errlen, "could not open the time-zone database %s: %s", dir.c_str(),
+			an_errf(err, "could not open the time-zone database %s: %s", dir.c_str(),
 					std::strerror(errno));
 			return -1;
 		}
@@ -294,7 +294,7 @@ an_tz_src_each_name(int (*fn) (void *arg, const char *name), void *arg, char *er
 	}
 	catch (...)
 	{
-		an_errf(err, errlen, "out of memory listing the time zones");
+		an_errf(err, "out of memory listing the time zones");
 		return -1;
 	}
 }

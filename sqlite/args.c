@@ -44,52 +44,60 @@ an_sqlite_error(sqlite3_context *ctx, int code, const char *fn, const char *msg)
 	sqlite3_free(full);
 }
 
+void
+an_sqlite_fail(sqlite3_context *ctx, int code, const char *fn, const an_err *e)
+{
+	char		text[AN_ERRTEXTMAX];
+
+	an_sqlite_error(ctx, code, fn, an_err_text(e, text, sizeof(text)));
+}
+
 /*
  * Milliseconds from an integer or an integral real, checked by the slot rule
  * or the instant rule: SQLITE_OK, or an error code with a message in err.
  */
 static int
 value_ms(sqlite3_value *v, const char *what, int64_t *out,
-		 an_error (*rule) (int64_t, char *, size_t),
-		 an_error (*rule_double) (double, int64_t *, char *, size_t),
-		 char *err, size_t errlen)
+		 an_error (*rule) (int64_t, an_err *),
+		 an_error (*rule_double) (double, int64_t *, an_err *),
+		 an_err *err)
 {
 	int			type = sqlite3_value_type(v);
 
 	if (type == SQLITE_INTEGER)
-		return rule(*out = sqlite3_value_int64(v), err, errlen) == AN_OK ? SQLITE_OK : SQLITE_ERROR;
+		return rule(*out = sqlite3_value_int64(v), err) == AN_OK ? SQLITE_OK : SQLITE_ERROR;
 	if (type == SQLITE_FLOAT)
-		return rule_double(sqlite3_value_double(v), out, err, errlen) == AN_OK ? SQLITE_OK : SQLITE_ERROR;
-	snprintf(err, errlen, "%s must be an integer number of milliseconds since 1970-01-01 UTC, got %s",
+		return rule_double(sqlite3_value_double(v), out, err) == AN_OK ? SQLITE_OK : SQLITE_ERROR;
+	an_errf(err, "%s must be an integer number of milliseconds since 1970-01-01 UTC, got %s",
 			 what, an_sqlite_type_name(type));
 	return SQLITE_MISMATCH;
 }
 
 int
-an_sqlite_value_instant(sqlite3_value *v, const char *what, int64_t *out, char *err, size_t errlen)
+an_sqlite_value_instant(sqlite3_value *v, const char *what, int64_t *out, an_err *err)
 {
-	return value_ms(v, what, out, an_validate_instant_arg, an_validate_instant_double, err, errlen);
+	return value_ms(v, what, out, an_validate_instant_arg, an_validate_instant_double, err);
 }
 
 int
-an_sqlite_value_slot(sqlite3_value *v, int64_t *out, char *err, size_t errlen)
+an_sqlite_value_slot(sqlite3_value *v, int64_t *out, an_err *err)
 {
-	return value_ms(v, "slot", out, an_validate_run_slot, an_validate_slot_double, err, errlen);
+	return value_ms(v, "slot", out, an_validate_run_slot, an_validate_slot_double, err);
 }
 
 /* The same, as the error result of ctx; 0 after setting it. */
 static int
 arg_ms(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *what,
 	   int64_t *out,
-	   an_error (*rule) (int64_t, char *, size_t),
-	   an_error (*rule_double) (double, int64_t *, char *, size_t))
+	   an_error (*rule) (int64_t, an_err *),
+	   an_error (*rule_double) (double, int64_t *, an_err *))
 {
-	char		err[AN_ERRMAX];
-	int			rc = value_ms(v, what, out, rule, rule_double, err, sizeof(err));
+	an_err		err;
+	int			rc = value_ms(v, what, out, rule, rule_double, &err);
 
 	if (rc != SQLITE_OK)
 	{
-		an_sqlite_error(ctx, rc, fn, err);
+		an_sqlite_fail(ctx, rc, fn, &err);
 		return 0;
 	}
 	return 1;

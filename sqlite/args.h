@@ -8,11 +8,15 @@
 #include <sqlite3ext.h>
 #include <stdint.h>
 
+#include "anarchon.h"
+
 /* "an integer", "text", "a blob", … for messages. */
 const char *an_sqlite_type_name(int type);
 
 /* Set the error result "fn: msg" with result code `code`. */
 void		an_sqlite_error(sqlite3_context *ctx, int code, const char *fn, const char *msg);
+/* The same for an error value: its message, detail and hint joined (an_err_text). */
+void		an_sqlite_fail(sqlite3_context *ctx, int code, const char *fn, const an_err *e);
 
 /*
  * A slot (core's slot rule: a whole second from 10^11 ms on), given as an
@@ -34,9 +38,9 @@ int			an_sqlite_arg_instant(sqlite3_context *ctx, const char *fn, sqlite3_value 
  * function's argument): SQLITE_OK, or an error code with a message in err.
  */
 int			an_sqlite_value_instant(sqlite3_value *v, const char *what, int64_t *out,
-									char *err, size_t errlen);
+									an_err *err);
 
 /* The slot rule for a value outside a function call, likewise. */
-int			an_sqlite_value_slot(sqlite3_value *v, int64_t *out, char *err, size_t errlen);
+int			an_sqlite_value_slot(sqlite3_value *v, int64_t *out, an_err *err);
 
 #endif							/* ANARCHON_SQLITE_ARGS_H */

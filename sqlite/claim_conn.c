@@ -99,7 +99,7 @@ overflow:
 }
 
 int
-an_sqlite_open_twin(sqlite3 *caller, sqlite3 **out, char *err, size_t errlen)
+an_sqlite_open_twin(sqlite3 *caller, sqlite3 **out, an_err *err)
 {
 	const char *file = sqlite3_db_filename(caller, "main");
 	sqlite3_vfs *vfs = an_sqlite_vfs(caller);
@@ -110,7 +110,7 @@ an_sqlite_open_twin(sqlite3 *caller, sqlite3 **out, char *err, size_t errlen)
 	*out = NULL;
 	if ((uri = twin_uri(file, &rwc)) == NULL)
 	{
-		an_errf(err, errlen, "out of memory");
+		an_errf(err, "out of memory");
 		return SQLITE_NOMEM;
 	}
 	/*
@@ -122,7 +122,7 @@ an_sqlite_open_twin(sqlite3 *caller, sqlite3 **out, char *err, size_t errlen)
 						 vfs ? vfs->zName : NULL);
 	if (rc != SQLITE_OK)
 	{
-		an_errf(err, errlen, "cannot open a claim connection on %s: %s", file,
+		an_errf(err, "cannot open a claim connection on %s: %s", file,
 				*out ? sqlite3_errmsg(*out) : "out of memory");
 		sqlite3_close(*out);
 		*out = NULL;
@@ -149,21 +149,21 @@ query_only(sqlite3 *db)
 }
 
 int
-an_sqlite_may_write(sqlite3 *caller, const char *fn, char *err, size_t errlen)
+an_sqlite_may_write(sqlite3 *caller, const char *fn, an_err *err)
 {
 	const char *file = sqlite3_db_filename(caller, "main");
 	sqlite3_vfs *vfs = an_sqlite_vfs(caller);
 
 	if (sqlite3_db_readonly(caller, "main") == 1)
-		an_errf(err, errlen, "this connection opened the database read-only (SQLITE_OPEN_READONLY,"
+		an_errf(err, "this connection opened the database read-only (SQLITE_OPEN_READONLY,"
 				" mode=ro, or a file it may not write), and %s writes anarchon_runs."
 				" Call it on a connection that may write.", fn);
 	else if (query_only(caller))
-		an_errf(err, errlen, "this connection is set to PRAGMA query_only, and %s writes anarchon_runs."
+		an_errf(err, "this connection is set to PRAGMA query_only, and %s writes anarchon_runs."
 				" Call it on a connection that may write.", fn);
 	else if ((file && sqlite3_uri_boolean(file, "nolock", 0)) ||
 			 (vfs && strcmp(vfs->zName, "unix-none") == 0))
-		an_errf(err, errlen, "this connection opened the database without file locking (nolock=1 or"
+		an_errf(err, "this connection opened the database without file locking (nolock=1 or"
 				" the unix-none VFS), and %s needs the database's write lock to decide between"
 				" processes. Open it with locking.", fn);
 	else

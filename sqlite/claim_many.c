@@ -103,7 +103,7 @@ by_name(const void *a, const void *b)
  * error code with a message in err.
  */
 static int
-read_jobs(cm_cursor *c, sqlite3 *db, sqlite3_value *jobs, char *err, size_t errlen)
+read_jobs(cm_cursor *c, sqlite3 *db, sqlite3_value *jobs, an_err *err)
 {
 	sqlite3_stmt *s;
 	size_t		cap = 0;
@@ -111,7 +111,7 @@ read_jobs(cm_cursor *c, sqlite3 *db, sqlite3_value *jobs, char *err, size_t errl
 
 	if (sqlite3_value_type(jobs) != SQLITE_TEXT)
 	{
-		snprintf(err, errlen, "jobs must be a JSON array of job names as text, such as '[\"sync\",\"report\"]', got %s",
+		an_errf(err, "jobs must be a JSON array of job names as text, such as '[\"sync\",\"report\"]', got %s",
 				 an_sqlite_type_name(sqlite3_value_type(jobs)));
 		return SQLITE_MISMATCH;
 	}
@@ -119,7 +119,7 @@ read_jobs(cm_cursor *c, sqlite3 *db, sqlite3_value *jobs, char *err, size_t errl
 						   " FROM (SELECT 1) LEFT JOIN json_each(CASE WHEN json_valid(?1) THEN ?1 END)",
 						   -1, &s, NULL) != SQLITE_OK)
 	{
-		snprintf(err, errlen, "cannot read jobs: %s (this SQLite needs its JSON functions)", sqlite3_errmsg(db));
+		an_errf(err, "cannot read jobs: %s (this SQLite needs its JSON functions)", sqlite3_errmsg(db));
 		return SQLITE_ERROR;
 	}
 	sqlite3_bind_value(s, 1, jobs);
@@ -131,7 +131,7 @@ read_jobs(cm_cursor *c, sqlite3 *db, sqlite3_value *jobs, char *err, size_t errl
 
 		if (!sqlite3_column_int(s, 0))
 		{
-			snprintf(err, errlen, "jobs is not a JSON array: give job names as '[\"sync\",\"report\"]'");
+			an_errf(err, "jobs is not a JSON array: give job names as '[\"sync\",\"report\"]'");
 			rc = SQLITE_ERROR;
 			break;
 		}
@@ -139,7 +139,7 @@ read_jobs(cm_cursor *c, sqlite3 *db, sqlite3_value *jobs, char *err, size_t errl
 			break;
 		if (strcmp(type, "text") != 0)
 		{
-			snprintf(err, errlen, "jobs[%zu] is %s: every element of jobs must be a job name as a JSON string",
+			an_errf(err, "jobs[%zu] is %s: every element of jobs must be a job name as a JSON string",
 					 c->vc.n, type);
 			rc = SQLITE_MISMATCH;
 			break;
@@ -167,7 +167,7 @@ read_jobs(cm_cursor *c, sqlite3 *db, sqlite3_value *jobs, char *err, size_t errl
 	if (rc == SQLITE_OK && sqlite3_errcode(db) != SQLITE_OK && sqlite3_errcode(db) != SQLITE_ROW &&
 		sqlite3_errcode(db) != SQLITE_DONE)
 	{
-		snprintf(err, errlen, "jobs is not a JSON array (%s): give job names as '[\"sync\",\"report\"]'",
+		an_errf(err, "jobs is not a JSON array (%s): give job names as '[\"sync\",\"report\"]'",
 				 sqlite3_errmsg(db));
 		rc = SQLITE_ERROR;
 	}
@@ -199,10 +199,13 @@ claim_one(an_store *st, void *arg, size_t i)
 	an_request	rq = b->rq;
 	an_claim_result res;
 	char		text[AN_ERRTEXTMAX];
+	an_err		invalid;
 
 	rq.job = row->job;
 	an_store_clear(st);
-	if (an_validate_job(row->job, strlen(row->job), text, sizeof(text)) == AN_OK)
+	if (an_validate_job(row->job, strlen(row->job), &invalid) != AN_OK)
+		an_err_text(&invalid, text, sizeof(text));
+	else
 	{
 		if (an_store_claim(st, &rq, &res) == AN_OK)
 		{
@@ -210,9 +213,9 @@ claim_one(an_store *st, void *arg, size_t i)
 			return AN_OK;
 		}
 		/* Out of memory is no job's own problem: the whole call fails. */
-		if (st->err == AN_E_NOMEM)
+		if (st->err.code == AN_E_NOMEM)
 			return AN_E_NOMEM;
-		an_store_error_text(st, text, sizeof(text));
+		an_err_text(&st->err, text, sizeof(text));
 	}
 	row->outcome = "error";
 	if ((row->detail = sqlite3_mprintf("%s", text[0] ? text : "the store failed")) == NULL)
@@ -221,7 +224,7 @@ claim_one(an_store *st, void *arg, size_t i)
 }
 
 static int
-claim_all(cm_cursor *c, an_sqlite_conn *conn, sqlite3_value **argv, char *err, size_t errlen)
+claim_all(cm_cursor *c, an_sqlite_conn *conn, sqlite3_value **argv, an_err *err)
 {
 	cm_batch	b;
 	an_store   *st;
@@ -230,14 +233,14 @@ claim_all(cm_cursor *c, an_sqlite_conn *conn, sqlite3_value **argv, char *err, s
 
 	memset(&b, 0, sizeof(b));
 	b.rq.settings = &conn->settings;
-	if ((rc = an_sqlite_value_slot(argv[1], &b.rq.slot, err, errlen)) != SQLITE_OK)
+	if ((rc = an_sqlite_value_slot(argv[1], &b.rq.slot, err)) != SQLITE_OK)
 		return rc;
 	/* A manual slot is claimed by anarchon_run_now only (core/run_now.h). */
-	if (an_validate_slot(b.rq.slot, err, errlen) != AN_OK)
+	if (an_validate_slot(b.rq.slot, err) != AN_OK)
 		return SQLITE_ERROR;
 	if (sqlite3_value_type(argv[2]) != SQLITE_TEXT)
 	{
-		snprintf(err, errlen, "token must be text, got %s", an_sqlite_type_name(sqlite3_value_type(argv[2])));
+		an_errf(err, "token must be text, got %s", an_sqlite_type_name(sqlite3_value_type(argv[2])));
 		return SQLITE_MISMATCH;
 	}
 	b.rq.token = (const char *) sqlite3_value_text(argv[2]);
@@ -245,17 +248,17 @@ claim_all(cm_cursor *c, an_sqlite_conn *conn, sqlite3_value **argv, char *err, s
 		return SQLITE_NOMEM;
 	if (strlen(b.rq.token) != (size_t) sqlite3_value_bytes(argv[2]))
 	{
-		snprintf(err, errlen, "token contains a NUL byte");
+		an_errf(err, "token contains a NUL byte");
 		return SQLITE_ERROR;
 	}
-	if (an_validate_token(b.rq.token, strlen(b.rq.token), err, errlen) != AN_OK)
+	if (an_validate_token(b.rq.token, strlen(b.rq.token), err) != AN_OK)
 		return SQLITE_ERROR;
-	if ((st = an_sqlite_store(conn, err, errlen)) == NULL)
+	if ((st = an_sqlite_store(conn, err)) == NULL)
 		return SQLITE_ERROR;
 	an_store_clear(st);
 	if (st->m->validate && st->m->validate(st, &conn->settings) != AN_OK)
 	{
-		an_store_error_text(st, err, errlen);
+		*err = st->err;
 		return SQLITE_ERROR;
 	}
 	if (c->vc.n == 0)
@@ -267,15 +270,15 @@ claim_all(cm_cursor *c, an_sqlite_conn *conn, sqlite3_value **argv, char *err, s
 	for (size_t i = 0; i < c->vc.n; i++)
 	{
 		rqs[i] = b.rq;
-		rqs[i].job = an_validate_job(c->rows[i].job, strlen(c->rows[i].job), err, errlen) == AN_OK ? c->rows[i].job : NULL;
+		rqs[i].job = an_validate_job(c->rows[i].job, strlen(c->rows[i].job), err) == AN_OK ? c->rows[i].job : NULL;
 	}
-	err[0] = '\0';
+	an_err_clear(err);
 	rc = an_store_batch(st, &conn->settings, rqs, c->vc.n, claim_one, &b);
 	sqlite3_free(rqs);
 	if (rc == AN_OK)
 		return SQLITE_OK;
-	an_store_error_text(st, err, errlen);
-	return st->err == AN_E_NOMEM ? SQLITE_NOMEM : st->err == AN_E_BUSY ? SQLITE_BUSY : SQLITE_ERROR;
+	*err = st->err;
+	return st->err.code == AN_E_NOMEM ? SQLITE_NOMEM : st->err.code == AN_E_BUSY ? SQLITE_BUSY : SQLITE_ERROR;
 }
 
 /* ---------------------------------------------------------------- the scalar form */
@@ -308,7 +311,7 @@ static void
 fn_claim_many(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	cm_cursor	c;
-	char		err[AN_ERRTEXTMAX] = "";
+	an_err		err = {0};
 	sqlite3_str *out;
 	char	   *json;
 	int			rc;
@@ -317,15 +320,15 @@ fn_claim_many(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (!an_sqlite_top_level(ctx, CM_NAME))
 		return;
 	memset(&c, 0, sizeof(c));
-	if ((rc = read_jobs(&c, sqlite3_context_db_handle(ctx), argv[0], err, sizeof(err))) == SQLITE_OK)
-		rc = claim_all(&c, sqlite3_user_data(ctx), argv, err, sizeof(err));
+	if ((rc = read_jobs(&c, sqlite3_context_db_handle(ctx), argv[0], &err)) == SQLITE_OK)
+		rc = claim_all(&c, sqlite3_user_data(ctx), argv, &err);
 	if (rc != SQLITE_OK)
 	{
 		clear_rows(&c);
 		if (rc == SQLITE_NOMEM)
 			sqlite3_result_error_nomem(ctx);
 		else
-			an_sqlite_error(ctx, rc, CM_NAME, err);
+			an_sqlite_fail(ctx, rc, CM_NAME, &err);
 		return;
 	}
 	out = sqlite3_str_new(NULL);
@@ -405,23 +408,23 @@ cm_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr, int argc,
 {
 	cm_cursor  *c = (cm_cursor *) cur;
 	cm_vtab    *vt = (cm_vtab *) cur->pVtab;
-	char		err[AN_ERRTEXTMAX] = "";
+	an_err		err = {0};
 	int			rc;
 
 	(void) idxstr;
 	clear_rows(c);
 	if (argc != 3 || idxnum != 7)
 	{
-		snprintf(err, sizeof(err), "%s", "give all three arguments: " CM_USAGE);
+		an_errf(&err, "%s", "give all three arguments: " CM_USAGE);
 		rc = SQLITE_ERROR;
 	}
-	else if ((rc = read_jobs(c, vt->db, argv[0], err, sizeof(err))) == SQLITE_OK)
-		rc = claim_all(c, vt->conn, argv, err, sizeof(err));
+	else if ((rc = read_jobs(c, vt->db, argv[0], &err)) == SQLITE_OK)
+		rc = claim_all(c, vt->conn, argv, &err);
 	if (rc != SQLITE_OK)
 	{
 		/* No row of a failed call: with the local store nothing of it was committed. */
 		clear_rows(c);
-		return an_vt_fail(&vt->base, CM_NAME, rc, err);
+		return an_vt_fail(&vt->base, CM_NAME, rc, &err);
 	}
 	return SQLITE_OK;
 }

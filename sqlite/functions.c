@@ -36,8 +36,8 @@ result_store_error(sqlite3_context *ctx, const char *fn, const an_store *st)
 {
 	char		text[AN_ERRTEXTMAX];
 
-	an_store_error_text(st, text, sizeof(text));
-	switch (st->err)
+	an_err_text(&st->err, text, sizeof(text));
+	switch (st->err.code)
 	{
 		case AN_E_NOMEM:
 			sqlite3_result_error_nomem(ctx);
@@ -56,16 +56,16 @@ result_store_error(sqlite3_context *ctx, const char *fn, const an_store *st)
 /* A text argument that must pass `rule`; its type is checked first. */
 static const char *
 arg_text(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *what,
-		 an_error (*rule) (const char *, size_t, char *, size_t))
+		 an_error (*rule) (const char *, size_t, an_err *))
 {
-	char		err[AN_ERRMAX];
+	an_err		err;
 	const char *s;
 
 	if (sqlite3_value_type(v) != SQLITE_TEXT)
 	{
-		snprintf(err, sizeof(err), "%s must be text, got %s", what,
+		an_errf(&err, "%s must be text, got %s", what,
 				 an_sqlite_type_name(sqlite3_value_type(v)));
-		an_sqlite_error(ctx, SQLITE_MISMATCH, fn, err);
+		an_sqlite_fail(ctx, SQLITE_MISMATCH, fn, &err);
 		return NULL;
 	}
 	s = (const char *) sqlite3_value_text(v);
@@ -75,12 +75,12 @@ arg_text(sqlite3_context *ctx, const char *fn, sqlite3_value *v, const char *wha
 		return NULL;
 	}
 	/* An embedded NUL would hide the rest of the value from the rule. */
-	if (rule(s, (size_t) sqlite3_value_bytes(v), err, sizeof(err)) != AN_OK ||
+	if (rule(s, (size_t) sqlite3_value_bytes(v), &err) != AN_OK ||
 		strlen(s) != (size_t) sqlite3_value_bytes(v))
 	{
 		if (strlen(s) != (size_t) sqlite3_value_bytes(v))
-			snprintf(err, sizeof(err), "%s contains a NUL byte", what);
-		an_sqlite_error(ctx, SQLITE_ERROR, fn, err);
+			an_errf(&err, "%s contains a NUL byte", what);
+		an_sqlite_fail(ctx, SQLITE_ERROR, fn, &err);
 		return NULL;
 	}
 	return s;
@@ -95,7 +95,7 @@ prepare_call(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, int wit
 			 an_request *rq)
 {
 	an_sqlite_conn *conn = sqlite3_user_data(ctx);
-	char		err[AN_ERRMAX];
+	an_err		err;
 	an_store   *st;
 
 	if (!an_sqlite_top_level(ctx, fn))
@@ -109,9 +109,9 @@ prepare_call(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, int wit
 	if (with_token &&
 		(rq->token = arg_text(ctx, fn, argv[2], "token", an_validate_token)) == NULL)
 		return NULL;
-	if ((st = an_sqlite_store(conn, err, sizeof(err))) == NULL)
+	if ((st = an_sqlite_store(conn, &err)) == NULL)
 	{
-		an_sqlite_error(ctx, SQLITE_ERROR, fn, err);
+		an_sqlite_fail(ctx, SQLITE_ERROR, fn, &err);
 		return NULL;
 	}
 	return st;
@@ -123,15 +123,15 @@ fn_claim(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	an_request	rq;
 	an_claim_result res;
 	an_store   *st;
-	char		err[AN_ERRMAX];
+	an_err		err;
 
 	(void) argc;
 	if ((st = prepare_call(ctx, "anarchon_claim", argv, 1, &rq)) == NULL)
 		return;
 	/* A manual slot is claimed by anarchon_run_now only (core/run_now.h). */
-	if (an_validate_slot(rq.slot, err, sizeof(err)) != AN_OK)
+	if (an_validate_slot(rq.slot, &err) != AN_OK)
 	{
-		an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_claim", err);
+		an_sqlite_fail(ctx, SQLITE_ERROR, "anarchon_claim", &err);
 		return;
 	}
 	if ((st->m->validate && st->m->validate(st, rq.settings) != AN_OK) ||
@@ -302,7 +302,7 @@ fn_run_now(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	an_claim_result res;
 	an_store   *st;
 	char		hex[AN_TOKEN_HEX + 1];
-	char		err[AN_ERRMAX];
+	an_err		err;
 	char	   *json;
 
 	if (!an_sqlite_top_level(ctx, "anarchon_run_now"))
@@ -322,9 +322,9 @@ fn_run_now(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		new_token(hex);
 		rq.token = hex;
 	}
-	if ((st = an_sqlite_store(conn, err, sizeof(err))) == NULL)
+	if ((st = an_sqlite_store(conn, &err)) == NULL)
 	{
-		an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_run_now", err);
+		an_sqlite_fail(ctx, SQLITE_ERROR, "anarchon_run_now", &err);
 		return;
 	}
 	if ((st->m->validate && st->m->validate(st, rq.settings) != AN_OK) ||
@@ -347,7 +347,7 @@ fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	an_sqlite_conn *conn = sqlite3_user_data(ctx);
 	int			name_type = sqlite3_value_type(argv[0]);
 	const char *name = (const char *) sqlite3_value_text(argv[0]);
-	char		err[AN_ERRMAX];
+	an_err		err;
 	char		out[64];
 
 	if (!an_sqlite_top_level(ctx, "anarchon_config"))
@@ -390,15 +390,17 @@ fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 							  "store must be text: 'local' or a store URL (redis://, amqp://, nats://)");
 				return;
 			}
-			if (an_sqlite_store_switch(conn, url, err, sizeof(err)) != AN_OK)
+			if (an_sqlite_store_switch(conn, url, &err) != AN_OK)
 			{
 				char		text[AN_ERRTEXTMAX];
+				size_t		len;
 
-				size_t		len = strlen(err);
 
-				snprintf(text, sizeof(text),
-						 "%s%s The store stays set to this URL: every call fails until it can be opened, or until anarchon_config('store', ...) names another.",
-						 err, len > 0 && err[len - 1] == '.' ? "" : ".");
+				an_err_text(&err, text, sizeof(text));
+				len = strlen(text);
+				snprintf(text + len, sizeof(text) - len,
+						 "%s The store stays set to this URL: every call fails until it can be opened, or until anarchon_config('store', ...) names another.",
+						 len > 0 && text[len - 1] == '.' ? "" : ".");
 				an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_config", text);
 				return;
 			}
@@ -436,24 +438,24 @@ fn_config(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 				ok_type = 1;
 			}
 		}
-		if (!ok_type || an_settings_set(&next, name, value, err, sizeof(err)) != AN_OK)
+		if (!ok_type || an_settings_set(&next, name, value, &err) != AN_OK)
 		{
 			if (!ok_type)
-				an_settings_set(&next, name, "", err, sizeof(err));
-			an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_config", err);
+				an_settings_set(&next, name, "", &err);
+			an_sqlite_fail(ctx, SQLITE_ERROR, "anarchon_config", &err);
 			return;
 		}
 		/* Both values are known here: a window past max_late_ms is refused when set. */
-		if (an_settings_check_catch_up(&next, err, sizeof(err)) != AN_OK)
+		if (an_settings_check_catch_up(&next, &err) != AN_OK)
 		{
-			an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_config", err);
+			an_sqlite_fail(ctx, SQLITE_ERROR, "anarchon_config", &err);
 			return;
 		}
 		conn->settings = next;
 	}
-	if (an_settings_get(&conn->settings, name, out, sizeof(out), err, sizeof(err)) != AN_OK)
+	if (an_settings_get(&conn->settings, name, out, sizeof(out), &err) != AN_OK)
 	{
-		an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_config", err);
+		an_sqlite_fail(ctx, SQLITE_ERROR, "anarchon_config", &err);
 		return;
 	}
 	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
@@ -470,7 +472,7 @@ fn_prune(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	an_sqlite_conn *conn = sqlite3_user_data(ctx);
 	int64_t		keep = an_settings_retention_ms(&conn->settings);
 	int64_t		deleted = 0;
-	char		err[AN_ERRMAX];
+	an_err		err;
 	an_store   *st;
 	const an_store_admin *admin;
 
@@ -481,21 +483,21 @@ fn_prune(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	{
 		if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER)
 		{
-			snprintf(err, sizeof(err), "keep_ms must be an integer number of milliseconds, got %s",
+			an_errf(&err, "keep_ms must be an integer number of milliseconds, got %s",
 					 an_sqlite_type_name(sqlite3_value_type(argv[0])));
-			an_sqlite_error(ctx, SQLITE_MISMATCH, "anarchon_prune", err);
+			an_sqlite_fail(ctx, SQLITE_MISMATCH, "anarchon_prune", &err);
 			return;
 		}
 		keep = sqlite3_value_int64(argv[0]);
-		if (an_settings_check_keep(&conn->settings, keep, err, sizeof(err)) != AN_OK)
+		if (an_settings_check_keep(&conn->settings, keep, &err) != AN_OK)
 		{
-			an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_prune", err);
+			an_sqlite_fail(ctx, SQLITE_ERROR, "anarchon_prune", &err);
 			return;
 		}
 	}
-	if ((st = an_sqlite_store(conn, err, sizeof(err))) == NULL)
+	if ((st = an_sqlite_store(conn, &err)) == NULL)
 	{
-		an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_prune", err);
+		an_sqlite_fail(ctx, SQLITE_ERROR, "anarchon_prune", &err);
 		return;
 	}
 	an_store_clear(st);

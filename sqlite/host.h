@@ -45,7 +45,7 @@ sqlite3_vfs *an_sqlite_vfs(sqlite3 *db);   /* the VFS of db's main database */
  * The store for conn, opened on first use (the local one unless
  * anarchon_config chose another); NULL with a message in err on failure.
  */
-an_store   *an_sqlite_store(an_sqlite_conn *conn, char *err, size_t errlen);
+an_store   *an_sqlite_store(an_sqlite_conn *conn, an_err *err);
 
 /*
  * Make url ("local" or a network URL) the connection's store and open it.
@@ -55,7 +55,7 @@ an_store   *an_sqlite_store(an_sqlite_conn *conn, char *err, size_t errlen);
  * error writes a message to err and returns the store's error code.
  */
 int			an_sqlite_store_switch(an_sqlite_conn *conn, const char *url,
-								   char *err, size_t errlen);
+								   an_err *err);
 
 /* Close whatever store is open. */
 void		an_sqlite_store_close(an_sqlite_conn *conn);
@@ -76,12 +76,12 @@ int			an_sqlite_claim_many_register(sqlite3 *db, an_sqlite_conn *conn);
  * claim_conn.c: open *out on the database of caller's main, with caller's
  * VFS and URI parameters (SQLITE_OK, or an error code with a message in err).
  */
-int			an_sqlite_open_twin(sqlite3 *caller, sqlite3 **out, char *err, size_t errlen);
+int			an_sqlite_open_twin(sqlite3 *caller, sqlite3 **out, an_err *err);
 /*
  * May fn write through caller's database?  1, or 0 with the reason in err:
  * caller opened it read-only, is set to PRAGMA query_only, or has no locking.
  */
-int			an_sqlite_may_write(sqlite3 *caller, const char *fn, char *err, size_t errlen);
+int			an_sqlite_may_write(sqlite3 *caller, const char *fn, an_err *err);
 
 /*
  * functions.c: the tag that anarchon_loaded recognises as its own library's

@@ -748,13 +748,13 @@ own_connection(an_store *st)
 {
 	local_store *ls = st->impl;
 	sqlite3    *db;
-	char		err[AN_ERRMAX];
+	an_err		err;
 
 	set_aside_if_inherited(ls);
 	if (ls->db != NULL)
 		return AN_OK;
-	if (an_sqlite_open_twin(ls->caller, &db, err, sizeof(err)) != SQLITE_OK)
-		return an_store_fail(st, AN_E_STORE, "%s", err);
+	if (an_sqlite_open_twin(ls->caller, &db, &err) != SQLITE_OK)
+		return an_store_adopt(st, AN_E_STORE, &err);
 	adopt_db(ls, db);
 	return AN_OK;
 }
@@ -770,11 +770,11 @@ static int
 begin_call(an_store *st, const char *fn, const an_settings *s)
 {
 	local_store *ls = st->impl;
-	char		err[AN_ERRMAX];
+	an_err		err;
 	int			rc;
 
-	if (fn && !an_sqlite_may_write(ls->caller, fn, err, sizeof(err)))
-		return an_store_fail(st, AN_E_STATE, "%s", err);
+	if (fn && !an_sqlite_may_write(ls->caller, fn, &err))
+		return an_store_adopt(st, AN_E_STATE, &err);
 	if ((rc = own_connection(st)) != AN_OK)
 		return rc;
 	if (s)

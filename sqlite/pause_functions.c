@@ -26,7 +26,7 @@ static an_store *
 pause_call(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, an_request *rq)
 {
 	an_sqlite_conn *conn = sqlite3_user_data(ctx);
-	char		err[AN_ERRMAX];
+	an_err		err;
 	an_store   *st;
 
 	if (!an_sqlite_top_level(ctx, fn))
@@ -35,9 +35,9 @@ pause_call(sqlite3_context *ctx, const char *fn, sqlite3_value **argv, an_reques
 	rq->settings = &conn->settings;
 	if ((rq->job = an_sqlite_arg_job(ctx, fn, argv[0])) == NULL)
 		return NULL;
-	if ((st = an_sqlite_store(conn, err, sizeof(err))) == NULL)
+	if ((st = an_sqlite_store(conn, &err)) == NULL)
 	{
-		an_sqlite_error(ctx, SQLITE_ERROR, fn, err);
+		an_sqlite_fail(ctx, SQLITE_ERROR, fn, &err);
 		return NULL;
 	}
 	return st;
@@ -50,7 +50,7 @@ an_sqlite_fn_pause(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	an_request	rq;
 	an_store   *st;
 	int64_t		until = 0;
-	char		err[AN_ERRMAX];
+	an_err		err;
 
 	if ((st = pause_call(ctx, fn, argv, &rq)) == NULL)
 		return;
@@ -59,9 +59,9 @@ an_sqlite_fn_pause(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		if (!an_sqlite_arg_instant(ctx, fn, argv[1], "until", &until))
 			return;
 		if (an_pause_check_until(until, an_sqlite_now(sqlite3_context_db_handle(ctx)),
-								 err, sizeof(err)) != AN_OK)
+								 &err) != AN_OK)
 		{
-			an_sqlite_error(ctx, SQLITE_ERROR, fn, err);
+			an_sqlite_fail(ctx, SQLITE_ERROR, fn, &err);
 			return;
 		}
 	}

@@ -40,7 +40,7 @@
 SQLITE_EXTENSION_INIT3
 
 typedef an_error (*search_fn) (const an_schedule *s, int64_t t, int64_t *slot,
-							   int *found, char *err, size_t errlen);
+							   int *found, an_err *err);
 
 void
 an_sqlite_sched_release(void *p)
@@ -56,19 +56,19 @@ an_sqlite_sched_release(void *p)
 
 int
 an_sqlite_parse_schedule(an_sqlite_sched *sc, sqlite3_value *v, an_schedule *out,
-						 char *err, size_t errlen)
+						 an_err *err)
 {
 	const char *text;
 
 	if (sqlite3_value_type(v) != SQLITE_TEXT)
 	{
-		snprintf(err, errlen, "schedule must be text such as '0 3 * * *', 'CRON_TZ=Europe/Berlin 0 3 * * *', '@hourly' or '10 seconds', got %s",
+		an_errf(err, "schedule must be text such as '0 3 * * *', 'CRON_TZ=Europe/Berlin 0 3 * * *', '@hourly' or '10 seconds', got %s",
 				 an_sqlite_type_name(sqlite3_value_type(v)));
 		return SQLITE_MISMATCH;
 	}
 	if ((text = (const char *) sqlite3_value_text(v)) == NULL)
 		return SQLITE_NOMEM;
-	switch (an_schedule_parse(text, (size_t) sqlite3_value_bytes(v), sc->zones, out, err, errlen))
+	switch (an_schedule_parse(text, (size_t) sqlite3_value_bytes(v), sc->zones, out, err))
 	{
 		case AN_OK:
 			return SQLITE_OK;
@@ -88,7 +88,7 @@ arg_schedule(sqlite3_context *ctx, const char *fn, sqlite3_value *v, an_schedule
 {
 	const an_schedule *cached = sqlite3_get_auxdata(ctx, 0);
 	an_schedule *keep;
-	char		err[AN_ERRMAX];
+	an_err		err;
 	int			rc;
 
 	if (cached != NULL)
@@ -96,12 +96,12 @@ arg_schedule(sqlite3_context *ctx, const char *fn, sqlite3_value *v, an_schedule
 		*out = *cached;
 		return 1;
 	}
-	if ((rc = an_sqlite_parse_schedule(sqlite3_user_data(ctx), v, out, err, sizeof(err))) != SQLITE_OK)
+	if ((rc = an_sqlite_parse_schedule(sqlite3_user_data(ctx), v, out, &err)) != SQLITE_OK)
 	{
 		if (rc == SQLITE_NOMEM)
 			sqlite3_result_error_nomem(ctx);
 		else
-			an_sqlite_error(ctx, rc, fn, err);
+			an_sqlite_fail(ctx, rc, fn, &err);
 		return 0;
 	}
 	/* Best effort: without memory for the cache, the next row parses again. */
@@ -121,7 +121,7 @@ schedule_call(sqlite3_context *ctx, int argc, sqlite3_value **argv,
 	int64_t		t,
 				slot;
 	int			found;
-	char		err[AN_ERRMAX];
+	an_err		err;
 	an_error	rc;
 
 	if (!arg_schedule(ctx, fn, argv[0], &s))
@@ -133,12 +133,12 @@ schedule_call(sqlite3_context *ctx, int argc, sqlite3_value **argv,
 	}
 	else
 		t = an_sqlite_now(sqlite3_context_db_handle(ctx));
-	if ((rc = search(&s, t, &slot, &found, err, sizeof(err))) != AN_OK)
+	if ((rc = search(&s, t, &slot, &found, &err)) != AN_OK)
 	{
 		if (rc == AN_E_NOMEM)
 			sqlite3_result_error_nomem(ctx);
 		else
-			an_sqlite_error(ctx, SQLITE_ERROR, fn, err);
+			an_sqlite_fail(ctx, SQLITE_ERROR, fn, &err);
 		return;
 	}
 	if (found)
@@ -168,14 +168,14 @@ fn_fire_at(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	const char *job;
 	int64_t		slot,
 				fire;
-	char		err[AN_ERRMAX];
+	an_err		err;
 
 	(void) argc;
 	if (sqlite3_value_type(argv[0]) != SQLITE_TEXT)
 	{
-		snprintf(err, sizeof(err), "job must be text, got %s",
+		an_errf(&err, "job must be text, got %s",
 				 an_sqlite_type_name(sqlite3_value_type(argv[0])));
-		an_sqlite_error(ctx, SQLITE_MISMATCH, fn, err);
+		an_sqlite_fail(ctx, SQLITE_MISMATCH, fn, &err);
 		return;
 	}
 	if ((job = (const char *) sqlite3_value_text(argv[0])) == NULL)
@@ -187,15 +187,15 @@ fn_fire_at(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		return;
 	if (sqlite3_value_type(argv[2]) != SQLITE_INTEGER)
 	{
-		snprintf(err, sizeof(err), "max_jitter_ms must be an integer number of milliseconds, got %s",
+		an_errf(&err, "max_jitter_ms must be an integer number of milliseconds, got %s",
 				 an_sqlite_type_name(sqlite3_value_type(argv[2])));
-		an_sqlite_error(ctx, SQLITE_MISMATCH, fn, err);
+		an_sqlite_fail(ctx, SQLITE_MISMATCH, fn, &err);
 		return;
 	}
 	if (an_fire_at(job, (size_t) sqlite3_value_bytes(argv[0]), slot, sqlite3_value_int64(argv[2]),
-				   sc->conn->settings.max_late_ms, &fire, err, sizeof(err)) != AN_OK)
+				   sc->conn->settings.max_late_ms, &fire, &err) != AN_OK)
 	{
-		an_sqlite_error(ctx, SQLITE_ERROR, fn, err);
+		an_sqlite_fail(ctx, SQLITE_ERROR, fn, &err);
 		return;
 	}
 	sqlite3_result_int64(ctx, fire);
@@ -204,14 +204,14 @@ fn_fire_at(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 static void
 fn_tzdata_version(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	char		version[1024],
-				err[AN_ERRMAX];
+	char		version[1024];
+	an_err		err;
 
 	(void) argc;
 	(void) argv;
-	if (an_tz_data_version(version, sizeof(version), err, sizeof(err)) != AN_OK)
+	if (an_tz_data_version(version, sizeof(version), &err) != AN_OK)
 	{
-		an_sqlite_error(ctx, SQLITE_ERROR, "anarchon_tzdata_version", err);
+		an_sqlite_fail(ctx, SQLITE_ERROR, "anarchon_tzdata_version", &err);
 		return;
 	}
 	sqlite3_result_text(ctx, version, -1, SQLITE_TRANSIENT);

@@ -39,7 +39,7 @@ void		an_sqlite_sched_release(void *sc);
  * an error code with a message in err.
  */
 int			an_sqlite_parse_schedule(an_sqlite_sched *sc, sqlite3_value *v, an_schedule *out,
-									 char *err, size_t errlen);
+									 an_err *err);
 
 /* slots.c: anarchon_slots, anarchon_missed and anarchon_zones, sharing sc. */
 int			an_sqlite_slots_register(sqlite3 *db, an_sqlite_sched *sc);

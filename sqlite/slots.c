@@ -45,7 +45,7 @@ typedef struct tv_kind
 	int			nargs;
 	int			nopt;            /* how many of the last arguments may be left out */
 	const char *usage;           /* for a call with missing arguments */
-	int			(*fill) (tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen);
+	int			(*fill) (tv_cursor *c, sqlite3_value **argv, an_err *err);
 	int			vtab_risk;       /* SQLITE_VTAB_INNOCUOUS, or DIRECTONLY: it asks the store */
 } tv_kind;
 
@@ -129,18 +129,18 @@ sqlite_code(an_error rc)
 /* ---------------------------------------------------------------- anarchon_slots */
 
 static int
-fill_slots(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
+fill_slots(tv_cursor *c, sqlite3_value **argv, an_err *err)
 {
 	an_schedule s;
 	int64_t		from,
 				to;
 	int			rc;
 
-	if ((rc = an_sqlite_parse_schedule(c->vt->aux->sc, argv[0], &s, err, errlen)) != SQLITE_OK ||
-		(rc = an_sqlite_value_instant(argv[1], "from", &from, err, errlen)) != SQLITE_OK ||
-		(rc = an_sqlite_value_instant(argv[2], "to", &to, err, errlen)) != SQLITE_OK)
+	if ((rc = an_sqlite_parse_schedule(c->vt->aux->sc, argv[0], &s, err)) != SQLITE_OK ||
+		(rc = an_sqlite_value_instant(argv[1], "from", &from, err)) != SQLITE_OK ||
+		(rc = an_sqlite_value_instant(argv[2], "to", &to, err)) != SQLITE_OK)
 		return rc;
-	return sqlite_code(an_schedule_range(&s, from, to, emit_slot, c, err, errlen));
+	return sqlite_code(an_schedule_range(&s, from, to, emit_slot, c, err));
 }
 
 /* ---------------------------------------------------------------- anarchon_missed */
@@ -164,14 +164,14 @@ emit_claimable_no_more(void *arg, int64_t slot)
 
 /* The job argument, checked; NULL after a message in err. */
 static const char *
-job_arg(sqlite3_value *v, int *rc, char *err, size_t errlen)
+job_arg(sqlite3_value *v, int *rc, an_err *err)
 {
 	const char *job;
 
 	*rc = SQLITE_ERROR;
 	if (sqlite3_value_type(v) != SQLITE_TEXT)
 	{
-		snprintf(err, errlen, "job must be text, got %s", an_sqlite_type_name(sqlite3_value_type(v)));
+		an_errf(err, "job must be text, got %s", an_sqlite_type_name(sqlite3_value_type(v)));
 		*rc = SQLITE_MISMATCH;
 		return NULL;
 	}
@@ -180,7 +180,7 @@ job_arg(sqlite3_value *v, int *rc, char *err, size_t errlen)
 		*rc = SQLITE_NOMEM;
 		return NULL;
 	}
-	if (an_validate_job(job, (size_t) sqlite3_value_bytes(v), err, errlen) != AN_OK)
+	if (an_validate_job(job, (size_t) sqlite3_value_bytes(v), err) != AN_OK)
 		return NULL;
 	*rc = SQLITE_OK;
 	return job;
@@ -188,13 +188,13 @@ job_arg(sqlite3_value *v, int *rc, char *err, size_t errlen)
 
 /* Keep in c the slots of which the connection's store holds no run. */
 static int
-drop_runs(tv_cursor *c, const char *job, char *err, size_t errlen)
+drop_runs(tv_cursor *c, const char *job, an_err *err)
 {
 	an_sqlite_conn *conn = c->vt->aux->sc->conn;
 	an_request	rq;
 	an_store   *st;
 
-	if ((st = an_sqlite_store(conn, err, errlen)) == NULL)
+	if ((st = an_sqlite_store(conn, err)) == NULL)
 		return SQLITE_ERROR;
 	memset(&rq, 0, sizeof(rq));
 	rq.job = job;
@@ -204,12 +204,12 @@ drop_runs(tv_cursor *c, const char *job, char *err, size_t errlen)
 	if (an_missed_recall(st, &rq, c->slots, &c->vc.n) == AN_OK &&
 		an_pause_filter(st, &rq, c->slots, &c->vc.n) == AN_OK)
 		return SQLITE_OK;
-	an_store_error_text(st, err, errlen);
-	return st->err == AN_E_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+	*err = st->err;
+	return st->err.code == AN_E_NOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
 }
 
 static int
-fill_missed(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
+fill_missed(tv_cursor *c, sqlite3_value **argv, an_err *err)
 {
 	an_sqlite_conn *conn = c->vt->aux->sc->conn;
 	an_schedule s;
@@ -219,27 +219,27 @@ fill_missed(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
 				to;
 	int			rc;
 
-	if ((job = job_arg(argv[0], &rc, err, errlen)) == NULL)
+	if ((job = job_arg(argv[0], &rc, err)) == NULL)
 		return rc;
-	if ((rc = an_sqlite_parse_schedule(c->vt->aux->sc, argv[1], &s, err, errlen)) != SQLITE_OK ||
-		(rc = an_sqlite_value_instant(argv[2], "from", &from, err, errlen)) != SQLITE_OK ||
-		(rc = an_sqlite_value_instant(argv[3], "to", &to, err, errlen)) != SQLITE_OK)
+	if ((rc = an_sqlite_parse_schedule(c->vt->aux->sc, argv[1], &s, err)) != SQLITE_OK ||
+		(rc = an_sqlite_value_instant(argv[2], "from", &from, err)) != SQLITE_OK ||
+		(rc = an_sqlite_value_instant(argv[3], "to", &to, err)) != SQLITE_OK)
 		return rc;
 	if (from < AN_SLOT_MIN && from <= to)
 	{
-		snprintf(err, errlen, "from (%lld) is before %lld (1973-03-03), the first slot a claim accepts: no run can exist before it (if you gave seconds, multiply by 1000)",
+		an_errf(err, "from (%lld) is before %lld (1973-03-03), the first slot a claim accepts: no run can exist before it (if you gave seconds, multiply by 1000)",
 				 (long long) from, (long long) AN_SLOT_MIN);
 		return SQLITE_ERROR;
 	}
 	/* The store is opened first: a bad one is an error even for an empty range. */
-	if (an_sqlite_store(conn, err, errlen) == NULL)
+	if (an_sqlite_store(conn, err) == NULL)
 		return SQLITE_ERROR;
 	mw.c = c;
 	mw.cutoff = an_sqlite_now(c->vt->db) - conn->settings.max_late_ms;
 	if ((rc = sqlite_code(an_schedule_range(&s, from, to, emit_claimable_no_more, &mw,
-											err, errlen))) != SQLITE_OK)
+											err))) != SQLITE_OK)
 		return rc;
-	return drop_runs(c, job, err, errlen);
+	return drop_runs(c, job, err);
 }
 
 /* ---------------------------------------------------------------- anarchon_due */
@@ -250,7 +250,7 @@ fill_missed(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
  * returns core's pick.
  */
 static int
-fill_due(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
+fill_due(tv_cursor *c, sqlite3_value **argv, an_err *err)
 {
 	an_sqlite_conn *conn = c->vt->aux->sc->conn;
 	an_schedule s;
@@ -261,25 +261,25 @@ fill_due(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
 	size_t		n;
 	int			rc;
 
-	if ((job = job_arg(argv[0], &rc, err, errlen)) == NULL)
+	if ((job = job_arg(argv[0], &rc, err)) == NULL)
 		return rc;
-	if ((rc = an_sqlite_parse_schedule(c->vt->aux->sc, argv[1], &s, err, errlen)) != SQLITE_OK)
+	if ((rc = an_sqlite_parse_schedule(c->vt->aux->sc, argv[1], &s, err)) != SQLITE_OK)
 		return rc;
 	if (argv[2] == NULL || sqlite3_value_type(argv[2]) == SQLITE_NULL)
 		now = an_sqlite_now(c->vt->db);
-	else if ((rc = an_sqlite_value_instant(argv[2], "now", &now, err, errlen)) != SQLITE_OK)
+	else if ((rc = an_sqlite_value_instant(argv[2], "now", &now, err)) != SQLITE_OK)
 		return rc;
-	if ((rc = sqlite_code(an_due_plan_make(&s, &conn->settings, now, &plan, err, errlen))) != SQLITE_OK)
+	if ((rc = sqlite_code(an_due_plan_make(&s, &conn->settings, now, &plan, err))) != SQLITE_OK)
 		return rc;
 	if (plan.look_back)
 	{
 		missed_walk mw = {c, INT64_MAX};
 
 		if ((rc = sqlite_code(an_schedule_range(&s, plan.from, plan.to, emit_claimable_no_more, &mw,
-												err, errlen))) != SQLITE_OK)
+												err))) != SQLITE_OK)
 			return rc;
 		c->vc.n = an_due_trim(&plan, &conn->settings, c->slots, c->vc.n);
-		if ((rc = drop_runs(c, job, err, errlen)) != SQLITE_OK)
+		if ((rc = drop_runs(c, job, err)) != SQLITE_OK)
 			return rc;
 	}
 	n = an_due_pick(&plan, c->slots, c->vc.n, due);
@@ -300,10 +300,10 @@ emit_name(void *arg, const char *name)
 }
 
 static int
-fill_zones(tv_cursor *c, sqlite3_value **argv, char *err, size_t errlen)
+fill_zones(tv_cursor *c, sqlite3_value **argv, an_err *err)
 {
 	(void) argv;
-	switch (an_tz_each_name(emit_name, c, err, errlen))
+	switch (an_tz_each_name(emit_name, c, err))
 	{
 		case 0:
 			return SQLITE_OK;
@@ -390,7 +390,7 @@ tv_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr, int argc,
 {
 	tv_cursor  *c = (tv_cursor *) cur;
 	const tv_kind *kind = c->vt->aux->kind;
-	char		err[AN_ERRMAX] = "";
+	an_err		err = {0};
 	int			rc;
 
 	(void) idxstr;
@@ -398,7 +398,7 @@ tv_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr, int argc,
 	/* Arguments left out are the last ones (argvIndex counts from the first). */
 	if (argc < kind->nargs - kind->nopt || argc > kind->nargs || idxnum != (1 << argc) - 1)
 	{
-		snprintf(err, sizeof(err), "%s", kind->usage);
+		an_errf(&err, "%s", kind->usage);
 		rc = SQLITE_ERROR;
 	}
 	else
@@ -407,12 +407,12 @@ tv_filter(sqlite3_vtab_cursor *cur, int idxnum, const char *idxstr, int argc,
 
 		/* Those left out are NULL, for fill to default. */
 		memcpy(args, argv, (size_t) argc * sizeof(*argv));
-		rc = kind->fill(c, args, err, sizeof(err));
+		rc = kind->fill(c, args, &err);
 	}
 	if (rc != SQLITE_OK)
 	{
 		clear_rows(c);
-		return an_vt_fail(&c->vt->base, kind->name, rc, err);
+		return an_vt_fail(&c->vt->base, kind->name, rc, &err);
 	}
 	return SQLITE_OK;
 }

@@ -77,12 +77,12 @@ an_sqlite_stats_failed(an_sqlite_conn *conn, an_error code)
 {
 	const char *url = conn->store_url ? conn->store_url : "local";
 	const an_store_methods *m;
-	char		err[AN_ERRMAX];
+	an_err		err;
 	char	   *name;
 
 	if (conn->no_stats)
 		return;
-	m = strcmp(url, "local") == 0 ? &an_sqlite_local_methods : an_remote_find(url, err, sizeof(err));
+	m = strcmp(url, "local") == 0 ? &an_sqlite_local_methods : an_remote_find(url, &err);
 	name = an_redact_url_dup(url);
 	if (name != NULL)
 		an_stats_error_seen(row_for(name, m ? m->name : "unknown"), code);

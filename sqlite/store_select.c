@@ -38,7 +38,7 @@ host_interrupted(void *ctx)
  * in *code on failure.
  */
 static an_store *
-open_store(an_sqlite_conn *conn, const char *url, an_error *code, char *err, size_t errlen)
+open_store(an_sqlite_conn *conn, const char *url, an_error *code, an_err *err)
 {
 	const an_store_methods *m;
 	an_store   *st;
@@ -59,20 +59,20 @@ open_store(an_sqlite_conn *conn, const char *url, an_error *code, char *err, siz
 		m = &an_sqlite_local_methods;
 		arg = conn->db;
 	}
-	else if ((m = an_remote_find(url, err, errlen)) == NULL)
+	else if ((m = an_remote_find(url, err)) == NULL)
 		return NULL;
 
 	if ((st = sqlite3_malloc(sizeof(*st))) == NULL)
 	{
 		*code = AN_E_NOMEM;
-		an_errf(err, errlen, "out of memory");
+		an_errf(err, "out of memory");
 		return NULL;
 	}
 	an_store_init(st, m, &conn->host);
 	if ((rc = m->open(st, url, arg)) != AN_OK)
 	{
 		*code = rc;
-		an_store_error_text(st, err, errlen);
+		*err = st->err;
 		m->close(st);
 		sqlite3_free(st);
 		return NULL;
@@ -87,14 +87,14 @@ open_store(an_sqlite_conn *conn, const char *url, an_error *code, char *err, siz
  * must not look idle), and the next call tries again.
  */
 static an_error
-ensure_open(an_sqlite_conn *conn, char *err, size_t errlen)
+ensure_open(an_sqlite_conn *conn, an_err *err)
 {
 	const char *url = conn->store_url ? conn->store_url : "local";
 	an_error	code;
 
 	if (conn->store != NULL)
 		return AN_OK;
-	if ((conn->store = open_store(conn, url, &code, err, errlen)) == NULL)
+	if ((conn->store = open_store(conn, url, &code, err)) == NULL)
 	{
 		an_sqlite_stats_failed(conn, code);
 		return code;
@@ -104,11 +104,11 @@ ensure_open(an_sqlite_conn *conn, char *err, size_t errlen)
 }
 
 an_store *
-an_sqlite_store(an_sqlite_conn *conn, char *err, size_t errlen)
+an_sqlite_store(an_sqlite_conn *conn, an_err *err)
 {
 	if (conn->store != NULL)
 		an_store_clear(conn->store);
-	else if (ensure_open(conn, err, errlen) != AN_OK)
+	else if (ensure_open(conn, err) != AN_OK)
 		return NULL;
 	return conn->store;
 }
@@ -122,19 +122,19 @@ an_sqlite_store(an_sqlite_conn *conn, char *err, size_t errlen)
  * carries on then gets an error from every call, never a local `won`.
  */
 int
-an_sqlite_store_switch(an_sqlite_conn *conn, const char *url, char *err, size_t errlen)
+an_sqlite_store_switch(an_sqlite_conn *conn, const char *url, an_err *err)
 {
 	char	   *copy = sqlite3_mprintf("%s", url);
 
 	if (copy == NULL)
 	{
-		an_errf(err, errlen, "out of memory");
+		an_errf(err, "out of memory");
 		return AN_E_NOMEM;
 	}
 	an_sqlite_store_close(conn);
 	sqlite3_free(conn->store_url);
 	conn->store_url = copy;
-	return ensure_open(conn, err, errlen);
+	return ensure_open(conn, err);
 }
 
 void

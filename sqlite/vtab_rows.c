@@ -78,12 +78,14 @@ an_vt_disconnect(sqlite3_vtab *v)
 }
 
 int
-an_vt_fail(sqlite3_vtab *v, const char *name, int rc, const char *err)
+an_vt_fail(sqlite3_vtab *v, const char *name, int rc, const an_err *err)
 {
+	char		text[AN_ERRTEXTMAX];
+
 	if (rc != SQLITE_NOMEM)
 	{
 		sqlite3_free(v->zErrMsg);
-		v->zErrMsg = sqlite3_mprintf("%s: %s", name, err);
+		v->zErrMsg = sqlite3_mprintf("%s: %s", name, an_err_text(err, text, sizeof(text)));
 	}
 	/* As the functions always answered: a wrong type is said as SQLITE_ERROR, with the message. */
 	return rc == SQLITE_MISMATCH ? SQLITE_ERROR : rc;

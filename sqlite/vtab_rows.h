@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <sqlite3ext.h>
 
+#include "anarchon.h"
+
 /* The first member of every such cursor: n rows, the one at row is current. */
 typedef struct an_vt_cursor
 {
@@ -37,6 +39,6 @@ int			an_vt_disconnect(sqlite3_vtab *v);
  * A failed xFilter: the table's error becomes "name: err" (not for
  * SQLITE_NOMEM, which SQLite says itself), and the code to return.
  */
-int			an_vt_fail(sqlite3_vtab *v, const char *name, int rc, const char *err);
+int			an_vt_fail(sqlite3_vtab *v, const char *name, int rc, const an_err *err);
 
 #endif

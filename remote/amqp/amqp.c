@@ -107,36 +107,36 @@ dup_or(const char *s, const char *def)
  * would be ignored: refused rather than silently unused.
  */
 static int
-refuse_auth(char *err, size_t errlen, const char *why)
+refuse_auth(an_err *err, const char *why)
 {
-	an_errf(err, errlen, "store URL parameter auth_mechanism%s", why);
+	an_errf(err, "store URL parameter auth_mechanism%s", why);
 	return -1;
 }
 
 static int
-read_auth(an_url *u, int tls, const an_tls_config *cfg, int *external, char *err, size_t errlen)
+read_auth(an_url *u, int tls, const an_tls_config *cfg, int *external, an_err *err)
 {
 	const char *m = an_url_param(u, "auth_mechanism");
 
 	*external = m != NULL && strcasecmp(m, "external") == 0;
 	if (m != NULL && !*external && strcasecmp(m, "plain") != 0)
-		return refuse_auth(err, errlen, " must be plain (the default) or external");
+		return refuse_auth(err, " must be plain (the default) or external");
 	if (*external && (!tls || cfg->cert == NULL))
-		return refuse_auth(err, errlen, "=external logs in with a client certificate: it needs amqps:// with cert and key");
+		return refuse_auth(err, "=external logs in with a client certificate: it needs amqps:// with cert and key");
 	if (*external && (u->user != NULL || u->password != NULL))
-		return refuse_auth(err, errlen, "=external takes the user from the client certificate: leave the user name and password out");
+		return refuse_auth(err, "=external takes the user from the client certificate: leave the user name and password out");
 	return 0;
 }
 
 /* amqps://: the TLS settings, made once (the files are read here). */
 static int
-read_tls(an_store *st, amqp_store *a, an_url *u, int *tls, an_tls_config *cfg, char *err, size_t errlen)
+read_tls(an_store *st, amqp_store *a, an_url *u, int *tls, an_tls_config *cfg, an_err *err)
 {
 	int			any;
 
 	*tls = strcmp(u->scheme, "amqps") == 0;
-	if (an_url_tls(u, *tls, cfg, &any, err, errlen) < 0)
-		return an_store_fail(st, AN_E_CONFIG, "%s", err);
+	if (an_url_tls(u, *tls, cfg, &any, err) < 0)
+		return an_store_adopt(st, AN_E_CONFIG, err);
 	return *tls ? an_conn_tls_new(st, cfg, a->link.who, &a->tls) : AN_OK;
 }
 
@@ -147,31 +147,31 @@ parse_url(an_store *st, amqp_store *a, const char *url)
 	an_tls_config cfg;
 	const char *prefix;
 	char		redacted[128];
-	char		err[AN_ERRMAX];
+	an_err		err;
 	int			tls;
 	int			plain = 0;
 	int			rc = AN_OK;
 
-	if (an_url_parse(url, &u, err, sizeof(err)) < 0)
-		return an_store_fail(st, AN_E_CONFIG, "%s", err);
+	if (an_url_parse(url, &u, &err) < 0)
+		return an_store_adopt(st, AN_E_CONFIG, &err);
 	/* Named first: the TLS files' messages say whose they are. */
 	an_url_name(&u, redacted, sizeof(redacted));
 	snprintf(a->link.who, sizeof(a->link.who), "RabbitMQ at %s", redacted);
-	if (read_tls(st, a, &u, &tls, &cfg, err, sizeof(err)) != AN_OK)
-		rc = st->err;
-	else if (read_auth(&u, tls, &cfg, &a->external, err, sizeof(err)) < 0 ||
-		an_url_prefix(&u, &prefix, err, sizeof(err)) < 0 ||
-		an_url_int(&u, "slot_ttl_ms", AMQP_TTL_DEFAULT_MS, 1000, AMQP_TTL_MAX_MS, &a->ttl_ms, err, sizeof(err)) < 0 ||
-		an_url_int(&u, "timeout_ms", AMQP_TIMEOUT_DEFAULT_MS, 1, 600000, &a->timeout_ms, err, sizeof(err)) < 0 ||
-		an_url_durability(&u, &a->accept_loss, err, sizeof(err)) < 0 ||
-		an_url_skew(&u, &a->skew_ms, err, sizeof(err)) < 0 ||
+	if (read_tls(st, a, &u, &tls, &cfg, &err) != AN_OK)
+		rc = st->err.code;
+	else if (read_auth(&u, tls, &cfg, &a->external, &err) < 0 ||
+		an_url_prefix(&u, &prefix, &err) < 0 ||
+		an_url_int(&u, "slot_ttl_ms", AMQP_TTL_DEFAULT_MS, 1000, AMQP_TTL_MAX_MS, &a->ttl_ms, &err) < 0 ||
+		an_url_int(&u, "timeout_ms", AMQP_TIMEOUT_DEFAULT_MS, 1, 600000, &a->timeout_ms, &err) < 0 ||
+		an_url_durability(&u, &a->accept_loss, &err) < 0 ||
+		an_url_skew(&u, &a->skew_ms, &err) < 0 ||
 		an_url_int(&u, "settle_ms", a->accept_loss ? 0 : AMQP_SETTLE_SAFE_MS, 0, AMQP_SETTLE_MAX_MS,
-				   &a->settle_ms, err, sizeof(err)) < 0 ||
+				   &a->settle_ms, &err) < 0 ||
 		/* PLAIN sends the password as it is: a default guest is no secret. */
-		(plain = an_url_plaintext_auth(&u, tls, u.password ? "password" : NULL, err, sizeof(err))) != 0 ||
-		an_url_no_unknown(&u, AMQP_KNOWN, err, sizeof(err)) < 0)
+		(plain = an_url_plaintext_auth(&u, tls, u.password ? "password" : NULL, &err)) != 0 ||
+		an_url_no_unknown(&u, AMQP_KNOWN, &err) < 0)
 	{
-		rc = an_store_fail(st, AN_E_CONFIG, "%s", err);
+		rc = an_store_adopt(st, AN_E_CONFIG, &err);
 		if (plain == 1)
 			an_store_hintf(st, "%s", AN_PLAINTEXT_AUTH_HINT);
 	}
@@ -241,11 +241,11 @@ ready(an_store *st, amqp_store *a, const an_deadline *d)
 	if (!amqp_link_connected(&a->link))
 	{
 		if (connect_node(st, a, d) != AN_OK)
-			return st->err;
+			return st->err.code;
 		if (amqp_format_check(st, &a->link, a->prefix, a->vhost, a->ttl_ms, d) != AN_OK)
 		{
 			amqp_link_close(&a->link);
-			return st->err;
+			return st->err.code;
 		}
 	}
 	return amqp_link_channel(st, &a->link, d);
@@ -300,17 +300,17 @@ declare_gate(an_store *st, amqp_store *a, const an_deadline *d, const char *gate
 		an_store_clear(st);
 		return AN_OK;
 	}
-	if (rc == AN_E_STORE && a->link.last_code == 404 && strstr(st->errmsg, "is down or inaccessible"))
+	if (rc == AN_E_STORE && a->link.last_code == 404 && strstr(st->err.msg, "is down or inaccessible"))
 	{
 		/* A node down or recovering: "try again", not an error of the broker's (doc/cli.md). */
-		st->err = rc = AN_E_BUSY;
+		st->err.code = rc = AN_E_BUSY;
 		an_store_hintf(st, "The gate of this slot lives on a cluster node that is down, or not yet recovered after a restart: the slot is decided there, so its claims are errors until that node is back (doc/clusters.md). Send the claim again.");
 	}
 	if (rc == AN_E_CONFIG)
 	{
 		char		why[AN_ERRMAX];
 
-		snprintf(why, sizeof(why), "%s", st->errmsg);
+		snprintf(why, sizeof(why), "%s", st->err.msg);
 		an_store_fail(st, AN_E_CONFIG,
 					  "the gate queue %s exists with other arguments than this instance's",
 					  gate);
@@ -341,7 +341,7 @@ amqp_open(an_store *st, const char *url, void *arg)
 
 	(void) arg;
 	if (prepare(st, url) != AN_OK)
-		return st->err;
+		return st->err.code;
 	a = st->impl;
 	an_deadline_start(&d, a->timeout_ms);
 	return ready(st, a, &d);
@@ -353,7 +353,7 @@ amqp_validate(an_store *st, const an_settings *s)
 	amqp_store *a = st->impl;
 
 	if (an_wonlost_refuse_replace(st, "the amqp store", s) != AN_OK)
-		return st->err;
+		return st->err.code;
 	return an_wonlost_memory_ok(st, "slot_ttl_ms (how long a gate queue outlives its last claim)",
 								"slot_ttl_ms", a->ttl_ms, a->skew_ms, s);
 }
@@ -372,15 +372,15 @@ settle(an_store *st, amqp_store *a, const char *gate, int64_t declared_at, int *
 
 	*kept = 0;
 	if (an_wait_until(st, declared_at + a->settle_ms, a->link.who, "write the gate queue to disk") != AN_OK)
-		return st->err;
+		return st->err.code;
 	if (!amqp_link_connected(&a->link))
 		return AN_OK;
 	an_deadline_start(&d, a->timeout_ms);
 	if (amqp_link_channel(st, &a->link, &d) != AN_OK ||
 		declare_gate(st, a, &d, gate, 1, kept) != AN_OK)
 	{
-		if (st->err == AN_E_CANCELED)
-			return st->err;
+		if (st->err.code == AN_E_CANCELED)
+			return st->err.code;
 		an_store_clear(st);
 		*kept = 0;
 	}
@@ -399,7 +399,7 @@ recovering(an_store *st, amqp_store *a, const an_deadline *d)
 {
 	int64_t		until = an_mono_ms() + AN_WAIT_SLICE_MS;
 
-	if ((st->err != AN_E_STORE && st->err != AN_E_BUSY) || a->link.last_code != 404 || an_deadline_left(d) <= AN_WAIT_SLICE_MS)
+	if ((st->err.code != AN_E_STORE && st->err.code != AN_E_BUSY) || a->link.last_code != 404 || an_deadline_left(d) <= AN_WAIT_SLICE_MS)
 		return 0;
 	an_store_clear(st);
 	if (an_wait_until(st, until, a->link.who, "recover the gate queue after a restart") != AN_OK)
@@ -431,7 +431,7 @@ amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
 		int			reused = amqp_link_connected(&a->link);
 
 		if (ready(st, a, &d) != AN_OK)
-			return st->err;
+			return st->err.code;
 		if (declare_gate(st, a, &d, gate, 0, &exists) == AN_OK)
 			break;
 		if (recovering(st, a, &d))
@@ -440,8 +440,8 @@ amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
 		 * A kept connection found broken (e.g. the broker restarted since
 		 * the last call): nothing was published yet, so connect again once.
 		 */
-		if (!an_resend_once(st, st->err, reused, &tries))
-			return st->err;
+		if (!an_resend_once(st, st->err.code, reused, &tries))
+			return st->err.code;
 	}
 	declared_at = an_mono_ms();
 	snprintf(body, sizeof(body), "{\"job\":\"%s\",\"slot\":%lld,\"token\":\"%s\"}",
@@ -452,15 +452,15 @@ amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
 		 * Published, but no confirm: the claim may or may not be in the gate.
 		 * Answer lost, so at most one instance runs; a cancel stays an error.
 		 */
-		if (st->err == AN_E_CANCELED)
-			return st->err;
+		if (st->err.code == AN_E_CANCELED)
+			return st->err.code;
 		/*
 		 * Except a publish the broker refused (403: the user may not write to
 		 * the default exchange): the right is checked before the message is
 		 * routed, so it is in no gate.  Every instance would answer lost for
 		 * ever and nobody run the job: an error that says why instead.
 		 */
-		if (st->err == AN_E_AUTH && a->link.last_code == 403)
+		if (st->err.code == AN_E_AUTH && a->link.last_code == 403)
 		{
 			an_store_detailf(st, "The user may declare the gate queues but not publish to them: no claim was made.");
 			return an_store_hintf(st, "Give the user write permission on the default exchange of the virtual host, e.g. rabbitmqctl set_permissions -p VHOST USER '^%s\\.' '^amq\\.default$' '^%s\\.'.",
@@ -470,7 +470,7 @@ amqp_claim(an_store *st, const an_request *rq, an_claim_result *res)
 		acked = 0;
 	}
 	if (acked && a->settle_ms > 0 && settle(st, a, gate, declared_at, &acked) != AN_OK)
-		return st->err;
+		return st->err.code;
 	res->outcome = acked ? AN_WON : AN_LOST;
 	res->attempt = acked ? 1 : 0;	/* as every won/lost store: a won claim is attempt 1 */
 	an_claims_put(&a->claims, rq->job, rq->slot, rq->token, 0, acked);
@@ -509,7 +509,7 @@ find_run(an_store *st, const an_request *rq, char *winner, int *found)
 	an_deadline_start(&d, a->timeout_ms);
 	gate_name(a, rq, gate, sizeof(gate));
 	if (ready(st, a, &d) != AN_OK || declare_gate(st, a, &d, gate, 1, found) != AN_OK)
-		return st->err;
+		return st->err.code;
 	snprintf(winner, AN_TOKEN_MAX + 1, "%s", rq->token);
 	return AN_OK;
 }
@@ -574,7 +574,7 @@ amqp_check(an_store *st, const an_request *rq, an_check_result *res)
 	an_deadline_start(&d, a->timeout_ms);
 	gate_name(a, rq, gate, sizeof(gate));
 	if (ready(st, a, &d) != AN_OK || declare_gate(st, a, &d, gate, 1, &exists) != AN_OK)
-		return st->err;
+		return st->err.code;
 	res->state = exists ? AN_CHECK_RUNNING : AN_CHECK_NONE;
 	return AN_OK;
 }

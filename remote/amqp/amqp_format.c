@@ -74,13 +74,13 @@ declare(an_store *st, amqp_link *l, const an_deadline *d, const char *queue, int
 		 * not started again with 404 "... is down or inaccessible": asked
 		 * again after a short wait, while the call's time lasts.
 		 */
-		if (l->last_code != 404 || strstr(st->errmsg, "down or inaccessible") == NULL ||
+		if (l->last_code != 404 || strstr(st->err.msg, "down or inaccessible") == NULL ||
 			an_deadline_left(d) <= AN_WAIT_SLICE_MS)
-			return st->err;
+			return st->err.code;
 		an_store_clear(st);
 		if (an_wait_until(st, an_mono_ms() + AN_WAIT_SLICE_MS, l->who, "recover the format marker's queue after a restart") != AN_OK ||
 			amqp_link_channel(st, l, d) != AN_OK)
-			return st->err;
+			return st->err.code;
 	}
 }
 
@@ -106,10 +106,10 @@ static int
 refuse_ttl(an_store *st, const amqp_link *l, const char *place, const char *queue, int64_t ttl_ms)
 {
 	char		why[AN_ERRMAX];
-	long long	recorded = current_value(st->errmsg);
-	const char *text = strstr(st->errmsg, "406 ");
+	long long	recorded = current_value(st->err.msg);
+	const char *text = strstr(st->err.msg, "406 ");
 
-	snprintf(why, sizeof(why), "%s", text ? text : st->errmsg);
+	snprintf(why, sizeof(why), "%s", text ? text : st->err.msg);
 	if (recorded > 0)
 		an_store_fail(st, AN_E_CONFIG, "%s: slot_ttl_ms (%lld ms) differs from the %lld ms recorded for %s",
 					  l->who, (long long) ttl_ms, recorded, place);
@@ -153,7 +153,7 @@ amqp_format_check(an_store *st, amqp_link *l, const char *prefix, const char *vh
 
 	snprintf(place, sizeof(place), "prefix %s of virtual host %s", prefix, vhost);
 	if (amqp_link_channel(st, l, d) != AN_OK)
-		return st->err;
+		return st->err.code;
 	for (int f = 2; f <= AN_REMOTE_FORMAT; f++)
 	{
 		snprintf(queue, sizeof(queue), "%s.format.%d", prefix, f);
@@ -161,13 +161,13 @@ amqp_format_check(an_store *st, amqp_link *l, const char *prefix, const char *vh
 			continue;
 		if (l->last_code == 406)
 			return refuse_ttl(st, l, place, queue, ttl_ms);
-		return st->err;
+		return st->err.code;
 	}
 	snprintf(queue, sizeof(queue), "%s.format.%d", prefix, AN_REMOTE_FORMAT + 1);
 	if (declare(st, l, d, queue, 1, 0) == AN_OK)
 		return refuse_newer(st, l, place, queue);
 	if (l->last_code != 404)
-		return st->err;
+		return st->err.code;
 	/* No such queue: the answer wanted.  The broker closed the channel with it. */
 	an_store_clear(st);
 	return amqp_link_channel(st, l, d);

@@ -138,7 +138,7 @@ next_frame(an_store *st, amqp_link *l, const an_deadline *d, const char *what, a
 		int			rc;
 
 		if (whole_frame(st, l, what, &len) != AN_OK)
-			return st->err;
+			return st->err.code;
 		if (len > 0)
 		{
 			amqp_bytes_t frame = {len, l->in + l->in_pos};
@@ -162,7 +162,7 @@ next_frame(an_store *st, amqp_link *l, const an_deadline *d, const char *what, a
 		if (rc != AN_OK)
 		{
 			/* an_conn says so in these words, in plain and in TLS alike */
-			l->peer_closed = rc == AN_E_CONNECT && strstr(st->errmsg, "the server closed it") != NULL;
+			l->peer_closed = rc == AN_E_CONNECT && strstr(st->err.msg, "the server closed it") != NULL;
 			drop(l);
 			return rc;
 		}
@@ -190,7 +190,7 @@ flush(an_store *st, amqp_link *l, const an_deadline *d, const char *what)
 			if (an_conn_send(st, l->who, &l->net, buf, (size_t) n, d, what) != AN_OK)
 			{
 				drop(l);
-				return st->err;
+				return st->err.code;
 			}
 			continue;
 		}
@@ -250,7 +250,7 @@ lost_in_login(an_store *st, amqp_link *l, const amqp_login_info *li, amqp_method
 {
 	if (expect != AMQP_CONNECTION_START_METHOD && l->peer_closed)
 		return login_failed(st, l, NULL, li);
-	return st->err;
+	return st->err.code;
 }
 
 /*
@@ -262,9 +262,9 @@ lost_in_login(an_store *st, amqp_link *l, const amqp_login_info *li, amqp_method
 static int
 lost_before_start(an_store *st, const amqp_login_info *li)
 {
-	if (st->err == AN_E_CONNECT && li->tls != NULL)
+	if (st->err.code == AN_E_CONNECT && li->tls != NULL)
 		an_store_hintf(st, "If the broker checks client certificates, it may have refused this one or wanted one: check cert and key, and that the broker trusts their CA.");
-	return st->err;
+	return st->err.code;
 }
 
 /*
@@ -551,7 +551,7 @@ next_method(an_store *st, amqp_link *l, const an_deadline *d, const char *what, 
 	for (;;)
 	{
 		if (next_frame(st, l, d, what, f) != AN_OK)
-			return st->err;
+			return st->err.code;
 		if (f->frame_type != AMQP_FRAME_METHOD)
 			continue;
 		if (f->channel == 0 && f->payload.method.id == AMQP_CONNECTION_CLOSE_METHOD)
@@ -584,11 +584,11 @@ amqp_link_rpc(an_store *st, amqp_link *l, const an_deadline *d, const char *what
 	l->last_code = 0;
 	amqp_maybe_release_buffers(l->conn);
 	if (sent(st, l, amqp_send_method(l->conn, l->ch, method, args), d, what) != AN_OK)
-		return st->err;
+		return st->err.code;
 	for (;;)
 	{
 		if (next_method(st, l, d, what, &f) != AN_OK)
-			return st->err;
+			return st->err.code;
 		if (f.payload.method.id == expect)
 		{
 			if (reply)
@@ -620,7 +620,7 @@ amqp_link_channel(an_store *st, amqp_link *l, const an_deadline *d)
 					  AMQP_CHANNEL_OPEN_OK_METHOD, NULL) != AN_OK ||
 		amqp_link_rpc(st, l, d, "the switch to publisher confirms", AMQP_CONFIRM_SELECT_METHOD, &select,
 					  AMQP_CONFIRM_SELECT_OK_METHOD, NULL) != AN_OK)
-		return st->err;
+		return st->err.code;
 	l->chan_open = 1;
 	l->next_tag = 1;
 	return AN_OK;
@@ -653,11 +653,11 @@ amqp_link_publish(an_store *st, amqp_link *l, const an_deadline *d, const char *
 	rc = amqp_basic_publish(l->conn, l->ch, amqp_empty_bytes, amqp_cstring_bytes(queue), 1, 0,
 							&props, amqp_cstring_bytes(body));
 	if (sent(st, l, rc, d, "the claim's publish") != AN_OK)
-		return st->err;
+		return st->err.code;
 	for (;;)
 	{
 		if (next_method(st, l, d, "the claim's publish", &f) != AN_OK)
-			return st->err;
+			return st->err.code;
 		switch (f.payload.method.id)
 		{
 			case AMQP_BASIC_RETURN_METHOD:

@@ -105,7 +105,7 @@ valid_stream(const char *s)
 
 /* A boolean URL parameter: true or false, def when absent. */
 static int
-url_bool(an_url *u, const char *name, int def, int *out, char *err, size_t errlen)
+url_bool(an_url *u, const char *name, int def, int *out, an_err *err)
 {
 	const char *v = an_url_param(u, name);
 
@@ -114,7 +114,7 @@ url_bool(an_url *u, const char *name, int def, int *out, char *err, size_t errle
 		return 0;
 	if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0)
 	{
-		an_errf(err, errlen, "store URL parameter %s must be true or false", name);
+		an_errf(err, "store URL parameter %s must be true or false", name);
 		return -1;
 	}
 	*out = strcmp(v, "true") == 0;
@@ -152,12 +152,12 @@ parse_url(an_store *st, nats_store *n, const char *url, int read_files)
 	int			tls_any;
 	int			plain = 0;
 	char		redacted[128];
-	char		err[AN_ERRMAX];
+	an_err		err;
 	int			rc = AN_OK;
 
 	nats_link_init(&n->link);
-	if (an_url_parse(url, &u, err, sizeof(err)) < 0)
-		return an_store_fail(st, AN_E_CONFIG, "%s", err);
+	if (an_url_parse(url, &u, &err) < 0)
+		return an_store_adopt(st, AN_E_CONFIG, &err);
 	an_url_name(&u, redacted, sizeof(redacted));
 	snprintf(n->link.who, sizeof(n->link.who), "NATS at %s", redacted);
 	stream = an_url_param(&u, "stream");
@@ -166,22 +166,22 @@ parse_url(an_store *st, nats_store *n, const char *url, int read_files)
 	n->link.tls_want = strcmp(u.scheme, "tls") == 0;
 	if (u.path && *u.path)
 		rc = an_store_fail(st, AN_E_CONFIG, "NATS store URL must not have a path: expected %s://[token@]host[:port]?stream=...", u.scheme);
-	else if (an_url_tls(&u, 1, &tls, &tls_any, err, sizeof(err)) < 0 ||
-			 url_bool(&u, "tls_handshake_first", 0, &n->link.tls_first, err, sizeof(err)) < 0 ||
-			 an_url_prefix(&u, &prefix, err, sizeof(err)) < 0 ||
+	else if (an_url_tls(&u, 1, &tls, &tls_any, &err) < 0 ||
+			 url_bool(&u, "tls_handshake_first", 0, &n->link.tls_first, &err) < 0 ||
+			 an_url_prefix(&u, &prefix, &err) < 0 ||
 			 an_url_int(&u, "duplicate_window_ms", NATS_WINDOW_DEFAULT_MS, 1000,
-						INT64_C(31536000000), &n->window_ms, err, sizeof(err)) < 0 ||
+						INT64_C(31536000000), &n->window_ms, &err) < 0 ||
 			 an_url_int(&u, "timeout_ms", NATS_TIMEOUT_DEFAULT_MS, 1, 600000,
-						&n->timeout_ms, err, sizeof(err)) < 0 ||
-			 an_url_durability(&u, &n->accept_loss, err, sizeof(err)) < 0 ||
-			 an_url_skew(&u, &n->skew_ms, err, sizeof(err)) < 0 ||
-			 an_url_int(&u, "replicas", 1, 1, NATS_REPLICAS_MAX, &n->replicas, err, sizeof(err)) < 0 ||
+						&n->timeout_ms, &err) < 0 ||
+			 an_url_durability(&u, &n->accept_loss, &err) < 0 ||
+			 an_url_skew(&u, &n->skew_ms, &err) < 0 ||
+			 an_url_int(&u, "replicas", 1, 1, NATS_REPLICAS_MAX, &n->replicas, &err) < 0 ||
 			 (plain = an_url_plaintext_auth(&u, n->link.tls_want || tls_any || n->link.tls_first,
 											u.password ? "user and password" : u.user ? "token" : NULL,
-											err, sizeof(err))) != 0 ||
-			 an_url_no_unknown(&u, NATS_KNOWN, err, sizeof(err)) < 0)
+											&err)) != 0 ||
+			 an_url_no_unknown(&u, NATS_KNOWN, &err) < 0)
 	{
-		rc = an_store_fail(st, AN_E_CONFIG, "%s", err);
+		rc = an_store_adopt(st, AN_E_CONFIG, &err);
 		if (plain == 1)
 			an_store_hintf(st, "%s", AN_PLAINTEXT_AUTH_HINT);
 	}
@@ -443,7 +443,7 @@ ensure_stream(an_store *st, nats_store *n, const an_deadline *d, const an_settin
 		reply = NULL;
 		if (an_wonlost_memory_ok(st, "the duplicate window (duplicate_window_ms)", "duplicate_window_ms",
 								 n->window_ms, n->skew_ms, s) != AN_OK)
-			return st->err;
+			return st->err.code;
 		rc = create_stream(st, n, d, &reply);
 		/*
 		 * Another instance created it meanwhile: read it.  The server says
@@ -488,7 +488,7 @@ static int
 ready(an_store *st, nats_store *n, const an_deadline *d, const an_settings *s)
 {
 	if (nats_link_connect(st, &n->link, d) != AN_OK)
-		return st->err;
+		return st->err.code;
 	return ensure_stream(st, n, d, s);
 }
 
@@ -515,7 +515,7 @@ nats_open(an_store *st, const char *url, void *arg)
 
 	(void) arg;
 	if (prepare(st, url, 1) != AN_OK)
-		return st->err;
+		return st->err.code;
 	n = st->impl;
 	/* The stream is looked for at the first call, which knows max_late_ms. */
 	an_deadline_start(&d, n->timeout_ms);
@@ -530,10 +530,10 @@ nats_validate(an_store *st, const an_settings *s)
 	char		what[160];
 
 	if (an_wonlost_refuse_replace(st, "the nats store", s) != AN_OK)
-		return st->err;
+		return st->err.code;
 	an_deadline_start(&d, n->timeout_ms);
 	if (ready(st, n, &d, s) != AN_OK)
-		return st->err;
+		return st->err.code;
 	snprintf(what, sizeof(what), "the duplicate window of the NATS stream %s", n->stream);
 	return an_wonlost_memory_ok(st, what, "the stream's duplicate window (duplicate_window_ms= when "
 								"anarchon creates the stream; 'nats stream edit' for an existing one)",
@@ -633,7 +633,7 @@ format_check(an_store *st, nats_store *n, const an_deadline *d)
 
 	snprintf(subject, sizeof(subject), "%s.format", n->prefix);
 	if (get_msg(st, n, d, AT_LAST, 0, subject, value, sizeof(value), &found, &seq) != AN_OK)
-		return st->err;
+		return st->err.code;
 	if (!found)
 	{
 		an_format_marker_mine(mine, sizeof(mine));
@@ -646,7 +646,7 @@ format_check(an_store *st, nats_store *n, const an_deadline *d)
 		if (rc != AN_OK)
 			return rc;
 		if (get_msg(st, n, d, AT_LAST, 0, subject, value, sizeof(value), &found, &seq) != AN_OK)
-			return st->err;
+			return st->err.code;
 		if (!found)
 			return AN_OK;
 	}
@@ -679,7 +679,7 @@ find_run_msg(an_store *st, nats_store *n, const an_deadline *d, const an_request
 	int64_t		slot;
 
 	if (get_msg(st, n, d, AT_LAST, 0, subject, body, bodylen, found, &hi) != AN_OK || !*found || is_run(body, rq))
-		return st->err;
+		return st->err.code;
 	/* lower bound: the first message on subject at or after `lo` with slot >= ours */
 	hi++;
 	while (lo < hi)
@@ -687,7 +687,7 @@ find_run_msg(an_store *st, nats_store *n, const an_deadline *d, const an_request
 		int64_t		mid = lo + (hi - lo) / 2;
 
 		if (get_msg(st, n, d, AT_NEXT, mid, subject, body, bodylen, found, &seq) != AN_OK)
-			return st->err;
+			return st->err.code;
 		if (!*found || nj_int(body, "slot", &slot) < 0 || slot >= rq->slot)
 			hi = mid;
 		else
@@ -696,7 +696,7 @@ find_run_msg(an_store *st, nats_store *n, const an_deadline *d, const an_request
 	for (int i = 0; i < NATS_SCAN_MSGS; i++)
 	{
 		if (get_msg(st, n, d, AT_NEXT, lo, subject, body, bodylen, found, &seq) != AN_OK || !*found)
-			return st->err;
+			return st->err.code;
 		if (is_run(body, rq))
 			return AN_OK;
 		lo = seq + 1;
@@ -753,7 +753,7 @@ claim_append(an_store *st, const an_request *rq, an_append_result *result, char 
 		return AN_OK;
 	/* Someone's copy is stored: whose?  A copy we cannot read is not ours ("" ). */
 	if (get_msg(st, n, &n->claim_deadline, AT_SEQ, seq, NULL, stored, sizeof(stored), &found, &seq) != AN_OK)
-		return st->err;
+		return st->err.code;
 	if (found)
 		stored_token(stored, rq, winner);
 	return AN_OK;
@@ -769,7 +769,7 @@ claim_find(an_store *st, const an_request *rq, char *winner, int *found)
 
 	subject_of(n, rq->job, "claims", subject, sizeof(subject));
 	if (find_run_msg(st, n, &n->claim_deadline, rq, subject, stored, sizeof(stored), found) != AN_OK)
-		return st->err;
+		return st->err.code;
 	if (*found)
 		stored_token(stored, rq, winner);
 	*found = *found && winner[0] != '\0';
@@ -796,7 +796,7 @@ nats_claim(an_store *st, const an_request *rq, an_claim_result *res)
 	n->claim_seq = 0;
 	an_deadline_start(&n->claim_deadline, n->timeout_ms);
 	if (ready(st, n, &n->claim_deadline, rq->settings) != AN_OK)
-		return st->err;
+		return st->err.code;
 	return an_wonlost_claim(st, &claim_ops, rq, res);
 }
 
@@ -815,7 +815,7 @@ stored_claim(an_store *st, nats_store *n, const an_deadline *d, const an_request
 	if (m != NULL)
 	{
 		if (get_msg(st, n, d, AT_SEQ, m->aux, NULL, body, bodylen, found, &seq) != AN_OK)
-			return st->err;
+			return st->err.code;
 		if (*found && is_run(body, rq))
 			return AN_OK;
 	}
@@ -838,7 +838,7 @@ run_status(an_store *st, nats_store *n, const an_deadline *d, const an_request *
 	*state = AN_RUN_RUNNING;
 	subject_of(n, rq->job, "status", subject, sizeof(subject));
 	if (find_run_msg(st, n, d, rq, subject, stored, sizeof(stored), &found) != AN_OK)
-		return st->err;
+		return st->err.code;
 	if (found)
 		*state = strstr(stored, "\"status\":\"failed\"") ? AN_RUN_FAILED : AN_RUN_SUCCEEDED;
 	return AN_OK;
@@ -852,7 +852,7 @@ run_find(an_store *st, const an_request *rq, char *winner, int *found)
 	char		stored[BODY_MAX];
 
 	if (stored_claim(st, n, &n->run_deadline, rq, stored, sizeof(stored), found) != AN_OK)
-		return st->err;
+		return st->err.code;
 	if (*found)
 		stored_token(stored, rq, winner);
 	*found = *found && winner[0] != '\0';
@@ -885,7 +885,7 @@ run_record(an_store *st, const an_request *rq, an_run_state status, int *recorde
 
 	*recorded = 0;
 	if (run_status(st, n, &n->run_deadline, rq, &before) != AN_OK)
-		return st->err;
+		return st->err.code;
 	if (before != AN_RUN_RUNNING)
 		return AN_OK;
 	subject_of(n, rq->job, "status", subject, sizeof(subject));
@@ -911,7 +911,7 @@ run_begin(an_store *st, const an_request *rq)
 	nats_store *n = st->impl;
 
 	an_deadline_start(&n->run_deadline, n->timeout_ms);
-	return ready(st, n, &n->run_deadline, rq->settings) != AN_OK ? st->err : AN_OK;
+	return ready(st, n, &n->run_deadline, rq->settings) != AN_OK ? st->err.code : AN_OK;
 }
 
 static int
@@ -919,7 +919,7 @@ nats_heartbeat(an_store *st, const an_request *rq, int *owned)
 {
 	*owned = 0;
 	if (run_begin(st, rq) != AN_OK)
-		return st->err;
+		return st->err.code;
 	return an_wonlost_heartbeat(st, &run_ops, rq, owned);
 }
 
@@ -928,7 +928,7 @@ nats_finish(an_store *st, const an_request *rq, an_run_state status, int *owned)
 {
 	*owned = 0;
 	if (run_begin(st, rq) != AN_OK)
-		return st->err;
+		return st->err.code;
 	return an_wonlost_finish(st, &run_ops, rq, status, owned);
 }
 
@@ -937,7 +937,7 @@ nats_check(an_store *st, const an_request *rq, an_check_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	if (run_begin(st, rq) != AN_OK)
-		return st->err;
+		return st->err.code;
 	return an_wonlost_check(st, &run_ops, rq, res);
 }
 

@@ -59,7 +59,7 @@ load_key(an_store *st, nats_auth *a, const char *who, const char *param, const c
 {
 	char	   *text;
 	char		jwt[NKEY_JWT_MAX + 1];
-	char		why[200];
+	an_err		why;
 	FILE	   *f = fopen(path, "r");
 	size_t		n;
 	int			bad;
@@ -90,15 +90,15 @@ load_key(an_store *st, nats_auth *a, const char *who, const char *param, const c
 	fclose(f);
 	text[n] = '\0';
 	if (bad)
-		snprintf(why, sizeof(why), "it is larger than %d bytes or could not be read to its end", FILE_MAX - 1);
+		an_errf(&why, "it is larger than %d bytes or could not be read to its end", FILE_MAX - 1);
 	else if (strcmp(param, "creds") == 0)
-		bad = nkey_read_creds(text, n, jwt, sizeof(jwt), a->key, why, sizeof(why)) != 0;
+		bad = nkey_read_creds(text, n, jwt, sizeof(jwt), a->key, &why) != 0;
 	else
 	{
 		/* A seed file: the seed, maybe with a line end. */
 		while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
 			n--;
-		bad = nkey_user_from_seed(text, n, a->key, why, sizeof(why)) != 0;
+		bad = nkey_user_from_seed(text, n, a->key, &why) != 0;
 	}
 	memset(text, 0, FILE_MAX);
 	free(text);
@@ -106,8 +106,8 @@ load_key(an_store *st, nats_auth *a, const char *who, const char *param, const c
 		an_store_fail(st, AN_E_NOMEM, "out of memory");
 	memset(jwt, 0, sizeof(jwt));
 	if (bad)
-		return an_store_fail(st, AN_E_CONFIG, "%s: the %s file \"%s\" cannot be used: %s", who, param, path, why);
-	return st->err;
+		return an_store_fail(st, AN_E_CONFIG, "%s: the %s file \"%s\" cannot be used: %s", who, param, path, why.msg);
+	return st->err.code;
 }
 #endif
 
@@ -206,17 +206,17 @@ nats_auth_fields(an_store *st, const nats_auth *a, const char *who, const char *
 	if (a->key)
 	{
 		char		sig[NKEY_SIG_LEN + 1];
-		char		why[200];
+		an_err		why;
 
 		if (a->jwt)
 			field(s, &w, "jwt", a->jwt);
 		else
 			field(s, &w, "nkey", a->key->public_key);
-		if (nonce != NULL && nkey_sign(a->key, nonce, strlen(nonce), sig, why, sizeof(why)) != 0)
+		if (nonce != NULL && nkey_sign(a->key, nonce, strlen(nonce), sig, &why) != 0)
 		{
 			nats_auth_wipe_free(s);
 			*out = NULL;
-			return an_store_fail(st, AN_E_INTERNAL, "%s: could not sign the server's nonce: %s", who, why);
+			return an_store_fail(st, AN_E_INTERNAL, "%s: could not sign the server's nonce: %s", who, why.msg);
 		}
 		if (nonce != NULL)
 			field(s, &w, "sig", sig);

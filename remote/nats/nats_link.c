@@ -467,7 +467,7 @@ nats_link_request(an_store *st, nats_link *l, const an_deadline *d,
 			if (an_mono_ms() + AN_WAIT_SLICE_MS > listen_until)
 				return an_store_fail(st, AN_E_CONFIG, "%s: %s", l->who, noresp);
 			if (an_wait_until(st, an_mono_ms() + AN_WAIT_SLICE_MS, l->who, what) != AN_OK)
-				return st->err;
+				return st->err.code;
 			tries = 0;
 			continue;
 		}

@@ -67,15 +67,15 @@ b32_decode(const char *in, size_t len, unsigned char *out, size_t cap)
 }
 
 static int
-fail(char *err, size_t errlen, const char *why)
+fail(an_err *err, const char *why)
 {
-	snprintf(err, errlen, "%s", why);
+	an_errf(err, "%s", why);
 	return -1;
 }
 
 /* The public key of a seed, encoded with its prefix and checksum. */
 static int
-public_key(nkey_user *u, char *err, size_t errlen)
+public_key(nkey_user *u, an_err *err)
 {
 	unsigned char raw[35];
 	size_t		publen = 32;
@@ -85,7 +85,7 @@ public_key(nkey_user *u, char *err, size_t errlen)
 	if (k == NULL || EVP_PKEY_get_raw_public_key(k, raw + 1, &publen) != 1 || publen != 32)
 	{
 		EVP_PKEY_free(k);
-		return fail(err, errlen, "the seed is not a usable Ed25519 key");
+		return fail(err, "the seed is not a usable Ed25519 key");
 	}
 	EVP_PKEY_free(k);
 	raw[0] = PREFIX_USER;
@@ -97,7 +97,7 @@ public_key(nkey_user *u, char *err, size_t errlen)
 }
 
 int
-nkey_user_from_seed(const char *seed, size_t len, nkey_user *out, char *err, size_t errlen)
+nkey_user_from_seed(const char *seed, size_t len, nkey_user *out, an_err *err)
 {
 	unsigned char raw[36];
 	unsigned	crc;
@@ -105,18 +105,18 @@ nkey_user_from_seed(const char *seed, size_t len, nkey_user *out, char *err, siz
 
 	memset(out, 0, sizeof(*out));
 	if (len != NKEY_SEED_LEN || b32_decode(seed, len, raw, sizeof(raw)) != (int) sizeof(raw))
-		return fail(err, errlen, "not an nkey seed (58 characters of base32, starting with S)");
+		return fail(err, "not an nkey seed (58 characters of base32, starting with S)");
 	crc = an_crc16_xmodem(raw, 34);
 	if (raw[34] != (crc & 0xff) || raw[35] != (crc >> 8))
-		rc = fail(err, errlen, "the seed's checksum is wrong (a character was changed or lost)");
+		rc = fail(err, "the seed's checksum is wrong (a character was changed or lost)");
 	else if ((raw[0] & 0xf8) != PREFIX_SEED)
-		rc = fail(err, errlen, "not an nkey seed (it must start with S)");
+		rc = fail(err, "not an nkey seed (it must start with S)");
 	else if ((((raw[0] & 7) << 5) | ((raw[1] & 0xf8) >> 3)) != PREFIX_USER)
-		rc = fail(err, errlen, "the seed is not a user's (it must start with SU; an operator's or account's cannot log in)");
+		rc = fail(err, "the seed is not a user's (it must start with SU; an operator's or account's cannot log in)");
 	else
 	{
 		memcpy(out->seed, raw + 2, 32);
-		rc = public_key(out, err, errlen);
+		rc = public_key(out, err);
 	}
 	OPENSSL_cleanse(raw, sizeof(raw));
 	if (rc != 0)
@@ -126,7 +126,7 @@ nkey_user_from_seed(const char *seed, size_t len, nkey_user *out, char *err, siz
 
 int
 nkey_sign(const nkey_user *u, const char *data, size_t len, char sig[NKEY_SIG_LEN + 1],
-		  char *err, size_t errlen)
+		  an_err *err)
 {
 	unsigned char raw[64];
 	unsigned char b64[89];
@@ -139,7 +139,7 @@ nkey_sign(const nkey_user *u, const char *data, size_t len, char sig[NKEY_SIG_LE
 	EVP_MD_CTX_free(md);
 	EVP_PKEY_free(k);
 	if (!ok)
-		return fail(err, errlen, "the nonce could not be signed");
+		return fail(err, "the nonce could not be signed");
 	/* base64url without padding, as NATS's RawURLEncoding. */
 	EVP_EncodeBlock(b64, raw, 64);
 	for (int i = 0; i < NKEY_SIG_LEN; i++)
@@ -186,7 +186,7 @@ block(const char *text, const char *end, const char *tag, size_t *linelen)
 
 int
 nkey_read_creds(const char *text, size_t len, char *jwt, size_t jwtcap, nkey_user *user,
-				char *err, size_t errlen)
+				an_err *err)
 {
 	size_t		jlen = 0;
 	size_t		slen = 0;
@@ -194,16 +194,16 @@ nkey_read_creds(const char *text, size_t len, char *jwt, size_t jwtcap, nkey_use
 	const char *s = block(text, text + len, "SEED", &slen);
 
 	if (j == NULL || s == NULL)
-		return fail(err, errlen, "not a credentials file: it needs a -----BEGIN NATS USER JWT----- block and a -----BEGIN USER NKEY SEED----- block");
+		return fail(err, "not a credentials file: it needs a -----BEGIN NATS USER JWT----- block and a -----BEGIN USER NKEY SEED----- block");
 	if (jlen >= jwtcap || jlen > NKEY_JWT_MAX)
-		return fail(err, errlen, "the user JWT of the credentials file is too long");
+		return fail(err, "the user JWT of the credentials file is too long");
 	for (size_t i = 0; i < jlen; i++)
 		if (!((j[i] >= 'A' && j[i] <= 'Z') || (j[i] >= 'a' && j[i] <= 'z') || (j[i] >= '0' && j[i] <= '9') ||
 			  j[i] == '-' || j[i] == '_' || j[i] == '.'))
-			return fail(err, errlen, "the user JWT of the credentials file is not a JWT (base64url parts joined by dots)");
+			return fail(err, "the user JWT of the credentials file is not a JWT (base64url parts joined by dots)");
 	memcpy(jwt, j, jlen);
 	jwt[jlen] = '\0';
-	return nkey_user_from_seed(s, slen, user, err, errlen);
+	return nkey_user_from_seed(s, slen, user, err);
 }
 
 void

@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#include "anarchon.h"
+
 #define NKEY_SEED_LEN 58          /* characters of an encoded seed */
 #define NKEY_PUBLIC_LEN 56        /* characters of an encoded public key */
 #define NKEY_SIG_LEN 86           /* base64url (no padding) of a 64-byte signature */
@@ -31,11 +33,11 @@ typedef struct nkey_user
  * another kind, a bad checksum, a wrong length).  Never copies the seed
  * into err.
  */
-int			nkey_user_from_seed(const char *seed, size_t len, nkey_user *out, char *err, size_t errlen);
+int			nkey_user_from_seed(const char *seed, size_t len, nkey_user *out, an_err *err);
 
 /* Sign data with the user's key: sig is base64url without padding, NUL-ended. */
 int			nkey_sign(const nkey_user *u, const char *data, size_t len, char sig[NKEY_SIG_LEN + 1],
-					  char *err, size_t errlen);
+					  an_err *err);
 
 /*
  * Read the user JWT and the seed from the text of a .creds file: 0, or -1
@@ -43,7 +45,7 @@ int			nkey_sign(const nkey_user *u, const char *data, size_t len, char sig[NKEY_
  * the seed is decoded into *user.
  */
 int			nkey_read_creds(const char *text, size_t len, char *jwt, size_t jwtcap, nkey_user *user,
-							char *err, size_t errlen);
+							an_err *err);
 
 /* Wipe a decoded key. */
 void		nkey_wipe(nkey_user *u);

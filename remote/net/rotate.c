@@ -54,7 +54,7 @@ an_rotate(an_store *st, an_rotation *r, const an_deadline *d, int flags,
 	r->next = (last < 0 || k >= r->n ? first + 1 : last + 1) % r->n;
 	if (last < 0)
 		return an_store_fail(st, AN_E_CONNECT, "%s: no %s could be tried", who, noun);
-	if (st->errmsg[0] == '\0')
+	if (st->err.msg[0] == '\0')
 		return an_store_fail(st, rc, "%s: every %s failed", who, noun);
 	return rc;
 }

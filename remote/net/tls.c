@@ -85,7 +85,7 @@ bad_file(an_store *st, const char *who, const char *option, const char *path, co
 {
 	an_store_fail(st, AN_E_CONFIG, "%s: the %s file \"%s\" cannot be used: %s", who, option, path, why);
 	ERR_clear_error();
-	return st->err;
+	return st->err.code;
 }
 
 /* fopen says why a file cannot be read better than OpenSSL does. */
@@ -106,7 +106,7 @@ load_files(an_store *st, SSL_CTX *ctx, const an_tls_config *cfg, const char *who
 	if (cfg->ca)
 	{
 		if (readable(st, who, "ca", cfg->ca) != AN_OK)
-			return st->err;
+			return st->err.code;
 		if (SSL_CTX_load_verify_locations(ctx, cfg->ca, NULL) != 1)
 			return bad_file(st, who, "ca", cfg->ca, openssl_reason("no certificate in it"));
 	}
@@ -117,7 +117,7 @@ load_files(an_store *st, SSL_CTX *ctx, const an_tls_config *cfg, const char *who
 	if (cfg->cert == NULL)
 		return AN_OK;
 	if (readable(st, who, "cert", cfg->cert) != AN_OK || readable(st, who, "key", cfg->key) != AN_OK)
-		return st->err;
+		return st->err.code;
 	if (SSL_CTX_use_certificate_chain_file(ctx, cfg->cert) != 1)
 		return bad_file(st, who, "cert", cfg->cert, openssl_reason("no certificate in it"));
 	if (SSL_CTX_use_PrivateKey_file(ctx, cfg->key, SSL_FILETYPE_PEM) != 1)
@@ -165,7 +165,7 @@ an_tls_ctx_new(an_store *st, const an_tls_config *cfg, const char *who, an_tls_c
 	if (load_files(st, t->ctx, cfg, who) != AN_OK)
 	{
 		an_tls_ctx_free(t);
-		return st->err;
+		return st->err.code;
 	}
 	*out = t;
 	return AN_OK;
@@ -281,7 +281,7 @@ an_tls_connect(an_store *st, an_tls_ctx *ctx, int fd, const char *host,
 	t->verifying = 0;
 	if (rc != AN_OK)
 	{
-		if (st->err == AN_E_CONNECT && strstr(st->errmsg, "wrong version number"))
+		if (st->err.code == AN_E_CONNECT && strstr(st->err.msg, "wrong version number"))
 			an_store_hintf(st, "The server did not answer in TLS: is the port a TLS port?");
 		an_tls_free(t, 0);
 		return rc;

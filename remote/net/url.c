@@ -53,7 +53,7 @@ parse_port(const char *s, int *port)
 }
 
 static int
-parse_query(an_url *u, char *q, char *err, size_t errlen)
+parse_query(an_url *u, char *q, an_err *err)
 {
 	while (q && *q)
 	{
@@ -65,24 +65,24 @@ parse_query(an_url *u, char *q, char *err, size_t errlen)
 		eq = strchr(q, '=');
 		if (eq == NULL || eq == q)
 		{
-			an_errf(err, errlen, "store URL has a malformed query parameter \"%.40s\": expected name=value", q);
+			an_errf(err, "store URL has a malformed query parameter \"%.40s\": expected name=value", q);
 			return -1;
 		}
 		*eq = '\0';
 		if (u->nparams == AN_URL_MAX_PARAMS)
 		{
-			an_errf(err, errlen, "store URL has more than %d query parameters", AN_URL_MAX_PARAMS);
+			an_errf(err, "store URL has more than %d query parameters", AN_URL_MAX_PARAMS);
 			return -1;
 		}
 		for (int i = 0; i < u->nparams; i++)
 			if (strcmp(u->params[i].name, q) == 0)
 			{
-				an_errf(err, errlen, "store URL repeats the query parameter \"%.40s\"", q);
+				an_errf(err, "store URL repeats the query parameter \"%.40s\"", q);
 				return -1;
 			}
 		if (decode(eq + 1) < 0)
 		{
-			an_errf(err, errlen, "store URL parameter \"%.40s\" has a malformed %%-escape", q);
+			an_errf(err, "store URL parameter \"%.40s\" has a malformed %%-escape", q);
 			return -1;
 		}
 		u->params[u->nparams].name = q;
@@ -96,7 +96,7 @@ parse_query(an_url *u, char *q, char *err, size_t errlen)
 
 /* Split "user:pass@" off the authority; credentials are never echoed. */
 static int
-parse_userinfo(an_url *u, char *userinfo, char *err, size_t errlen)
+parse_userinfo(an_url *u, char *userinfo, an_err *err)
 {
 	char	   *colon = strchr(userinfo, ':');
 
@@ -108,7 +108,7 @@ parse_userinfo(an_url *u, char *userinfo, char *err, size_t errlen)
 	u->user = userinfo;
 	if (decode(u->user) < 0 || (u->password && decode(u->password) < 0))
 	{
-		an_errf(err, errlen, "store URL has a malformed %%-escape in its user or password");
+		an_errf(err, "store URL has a malformed %%-escape in its user or password");
 		return -1;
 	}
 	if (*u->user == '\0')
@@ -117,7 +117,7 @@ parse_userinfo(an_url *u, char *userinfo, char *err, size_t errlen)
 }
 
 static int
-parse_hostport(an_url *u, char *hp, char *err, size_t errlen)
+parse_hostport(an_url *u, char *hp, an_err *err)
 {
 	char	   *portstr = NULL;
 
@@ -127,7 +127,7 @@ parse_hostport(an_url *u, char *hp, char *err, size_t errlen)
 
 		if (close == NULL)
 		{
-			an_errf(err, errlen, "store URL has an unclosed '[' in its host");
+			an_errf(err, "store URL has an unclosed '[' in its host");
 			return -1;
 		}
 		*close = '\0';
@@ -136,7 +136,7 @@ parse_hostport(an_url *u, char *hp, char *err, size_t errlen)
 			portstr = close + 2;
 		else if (close[1] != '\0')
 		{
-			an_errf(err, errlen, "store URL has text after the IPv6 host's ']'");
+			an_errf(err, "store URL has text after the IPv6 host's ']'");
 			return -1;
 		}
 	}
@@ -153,19 +153,19 @@ parse_hostport(an_url *u, char *hp, char *err, size_t errlen)
 	}
 	if (*u->host == '\0')
 	{
-		an_errf(err, errlen, "store URL has no host: expected scheme://host[:port]");
+		an_errf(err, "store URL has no host: expected scheme://host[:port]");
 		return -1;
 	}
 	for (const char *c = u->host; *c; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
 			  (*c >= '0' && *c <= '9') || *c == '.' || *c == '-' || *c == ':' || *c == '_'))
 		{
-			an_errf(err, errlen, "store URL host has a character that is not allowed in a host name");
+			an_errf(err, "store URL host has a character that is not allowed in a host name");
 			return -1;
 		}
 	if (portstr && parse_port(portstr, &u->port) < 0)
 	{
-		an_errf(err, errlen, "store URL port \"%.10s\" is not a number from 1 to 65535", portstr);
+		an_errf(err, "store URL port \"%.10s\" is not a number from 1 to 65535", portstr);
 		return -1;
 	}
 	return 0;
@@ -178,7 +178,7 @@ an_url_credentials_end(const char *authority)
 }
 
 int
-an_url_parse(const char *url, an_url *u, char *err, size_t errlen)
+an_url_parse(const char *url, an_url *u, an_err *err)
 {
 	char	   *p;
 	char	   *sep;
@@ -191,25 +191,25 @@ an_url_parse(const char *url, an_url *u, char *err, size_t errlen)
 	memset(u, 0, sizeof(*u));
 	if (url == NULL || *url == '\0')
 	{
-		an_errf(err, errlen, "store URL is empty");
+		an_errf(err, "store URL is empty");
 		return -1;
 	}
 	if (strlen(url) > 4096)
 	{
-		an_errf(err, errlen, "store URL is longer than 4096 bytes");
+		an_errf(err, "store URL is longer than 4096 bytes");
 		return -1;
 	}
 	u->buf = strdup(url);
 	if (u->buf == NULL)
 	{
-		an_errf(err, errlen, "out of memory");
+		an_errf(err, "out of memory");
 		return -1;
 	}
 	p = u->buf;
 	sep = strstr(p, "://");
 	if (sep == NULL || sep == p)
 	{
-		an_errf(err, errlen, "store URL has no scheme: expected 'local' or scheme://host[:port] with scheme redis, rediss, amqp, amqps, nats or tls");
+		an_errf(err, "store URL has no scheme: expected 'local' or scheme://host[:port] with scheme redis, rediss, amqp, amqps, nats or tls");
 		goto fail;
 	}
 	*sep = '\0';
@@ -221,7 +221,7 @@ an_url_parse(const char *url, an_url *u, char *err, size_t errlen)
 		/* Letters, and a '+' between them as in redis+sentinel. */
 		if (!(*c >= 'a' && *c <= 'z') && !(*c == '+' && c > u->scheme && c[1] != '\0'))
 		{
-			an_errf(err, errlen, "store URL scheme has a character other than a letter (or a '+' between letters)");
+			an_errf(err, "store URL scheme has a character other than a letter (or a '+' between letters)");
 			goto fail;
 		}
 	}
@@ -238,7 +238,7 @@ an_url_parse(const char *url, an_url *u, char *err, size_t errlen)
 	if (at)
 	{
 		*at = '\0';
-		if (parse_userinfo(u, authority, err, errlen) < 0)
+		if (parse_userinfo(u, authority, err) < 0)
 			goto fail;
 		authority = at + 1;
 	}
@@ -248,7 +248,7 @@ an_url_parse(const char *url, an_url *u, char *err, size_t errlen)
 		*query++ = '\0';
 	if (strchr(authority, '#'))
 	{
-		an_errf(err, errlen, "store URL must not have a '#' fragment");
+		an_errf(err, "store URL must not have a '#' fragment");
 		goto fail;
 	}
 	slash = strchr(authority, '/');
@@ -258,7 +258,7 @@ an_url_parse(const char *url, an_url *u, char *err, size_t errlen)
 		u->path = slash + 1;
 		if (decode(u->path) < 0)
 		{
-			an_errf(err, errlen, "store URL path has a malformed %%-escape");
+			an_errf(err, "store URL path has a malformed %%-escape");
 			goto fail;
 		}
 	}
@@ -269,13 +269,13 @@ an_url_parse(const char *url, an_url *u, char *err, size_t errlen)
 
 		if (u->nservers == AN_URL_MAX_SERVERS)
 		{
-			an_errf(err, errlen, "store URL names more than %d servers", AN_URL_MAX_SERVERS);
+			an_errf(err, "store URL names more than %d servers", AN_URL_MAX_SERVERS);
 			goto fail;
 		}
 		if (comma)
 			*comma = '\0';
 		u->port = 0;
-		if (parse_hostport(u, hp, err, errlen) < 0)
+		if (parse_hostport(u, hp, err) < 0)
 			goto fail;
 		u->servers[u->nservers].host = u->host;
 		u->servers[u->nservers].port = u->port;
@@ -283,7 +283,7 @@ an_url_parse(const char *url, an_url *u, char *err, size_t errlen)
 	}
 	u->host = u->servers[0].host;
 	u->port = u->servers[0].port;
-	if (parse_query(u, query, err, errlen) < 0)
+	if (parse_query(u, query, err) < 0)
 		goto fail;
 	return 0;
 
@@ -335,7 +335,7 @@ an_url_param(an_url *u, const char *name)
 
 int
 an_url_int(an_url *u, const char *name, int64_t def, int64_t min, int64_t max,
-		   int64_t *out, char *err, size_t errlen)
+		   int64_t *out, an_err *err)
 {
 	const char *v = an_url_param(u, name);
 	char	   *end;
@@ -350,7 +350,7 @@ an_url_int(an_url *u, const char *name, int64_t def, int64_t min, int64_t max,
 	n = strtoll(v, &end, 10);
 	if (*v == '\0' || *end != '\0' || errno || n < min || n > max)
 	{
-		an_errf(err, errlen, "store URL parameter %s must be a whole number from %lld to %lld",
+		an_errf(err, "store URL parameter %s must be a whole number from %lld to %lld",
 				name, (long long) min, (long long) max);
 		return -1;
 	}
@@ -359,12 +359,12 @@ an_url_int(an_url *u, const char *name, int64_t def, int64_t min, int64_t max,
 }
 
 int
-an_url_no_unknown(const an_url *u, const char *known, char *err, size_t errlen)
+an_url_no_unknown(const an_url *u, const char *known, an_err *err)
 {
 	for (int i = 0; i < u->nparams; i++)
 		if (!u->params[i].used)
 		{
-			an_errf(err, errlen, "store URL parameter \"%.40s\" is not known to %s stores: the parameters are %s",
+			an_errf(err, "store URL parameter \"%.40s\" is not known to %s stores: the parameters are %s",
 					u->params[i].name, u->scheme, known);
 			return -1;
 		}
@@ -372,7 +372,7 @@ an_url_no_unknown(const an_url *u, const char *known, char *err, size_t errlen)
 }
 
 int
-an_url_prefix(an_url *u, const char **out, char *err, size_t errlen)
+an_url_prefix(an_url *u, const char **out, an_err *err)
 {
 	const char *v = an_url_param(u, "prefix");
 	size_t		len;
@@ -396,18 +396,18 @@ an_url_prefix(an_url *u, const char **out, char *err, size_t errlen)
 	*out = v;
 	return 0;
 bad:
-	an_errf(err, errlen, "store URL parameter prefix must be 1 to 64 bytes of letters, digits, '_' and '-'");
+	an_errf(err, "store URL parameter prefix must be 1 to 64 bytes of letters, digits, '_' and '-'");
 	return -1;
 }
 
 int
-an_url_skew(an_url *u, int64_t *skew_ms, char *err, size_t errlen)
+an_url_skew(an_url *u, int64_t *skew_ms, an_err *err)
 {
-	return an_url_int(u, "max_skew_ms", AN_SKEW_DEFAULT_MS, 0, AN_MAX_LATE_MS_MAX, skew_ms, err, errlen);
+	return an_url_int(u, "max_skew_ms", AN_SKEW_DEFAULT_MS, 0, AN_MAX_LATE_MS_MAX, skew_ms, err);
 }
 
 int
-an_url_durability(an_url *u, int *accept_loss, char *err, size_t errlen)
+an_url_durability(an_url *u, int *accept_loss, an_err *err)
 {
 	const char *v = an_url_param(u, "durability");
 
@@ -419,6 +419,6 @@ an_url_durability(an_url *u, int *accept_loss, char *err, size_t errlen)
 		*accept_loss = 1;
 		return 0;
 	}
-	an_errf(err, errlen, "store URL parameter durability must be crash-safe (the default) or accept-loss");
+	an_errf(err, "store URL parameter durability must be crash-safe (the default) or accept-loss");
 	return -1;
 }

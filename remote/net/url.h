@@ -59,7 +59,7 @@ typedef struct an_url
 const char *an_url_credentials_end(const char *authority);
 
 /* Parse url into u.  On error returns -1 with a message in err; u needs no free. */
-int			an_url_parse(const char *url, an_url *u, char *err, size_t errlen);
+int			an_url_parse(const char *url, an_url *u, an_err *err);
 void		an_url_free(an_url *u);
 
 /*
@@ -78,19 +78,19 @@ const char *an_url_param(an_url *u, const char *name);
  * message naming the parameter and its range when it is not such a number.
  */
 int			an_url_int(an_url *u, const char *name, int64_t def, int64_t min,
-					   int64_t max, int64_t *out, char *err, size_t errlen);
+					   int64_t max, int64_t *out, an_err *err);
 
 /*
  * Refuse parameters nobody read: call after reading all known ones.  `known`
  * lists them for the message ("strategy, prefix, timeout_ms").
  */
-int			an_url_no_unknown(const an_url *u, const char *known, char *err, size_t errlen);
+int			an_url_no_unknown(const an_url *u, const char *known, an_err *err);
 
 /*
  * A prefix parameter (default "cron"): 1–64 bytes of [A-Za-z0-9_-], so it is
  * safe in Redis keys, queue names and NATS subjects alike.
  */
-int			an_url_prefix(an_url *u, const char **out, char *err, size_t errlen);
+int			an_url_prefix(an_url *u, const char **out, an_err *err);
 
 /*
  * The durability parameter, the same on every store: "crash-safe" (the
@@ -98,7 +98,7 @@ int			an_url_prefix(an_url *u, const char **out, char *err, size_t errlen);
  * is refused) or "accept-loss" (the caller takes that risk).  Sets
  * *accept_loss; -1 with a message naming both values for anything else.
  */
-int			an_url_durability(an_url *u, int *accept_loss, char *err, size_t errlen);
+int			an_url_durability(an_url *u, int *accept_loss, an_err *err);
 
 /*
  * The max_skew_ms parameter of the stores that judge a first claim's
@@ -108,7 +108,7 @@ int			an_url_durability(an_url *u, int *accept_loss, char *err, size_t errlen);
  * Default AN_SKEW_DEFAULT_MS; 0 up to AN_MAX_LATE_MS_MAX.
  */
 #define AN_SKEW_DEFAULT_MS INT64_C(10000)
-int			an_url_skew(an_url *u, int64_t *skew_ms, char *err, size_t errlen);
+int			an_url_skew(an_url *u, int64_t *skew_ms, an_err *err);
 
 /*
  * The TLS parameters, named alike on every store (url_tls.c): ca, cert, key,
@@ -119,7 +119,7 @@ int			an_url_skew(an_url *u, int64_t *skew_ms, char *err, size_t errlen);
  * u's.  *any is set when one of them was given.
  */
 #define AN_URL_TLS_PARAMS "ca, cert, key, servername, insecure_skip_verify"
-int			an_url_tls(an_url *u, int allowed, an_tls_config *cfg, int *any, char *err, size_t errlen);
+int			an_url_tls(an_url *u, int allowed, an_tls_config *cfg, int *any, an_err *err);
 
 /*
  * Credentials never go in clear outside this machine.  secret names what
@@ -132,7 +132,7 @@ int			an_url_tls(an_url *u, int allowed, an_tls_config *cfg, int *any, char *err
  * an_url_no_unknown.  Returns 0, -1 for a bad plaintext_auth, or 1 with
  * the refusal in err (the caller adds AN_PLAINTEXT_AUTH_HINT).
  */
-int			an_url_plaintext_auth(an_url *u, int tls, const char *secret, char *err, size_t errlen);
+int			an_url_plaintext_auth(an_url *u, int tls, const char *secret, an_err *err);
 #define AN_PLAINTEXT_AUTH_HINT "Use TLS (rediss://, amqps://, tls://), or, on a network you trust, accept that the secret is readable on the way with plaintext_auth=true in the URL."
 
 /* Is host (as in a URL, IPv6 without brackets) a loopback address? */

@@ -24,7 +24,7 @@ an_tls_servername_refused(const char *name)
 }
 
 int
-an_url_tls(an_url *u, int allowed, an_tls_config *cfg, int *any, char *err, size_t errlen)
+an_url_tls(an_url *u, int allowed, an_tls_config *cfg, int *any, an_err *err)
 {
 	static const char *const names[] = {"ca", "cert", "key", "servername", "insecure_skip_verify"};
 	const char *insecure;
@@ -48,32 +48,32 @@ an_url_tls(an_url *u, int allowed, an_tls_config *cfg, int *any, char *err, size
 		*any = 1;
 		if (!allowed)
 		{
-			an_errf(err, errlen, "store URL parameter %s is a TLS parameter, and this URL does not use TLS: use %s://",
+			an_errf(err, "store URL parameter %s is a TLS parameter, and this URL does not use TLS: use %s://",
 					names[i], strcmp(u->scheme, "nats") == 0 ? "tls" : strcmp(u->scheme, "amqp") == 0 ? "amqps" : "rediss");
 			return -1;
 		}
 		if (v[0] == '\0')
 		{
-			an_errf(err, errlen, "store URL parameter %s must not be empty", names[i]);
+			an_errf(err, "store URL parameter %s must not be empty", names[i]);
 			return -1;
 		}
 	}
 	if (an_tls_servername_refused(cfg->servername) != NULL)
 	{
-		an_errf(err, errlen, "store URL parameter servername must be one exact host name: %s",
+		an_errf(err, "store URL parameter servername must be one exact host name: %s",
 				an_tls_servername_refused(cfg->servername));
 		return -1;
 	}
 	if ((cfg->cert == NULL) != (cfg->key == NULL))
 	{
-		an_errf(err, errlen, "store URL parameters cert and key go together: the client certificate and its private key");
+		an_errf(err, "store URL parameters cert and key go together: the client certificate and its private key");
 		return -1;
 	}
 	if (insecure != NULL)
 	{
 		if (strcmp(insecure, "true") != 0 && strcmp(insecure, "false") != 0)
 		{
-			an_errf(err, errlen, "store URL parameter insecure_skip_verify must be true or false");
+			an_errf(err, "store URL parameter insecure_skip_verify must be true or false");
 			return -1;
 		}
 		cfg->insecure = strcmp(insecure, "true") == 0;
@@ -95,7 +95,7 @@ an_host_is_loopback(const char *host)
 }
 
 int
-an_url_plaintext_auth(an_url *u, int tls, const char *secret, char *err, size_t errlen)
+an_url_plaintext_auth(an_url *u, int tls, const char *secret, an_err *err)
 {
 	const char *v = an_url_param(u, "plaintext_auth");
 	int			allowed = 0;
@@ -104,7 +104,7 @@ an_url_plaintext_auth(an_url *u, int tls, const char *secret, char *err, size_t 
 	{
 		if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0)
 		{
-			an_errf(err, errlen, "store URL parameter plaintext_auth must be true or false");
+			an_errf(err, "store URL parameter plaintext_auth must be true or false");
 			return -1;
 		}
 		allowed = strcmp(v, "true") == 0;
@@ -114,7 +114,7 @@ an_url_plaintext_auth(an_url *u, int tls, const char *secret, char *err, size_t 
 	for (int i = 0; i < u->nservers; i++)
 		if (!an_host_is_loopback(u->servers[i].host))
 		{
-			an_errf(err, errlen, "store URL would send its %s in clear to %.100s, which is not a loopback address",
+			an_errf(err, "store URL would send its %s in clear to %.100s, which is not a loopback address",
 					secret, u->servers[i].host);
 			return 1;
 		}

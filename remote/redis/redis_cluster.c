@@ -120,7 +120,7 @@ map_range(an_store *st, rds_store *rs, const redisReply *e, const char *asked)
 	/* An empty host means "the address you reached me at". */
 	host = m->element[0]->str[0] ? m->element[0]->str : asked;
 	if ((idx = rds_cluster_node(st, cl, &rs->conn, host, (int) m->element[1]->integer)) < 0)
-		return st->err;
+		return st->err.code;
 	memset(cl->slot_node + e->element[0]->integer, idx + 1,
 		   (size_t) (e->element[1]->integer - e->element[0]->integer + 1));
 	return AN_OK;

@@ -543,12 +543,12 @@ rds_conn_open_raw(an_store *st, rds_conn *cn, const an_deadline *d)
 		return an_store_fail(st, AN_E_NOMEM, "out of memory connecting to %s", who);
 	rc = an_sock_connect(st, who, cn->host, cn->port, d, &cn->io.fd);
 	/* In this store's words of old ("cannot connect to redis store URL: reason"). */
-	if (rc == AN_E_CONNECT && strncmp(st->errmsg, "could not connect to ", 21) == 0 &&
-		strncmp(st->errmsg + 21, who, strlen(who)) == 0 && st->errmsg[21 + strlen(who)] == ':')
+	if (rc == AN_E_CONNECT && strncmp(st->err.msg, "could not connect to ", 21) == 0 &&
+		strncmp(st->err.msg + 21, who, strlen(who)) == 0 && st->err.msg[21 + strlen(who)] == ':')
 	{
 		char		why[AN_ERRMAX];
 
-		snprintf(why, sizeof(why), "%s", st->errmsg + 21 + strlen(who) + 2);
+		snprintf(why, sizeof(why), "%s", st->err.msg + 21 + strlen(who) + 2);
 		an_store_fail(st, AN_E_CONNECT, "cannot connect to %s: %s", who, why);
 	}
 	else if (rc == AN_E_TIMEOUT)
@@ -595,10 +595,10 @@ rds_conn_ensure(an_store *st, rds_conn *cn, const an_deadline *d)
 	{
 		/* A server that drops us during the handshake refused us; retrying will not help. */
 		cn->dropped = 0;
-		if (rc == AN_E_CONNECT && cn->tls == NULL && st->errhint[0] == '\0')
+		if (rc == AN_E_CONNECT && cn->tls == NULL && st->err.hint[0] == '\0')
 			an_store_hintf(st, "If the server takes TLS connections only (a tls-port, a managed service with in-transit encryption), use rediss://.");
 		/* TLS 1.3: a server refuses a client certificate after the handshake, at the first read. */
-		else if (rc == AN_E_CONNECT && st->errhint[0] == '\0')
+		else if (rc == AN_E_CONNECT && st->err.hint[0] == '\0')
 			an_store_hintf(st, "The server ended the TLS connection before answering: if it requires a client certificate (tls-auth-clients yes), give cert= and key= in the store URL, signed by a CA it trusts.");
 		return rc;
 	}

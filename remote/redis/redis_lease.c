@@ -83,7 +83,7 @@ rds_lease_claim(an_store *st, rds_store *rs, const an_request *rq, an_claim_resu
 	if (rds_pause_answer(st, rs, rq, r, AN_PAUSED) < 0)
 	{
 		freeReplyObject(r);
-		return st->err;
+		return st->err.code;
 	}
 	for (int i = 0; i < 3 && rc == AN_OK; i++)
 		rc = rds_array_int(st, rs, r, (size_t) i, &v[i], "the lease claim");

@@ -112,7 +112,7 @@ rds_mark_job(an_store *st, rds_store *rs, const an_request *rq, int set, int *pa
 	if (rds_is_marked(r))
 		rc = rds_mark_refused(st, rs, rq, r);
 	else if (paused && (pause = rds_pause_answer(st, rs, rq, r, SCAN_PAUSED)) != 0)
-		rc = pause < 0 ? st->err : AN_OK;
+		rc = pause < 0 ? st->err.code : AN_OK;
 	else if (r->type != REDIS_REPLY_ARRAY || r->elements != 1)
 		rc = an_store_fail(st, AN_E_STORE, "redis store %s gave an unexpected answer to %s",
 						   rs->conn.where, rds_lua_mark.name);

@@ -231,7 +231,7 @@ with_resend(an_store *st, int (*op) (an_store *, rds_store *, pause_call *), pau
 	int			rc;
 
 	if (rs == NULL)
-		return st->err;
+		return st->err.code;
 	do
 		rc = op(st, rs, c);
 	while (an_resend_once(st, rc, rs->conn.dropped, &tries));

@@ -169,7 +169,7 @@ redirected(an_store *st, rds_store *rs, rds_conn *cn, const redisReply *r,
 		}
 		*ask_port = 0;
 		if ((idx = rds_cluster_node(st, cl, &rs->conn, host, port)) < 0)
-			return st->err;
+			return st->err.code;
 		cl->slot_node[slot] = (unsigned char) (idx + 1);
 		cl->moved = 1;
 		return 1;
@@ -237,7 +237,7 @@ rds_route(an_store *st, rds_store *rs, const int argc, const char **argv, const 
 			int			idx = rds_cluster_node(st, cl, &rs->conn, ask_host, ask_port);
 
 			if (idx < 0)
-				return st->err;
+				return st->err.code;
 			cn = &cl->node[idx];
 			batch_words(&b, 0, 1, (const char *[]) {"ASKING"});
 		}

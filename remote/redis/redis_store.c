@@ -52,11 +52,11 @@ find_strategy(const char *name)
 /* A strategy parameter given to a strategy that has no use for it is a mistake. */
 static int
 only_for(an_url *u, const char *param, const rds_strategy *owner, const rds_store *rs,
-		 char *err, size_t errlen)
+		 an_err *err)
 {
 	if (rs->strategy != owner && an_url_param(u, param) != NULL)
 	{
-		an_errf(err, errlen, "store URL parameter %s applies to strategy=%s only, not to strategy=%s",
+		an_errf(err, "store URL parameter %s applies to strategy=%s only, not to strategy=%s",
 				param, owner->name, rs->strategy->name);
 		return -1;
 	}
@@ -65,14 +65,14 @@ only_for(an_url *u, const char *param, const rds_strategy *owner, const rds_stor
 
 /* The database number of a URL's path (p): "" or absent is 0. */
 static int
-parse_db(const char *p, long *db, char *err, size_t errlen)
+parse_db(const char *p, long *db, an_err *err)
 {
 	*db = 0;
 	if (p == NULL || *p == '\0')
 		return 0;
 	if (strlen(p) > 9 || strspn(p, "0123456789") != strlen(p))
 	{
-		an_errf(err, errlen, "store URL path must be a Redis database number, as in redis://host:6379/0");
+		an_errf(err, "store URL path must be a Redis database number, as in redis://host:6379/0");
 		return -1;
 	}
 	*db = strtol(p, NULL, 10);
@@ -110,7 +110,7 @@ keep_servers(rds_servers *sv, const an_url *u, const char *user, const char *pas
  * the master's name for Sentinel.
  */
 static int
-parse_topology(rds_store *rs, an_url *u, char *err, size_t errlen)
+parse_topology(rds_store *rs, an_url *u, an_err *err)
 {
 	const char *cluster = an_url_param(u, "cluster");
 	const char *path = u->path;
@@ -120,31 +120,31 @@ parse_topology(rds_store *rs, an_url *u, char *err, size_t errlen)
 
 	if (!sentinel && (sentinel_user || sentinel_password))
 	{
-		an_errf(err, errlen, "store URL parameters sentinel_user and sentinel_password are for the sentinels of a %s+sentinel:// URL",
+		an_errf(err, "store URL parameters sentinel_user and sentinel_password are for the sentinels of a %s+sentinel:// URL",
 				u->scheme);
 		return -1;
 	}
 	if (sentinel_user && !sentinel_password)
 	{
-		an_errf(err, errlen, "store URL parameter sentinel_user needs sentinel_password");
+		an_errf(err, "store URL parameter sentinel_user needs sentinel_password");
 		return -1;
 	}
 	if (cluster && strcmp(cluster, "yes") != 0 && strcmp(cluster, "no") != 0)
 	{
-		an_errf(err, errlen, "store URL parameter cluster must be yes or no");
+		an_errf(err, "store URL parameter cluster must be yes or no");
 		return -1;
 	}
 	if (cluster && strcmp(cluster, "yes") == 0)
 	{
 		if (sentinel)
 		{
-			an_errf(err, errlen, "a %s:// URL cannot also say cluster=yes: Redis Cluster fails over by itself, without sentinels",
+			an_errf(err, "a %s:// URL cannot also say cluster=yes: Redis Cluster fails over by itself, without sentinels",
 					u->scheme);
 			return -1;
 		}
 		if (path && *path && strcmp(path, "0") != 0)
 		{
-			an_errf(err, errlen, "store URL with cluster=yes must not name a database: a Redis Cluster has database 0 only");
+			an_errf(err, "store URL with cluster=yes must not name a database: a Redis Cluster has database 0 only");
 			return -1;
 		}
 		if ((rs->cluster = calloc(1, sizeof(*rs->cluster))) == NULL)
@@ -169,7 +169,7 @@ parse_topology(rds_store *rs, an_url *u, char *err, size_t errlen)
 
 		if (path == NULL || *path == '\0' || slash == path)
 		{
-			an_errf(err, errlen, "a %s:// URL names the master after the sentinels, as in %s://h1:26379,h2:26379/mymaster[/db]",
+			an_errf(err, "a %s:// URL names the master after the sentinels, as in %s://h1:26379,h2:26379/mymaster[/db]",
 					u->scheme, u->scheme);
 			return -1;
 		}
@@ -179,20 +179,20 @@ parse_topology(rds_store *rs, an_url *u, char *err, size_t errlen)
 		rs->conn.sentinels = &rs->sentinels;
 		rs->sentinels.resolve = rds_sentinel_resolve;
 		rs->conn.master_name = rs->master_name;
-		return parse_db(slash ? slash + 1 : NULL, &rs->conn.db, err, errlen);
+		return parse_db(slash ? slash + 1 : NULL, &rs->conn.db, err);
 	}
 	if (u->nservers > 1)
 	{
-		an_errf(err, errlen, "redis store URL names %d servers: add cluster=yes for the nodes of a Redis Cluster, or use redis+sentinel://sentinels/master for a master found by Sentinel",
+		an_errf(err, "redis store URL names %d servers: add cluster=yes for the nodes of a Redis Cluster, or use redis+sentinel://sentinels/master for a master found by Sentinel",
 				u->nservers);
 		return -1;
 	}
 	rs->conn.port = u->port ? u->port : 6379;
 	if ((rs->conn.host = strdup(u->host)) == NULL)
 		goto oom;
-	return parse_db(path, &rs->conn.db, err, errlen);
+	return parse_db(path, &rs->conn.db, err);
 oom:
-	an_errf(err, errlen, "out of memory");
+	an_errf(err, "out of memory");
 	return -1;
 }
 
@@ -212,17 +212,16 @@ parse_url(an_store *st, rds_store *rs, const char *url, int tls)
 	an_tls_config tcfg;
 	int			tls_any;
 	int			rediss;
-	char		err[AN_ERRMAX];
-	size_t		errlen = sizeof(err);
+	an_err		err;
 	int			rc = AN_E_CONFIG;
 	int			plain = 0;
 
-	if (an_url_parse(url, &u, err, errlen) < 0)
-		return an_store_fail(st, AN_E_CONFIG, "%s", err);
+	if (an_url_parse(url, &u, &err) < 0)
+		return an_store_adopt(st, AN_E_CONFIG, &err);
 	if (strcmp(u.scheme, "redis") != 0 && strcmp(u.scheme, "redis+sentinel") != 0 &&
 		strcmp(u.scheme, "rediss") != 0 && strcmp(u.scheme, "rediss+sentinel") != 0)
 	{
-		an_errf(err, errlen, "store URL for the redis store must start with redis://, rediss://, redis+sentinel:// or rediss+sentinel://");
+		an_errf(&err, "store URL for the redis store must start with redis://, rediss://, redis+sentinel:// or rediss+sentinel://");
 		goto done;
 	}
 	rediss = strncmp(u.scheme, "rediss", 6) == 0;
@@ -231,19 +230,19 @@ parse_url(an_store *st, rds_store *rs, const char *url, int tls)
 		name = "lease";
 	if ((rs->strategy = find_strategy(name)) == NULL)
 	{
-		an_errf(err, errlen, "unknown redis strategy \"%.40s\": the strategies are lease, stream-id, idmp and script",
+		an_errf(&err, "unknown redis strategy \"%.40s\": the strategies are lease, stream-id, idmp and script",
 				name);
 		goto done;
 	}
-	if (an_url_prefix(&u, &prefix, err, errlen) < 0 ||
-		an_url_int(&u, "timeout_ms", RDS_TIMEOUT_MS_DEFAULT, 1, 600000, &timeout_ms, err, errlen) < 0 ||
-		only_for(&u, "window_ms", &rds_strategy_script, rs, err, errlen) < 0 ||
-		only_for(&u, "duration_sec", &rds_strategy_idmp, rs, err, errlen) < 0 ||
-		an_url_int(&u, "window_ms", RDS_WINDOW_MS_DEFAULT, 1, AN_MAX_LATE_MS_MAX, &rs->window_ms, err, errlen) < 0 ||
-		an_url_int(&u, "duration_sec", RDS_DURATION_DEFAULT, 1, RDS_DURATION_MAX, &rs->duration_sec, err, errlen) < 0 ||
-		an_url_durability(&u, &rs->conn.accept_loss, err, errlen) < 0 ||
-		an_url_skew(&u, &rs->skew_ms, err, errlen) < 0 ||
-		an_url_int(&u, "replicas", 0, 0, RDS_REPLICAS_MAX, &replicas, err, errlen) < 0)
+	if (an_url_prefix(&u, &prefix, &err) < 0 ||
+		an_url_int(&u, "timeout_ms", RDS_TIMEOUT_MS_DEFAULT, 1, 600000, &timeout_ms, &err) < 0 ||
+		only_for(&u, "window_ms", &rds_strategy_script, rs, &err) < 0 ||
+		only_for(&u, "duration_sec", &rds_strategy_idmp, rs, &err) < 0 ||
+		an_url_int(&u, "window_ms", RDS_WINDOW_MS_DEFAULT, 1, AN_MAX_LATE_MS_MAX, &rs->window_ms, &err) < 0 ||
+		an_url_int(&u, "duration_sec", RDS_DURATION_DEFAULT, 1, RDS_DURATION_MAX, &rs->duration_sec, &err) < 0 ||
+		an_url_durability(&u, &rs->conn.accept_loss, &err) < 0 ||
+		an_url_skew(&u, &rs->skew_ms, &err) < 0 ||
+		an_url_int(&u, "replicas", 0, 0, RDS_REPLICAS_MAX, &replicas, &err) < 0)
 		goto done;
 	strcpy(rs->prefix, prefix);
 	rds_mark_init(rs);
@@ -253,11 +252,11 @@ parse_url(an_store *st, rds_store *rs, const char *url, int tls)
 	rs->conn.password = dup_or_null(u.password);
 	if ((u.user && !rs->conn.user) || (u.password && !rs->conn.password))
 	{
-		an_errf(err, errlen, "out of memory");
+		an_errf(&err, "out of memory");
 		goto done;
 	}
 	an_url_name(&u, rs->conn.where, sizeof(rs->conn.where));
-	if (an_url_tls(&u, rediss, &tcfg, &tls_any, err, errlen) < 0)
+	if (an_url_tls(&u, rediss, &tcfg, &tls_any, &err) < 0)
 		goto done;
 	if (tls && rediss)
 	{
@@ -273,18 +272,18 @@ parse_url(an_store *st, rds_store *rs, const char *url, int tls)
 		rs->conn.tls = rs->tls;
 	}
 	/* The nodes of a cluster copy the connection's settings: they come last. */
-	if (parse_topology(rs, &u, err, errlen) < 0 ||
+	if (parse_topology(rs, &u, &err) < 0 ||
 		(plain = an_url_plaintext_auth(&u, rediss, u.password ? "password" :
 									   an_url_param(&u, "sentinel_password") ? "sentinel_password" : NULL,
-									   err, errlen)) != 0 ||
-		an_url_no_unknown(&u, KNOWN_PARAMS, err, errlen) < 0)
+									   &err)) != 0 ||
+		an_url_no_unknown(&u, KNOWN_PARAMS, &err) < 0)
 		goto done;
 	rc = AN_OK;
 done:
 	an_url_free(&u);
 	if (rc != AN_OK)
 	{
-		an_store_fail(st, AN_E_CONFIG, "%s", err);
+		an_store_adopt(st, AN_E_CONFIG, &err);
 		if (plain == 1)
 			an_store_hintf(st, "%s", AN_PLAINTEXT_AUTH_HINT);
 		return AN_E_CONFIG;
@@ -400,7 +399,7 @@ redis_validate(an_store *st, const an_settings *s)
 		return an_store_fail(st, AN_E_STATE, "the redis store is not open");
 	snprintf(what, sizeof(what), "redis strategy %s", rs->strategy->name);
 	if (rs->strategy->wonlost && an_wonlost_refuse_replace(st, what, s) != AN_OK)
-		return st->err;
+		return st->err.code;
 	memory = rs->strategy->memory_ms(rs);
 	if (memory < 0)
 		return AN_OK;
@@ -423,7 +422,7 @@ claim_or_run_now(an_store *st, const an_request *rq, an_claim_result *res, int64
 	int			rc;
 
 	if (rs == NULL)
-		return st->err;
+		return st->err.code;
 	memset(res, 0, sizeof(*res));
 	/* Hosts validate before a claim; a claim that skipped it must not be unsafe. */
 	if ((rc = redis_validate(st, rq->settings)) != AN_OK)
@@ -485,7 +484,7 @@ redis_heartbeat(an_store *st, const an_request *rq, int *owned)
 
 	*owned = 0;
 	if (rs == NULL)
-		return st->err;
+		return st->err.code;
 	do
 		rc = rs->strategy->heartbeat(st, rs, rq, owned);
 	while (an_resend_once(st, rc, rs->conn.dropped, &tries));
@@ -501,7 +500,7 @@ redis_finish(an_store *st, const an_request *rq, an_run_state status, int *owned
 
 	*owned = 0;
 	if (rs == NULL)
-		return st->err;
+		return st->err.code;
 	if (status != AN_RUN_SUCCEEDED && status != AN_RUN_FAILED)
 		return an_store_fail(st, AN_E_INPUT, "finish status must be 'succeeded' or 'failed'");
 	do
@@ -518,7 +517,7 @@ redis_check(an_store *st, const an_request *rq, an_check_result *res)
 	int			rc;
 
 	if (rs == NULL)
-		return st->err;
+		return st->err.code;
 	memset(res, 0, sizeof(*res));
 	do
 		rc = rs->strategy->check(st, rs, rq, res);

@@ -106,7 +106,7 @@ scan_answer(an_store *st, rds_store *rs, const an_request *rq, const rds_script 
 	if (rds_is_marked(r))
 		rc = rds_mark_refused(st, rs, rq, r);
 	else if (rds_pause_answer(st, rs, rq, r, SCAN_PAUSED) < 0)
-		rc = st->err;
+		rc = st->err.code;
 	else if ((rc = rds_array_int(st, rs, r, 0, &v, script->name)) == AN_OK)
 	{
 		*code = (int) v;
@@ -348,7 +348,7 @@ idmp_append(an_store *st, const an_request *rq, an_append_result *result, char *
 	rds_cmd_add(&c, rq->token);
 	if ((rc = rds_call(st, rs, &c, &r)) != AN_OK)
 	{
-		if (strstr(st->errmsg, "Invalid stream ID") || strstr(st->errmsg, "syntax error"))
+		if (strstr(st->err.msg, "Invalid stream ID") || strstr(st->err.msg, "syntax error"))
 			return rds_idmp_unsupported(st, rs);
 		return rc;
 	}

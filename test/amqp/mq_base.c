@@ -78,12 +78,12 @@ static void *
 setup_amqp(const char *url)
 {
 	an_url		u;
-	char		err[512];
+	an_err		err;
 	amqp_connection_state_t c = amqp_new_connection();
 	amqp_socket_t *s = amqp_tcp_socket_new(c);
 
-	if (an_url_parse(url, &u, err, sizeof(err)) < 0)
-		die("url", err);
+	if (an_url_parse(url, &u, &err) < 0)
+		die("url", err.msg);
 	if (amqp_socket_open(s, u.host, u.port ? u.port : 5672) != AMQP_STATUS_OK)
 		die("connect", u.host);
 	amqp_ok(amqp_login(c, u.path && *u.path ? u.path : "/", 0, 131072, 0, AMQP_SASL_METHOD_PLAIN,
@@ -177,12 +177,12 @@ returned(const char *url)
 	amqp_link	l;
 	an_url		u;
 	an_deadline d;
-	char		err[512];
+	an_err		err;
 	char		queue[64];
 	int			acked = -1;
 
-	if (an_url_parse(url, &u, err, sizeof(err)) < 0)
-		die("url", err);
+	if (an_url_parse(url, &u, &err) < 0)
+		die("url", err.msg);
 	an_store_init(&st, NULL, &host);
 	memset(&l, 0, sizeof(l));
 	snprintf(l.who, sizeof(l.who), "RabbitMQ");
@@ -193,7 +193,7 @@ returned(const char *url)
 
 		if (amqp_link_open(&st, &l, &li, &d) != AN_OK || amqp_link_channel(&st, &l, &d) != AN_OK ||
 			amqp_link_publish(&st, &l, &d, queue, "{}", &acked) != AN_OK)
-			die("publish", st.errmsg);
+			die("publish", st.err.msg);
 	}
 	printf("acked=%d\n", acked);
 	amqp_link_close(&l);

@@ -84,7 +84,7 @@ error_class(an_error e)
 static int
 fail(const an_store *st)
 {
-	printf("error %s: %s\n", error_class(st->err), st->errmsg);
+	printf("error %s: %s\n", error_class(st->err.code), st->err.msg);
 	return 3;
 }
 
@@ -123,7 +123,7 @@ many(an_store *st, an_request *rq, long n, int bench)
 			st->m->claim(st, rq, &res) != AN_OK)
 		{
 			if (!bench)
-				printf("%lld error %s: %s\n", (long long) rq->slot, error_class(st->err), st->errmsg);
+				printf("%lld error %s: %s\n", (long long) rq->slot, error_class(st->err.code), st->err.msg);
 			errors++;
 			continue;
 		}
@@ -153,8 +153,8 @@ finish_won(an_store *st, const an_request *rq, int tries)
 		int			owned;
 
 		an_store_clear(st);
-		if (st->m->finish(st, rq, AN_RUN_SUCCEEDED, &owned) == AN_OK || st->err == AN_E_CONFIG ||
-			st->err == AN_E_UNSUPPORTED)
+		if (st->m->finish(st, rq, AN_RUN_SUCCEEDED, &owned) == AN_OK || st->err.code == AN_E_CONFIG ||
+			st->err.code == AN_E_UNSUPPORTED)
 			return;
 		retry_pause(t);
 	}
@@ -199,8 +199,8 @@ logged(an_store *st, const an_request *base, const fault_plan *p)
 					   an_outcome_name(res.outcome), (int) res.attempt, t, (long long) host_now_ms(NULL));
 			else
 				printf("%s %s %lld %s error:%s 0 %d %lld\n# %s\n", p->tag, rq->job, (long long) rq->slot, token,
-					   error_class(st->err), t, (long long) host_now_ms(NULL), st->errmsg);
-			if (rc == AN_OK || st->err == AN_E_CONFIG)
+					   error_class(st->err.code), t, (long long) host_now_ms(NULL), st->err.msg);
+			if (rc == AN_OK || st->err.code == AN_E_CONFIG)
 			{
 				if (rc == AN_OK && res.outcome == AN_WON)
 					finish_won(st, rq, p->tries);
@@ -376,7 +376,7 @@ open_store(an_store *st, const an_store_methods *m, an_host *host, const char *u
 	{
 		an_store_init(st, m, host);
 		if (m->open(st, url, NULL) == AN_OK || t >= tries)
-			return st->err;
+			return st->err.code;
 		m->close(st);
 		retry_pause(t);
 	}
@@ -389,7 +389,7 @@ main(int argc, char **argv)
 	an_settings s;
 	an_store	st;
 	const an_store_methods *m;
-	char		err[AN_ERRMAX];
+	an_err		err;
 	int			opt;
 	int			rc;
 
@@ -417,9 +417,9 @@ main(int argc, char **argv)
 		sigaction(SIGINT, &sa, NULL);
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if ((m = an_remote_find(argv[optind], err, sizeof(err))) == NULL)
+	if ((m = an_remote_find(argv[optind], &err)) == NULL)
 	{
-		printf("error config: %s\n", err);
+		printf("error config: %s\n", err.msg);
 		return 3;
 	}
 	if (open_store(&st, m, &host, argv[optind], strcmp(argv[optind + 1], "log") == 0 ? 40 : 1) != AN_OK)

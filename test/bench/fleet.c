@@ -65,7 +65,7 @@ claim_one(an_store *st, void *arg, size_t i)
 	an_claim_result res;
 
 	if (an_store_claim(st, &c->rqs[i], &res) != AN_OK)
-		return st->err;
+		return st->err.code;
 	if (res.outcome == AN_WON && !c->mine[c->row + i])
 	{
 		c->mine[c->row + i] = 1;
@@ -230,8 +230,8 @@ instance(int id, const char *url, int jobs, int ticks, const char *mode, int64_t
 		 uint32_t *wins, long *lat, long *won, long *retries, long *cpu, int ready, int go)
 {
 	static an_host host = {.now_ms = host_now_ms};
-	char		err[AN_ERRMAX],
-				c;
+	an_err		err;
+	char		c;
 	an_settings s;
 	an_request *rqs = calloc((size_t) jobs, sizeof(an_request));
 	char	  (*names)[32] = calloc((size_t) jobs, 32);
@@ -272,8 +272,8 @@ instance(int id, const char *url, int jobs, int ticks, const char *mode, int64_t
 	{
 		an_url		u;
 
-		if (an_url_parse(url, &u, err, sizeof(err)) < 0)
-			die("url", err);
+		if (an_url_parse(url, &u, &err) < 0)
+			die("url", err.msg);
 		rc = redisConnect(u.host, u.port ? u.port : 6379);
 		an_url_free(&u);
 		if (rc == NULL || rc->err)
@@ -281,13 +281,13 @@ instance(int id, const char *url, int jobs, int ticks, const char *mode, int64_t
 	}
 	else
 	{
-		const an_store_methods *m = an_remote_find(url, err, sizeof(err));
+		const an_store_methods *m = an_remote_find(url, &err);
 
 		if (m == NULL)
-			die("store", err);
+			die("store", err.msg);
 		an_store_init(&st, m, &host);
 		if (m->open(&st, url, NULL) != AN_OK)
-			die("open", st.errmsg);
+			die("open", st.err.msg);
 	}
 	/* Connected: say so, and wait for the start of all. */
 	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
@@ -330,7 +330,7 @@ instance(int id, const char *url, int jobs, int ticks, const char *mode, int64_t
 		{
 			batch_settings = &s;
 			if (with_retry(do_batch, &ctx, (size_t) jobs, budget, retries) != 0)
-				die("batch", st.errmsg);
+				die("batch", st.err.msg);
 			lat[ncall++] = (long) mono_us() - t0;
 		}
 		else
@@ -338,7 +338,7 @@ instance(int id, const char *url, int jobs, int ticks, const char *mode, int64_t
 			{
 				t0 = (long) mono_us();
 				if (with_retry(do_one, &ctx, (size_t) j, budget, retries) != 0)
-					die("claim", st.errmsg);
+					die("claim", st.err.msg);
 				lat[ncall++] = (long) mono_us() - t0;
 			}
 		*won += ctx.won;

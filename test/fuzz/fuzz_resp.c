@@ -204,8 +204,8 @@ judge(const redisReply *r, const redisReply *other)
 
 	an_store_init(&st, &methods, NULL);
 	rc = rds_reply_fail(&st, &store, r, "the fuzz command");
-	FUZZ_CHECK(rc == (int) st.err && st.errmsg[0] != '\0' && fuzz_terminated(st.errmsg, sizeof(st.errmsg)),
-			   "rds_reply_fail: %d, \"%.80s\"", rc, st.errmsg);
+	FUZZ_CHECK(rc == (int) st.err.code && st.err.msg[0] != '\0' && fuzz_terminated(st.err.msg, sizeof(st.err.msg)),
+			   "rds_reply_fail: %d, \"%.80s\"", rc, st.err.msg);
 	if (r->type == REDIS_REPLY_ERROR && strncmp(r->str, "NOAUTH", 6) == 0)
 		FUZZ_CHECK(rc == AN_E_AUTH, "NOAUTH is %d", rc);
 	else if (transient_code(r))
@@ -227,10 +227,10 @@ judge(const redisReply *r, const redisReply *other)
 
 	an_store_clear(&st);
 	rc = rds_durability_check(&st, &store.conn, r, other);
-	FUZZ_CHECK(rc == AN_OK || (rc == AN_E_CONFIG && st.errhint[0] != '\0'), "durability check: %d", rc);
+	FUZZ_CHECK(rc == AN_OK || (rc == AN_E_CONFIG && st.err.hint[0] != '\0'), "durability check: %d", rc);
 	if (rc == AN_E_CONFIG)
-		FUZZ_CHECK(strstr(st.errmsg, "appendonly no") || strstr(st.errmsg, "appendfsync no"),
-				   "refused for: %s", st.errmsg);
+		FUZZ_CHECK(strstr(st.err.msg, "appendonly no") || strstr(st.err.msg, "appendfsync no"),
+				   "refused for: %s", st.err.msg);
 }
 
 int

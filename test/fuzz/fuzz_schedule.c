@@ -32,7 +32,6 @@
 #include "fuzz.h"
 #include "schedule.h"
 
-#define ERRLEN 512
 #define RANGE_MAX 16
 
 /* Instants (ms, UTC) every schedule is asked about; the last is drawn from the input. */
@@ -60,7 +59,7 @@ static void
 check_error(an_error rc, const char *err)
 {
 	FUZZ_CHECK(rc != AN_OK, "not an error");
-	FUZZ_CHECK(fuzz_terminated(err, ERRLEN) && err[0] != '\0', "a refusal without a message");
+	FUZZ_CHECK(fuzz_terminated(err, AN_ERRMAX) && err[0] != '\0', "a refusal without a message");
 	for (const char *c = err; *c; c++)
 		FUZZ_CHECK((*c >= 0x20 && *c <= 0x7e) || *c == '\t', "message has byte 0x%02x: %s",
 				   (unsigned char) *c, err);
@@ -78,14 +77,14 @@ same_schedule(const an_schedule *a, const an_schedule *b)
 static int
 slot_at(const an_schedule *s, int64_t at, int64_t *slot)
 {
-	char		err[ERRLEN];
+	an_err		err;
 	int			found = -1;
 	an_error	rc;
 
 	fuzz_poison_stack();
-	rc = an_schedule_slot(s, at, slot, &found, err, sizeof(err));
+	rc = an_schedule_slot(s, at, slot, &found, &err);
 
-	FUZZ_CHECK(rc == AN_OK, "slot(%lld) failed: %s", (long long) at, err);
+	FUZZ_CHECK(rc == AN_OK, "slot(%lld) failed: %s", (long long) at, err.msg);
 	FUZZ_CHECK(found == 0 || found == 1, "slot(%lld): found = %d", (long long) at, found);
 	if (found)
 		FUZZ_CHECK(*slot <= at && *slot >= 0, "slot(%lld) = %lld", (long long) at, (long long) *slot);
@@ -95,14 +94,14 @@ slot_at(const an_schedule *s, int64_t at, int64_t *slot)
 static int
 next_after(const an_schedule *s, int64_t after, int64_t *next)
 {
-	char		err[ERRLEN];
+	an_err		err;
 	int			found = -1;
 	an_error	rc;
 
 	fuzz_poison_stack();
-	rc = an_schedule_next_slot(s, after, next, &found, err, sizeof(err));
+	rc = an_schedule_next_slot(s, after, next, &found, &err);
 
-	FUZZ_CHECK(rc == AN_OK, "next_slot(%lld) failed: %s", (long long) after, err);
+	FUZZ_CHECK(rc == AN_OK, "next_slot(%lld) failed: %s", (long long) after, err.msg);
 	FUZZ_CHECK(found == 0 || found == 1, "next_slot(%lld): found = %d", (long long) after, found);
 	if (found)
 		FUZZ_CHECK(*next > after && *next <= AN_SLOT_MAX, "next_slot(%lld) = %lld",
@@ -179,13 +178,13 @@ static void
 check_range(const an_schedule *s, int64_t from)
 {
 	range_state r = {s, from, from + INT64_C(3) * 86400000, 0, 0};
-	char		err[ERRLEN];
+	an_err		err;
 	an_error	rc;
 
 	if (r.to > AN_SLOT_MAX)
 		r.to = AN_SLOT_MAX;
-	rc = an_schedule_range(s, r.from, r.to, range_emit, &r, err, sizeof(err));
-	FUZZ_CHECK(rc == AN_OK, "range [%lld, %lld) failed: %s", (long long) r.from, (long long) r.to, err);
+	rc = an_schedule_range(s, r.from, r.to, range_emit, &r, &err);
+	FUZZ_CHECK(rc == AN_OK, "range [%lld, %lld) failed: %s", (long long) r.from, (long long) r.to, err.msg);
 }
 
 int
@@ -193,7 +192,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* Exactly the input's bytes, so that a read past the text is caught. */
 	char	   *text = malloc(size ? size : 1);
-	char		err[ERRLEN];
+	an_err		err;
 	an_schedule s,
 				again;
 	an_error	rc;
@@ -204,16 +203,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (text == NULL || zones == NULL)
 		abort();
 	memcpy(text, data, size);
-	memset(err, 0x7f, sizeof(err));
-	rc = an_schedule_parse(text, size, zones, &s, err, sizeof(err));
+	memset(&err, 0x7f, sizeof(err));
+	rc = an_schedule_parse(text, size, zones, &s, &err);
 	if (rc != AN_OK)
 	{
-		check_error(rc, err);
+		check_error(rc, err.msg);
 		an_tz_cache_free(zones);
 		free(text);
 		return 0;
 	}
-	FUZZ_CHECK(an_schedule_parse(text, size, zones, &again, err, sizeof(err)) == AN_OK &&
+	FUZZ_CHECK(an_schedule_parse(text, size, zones, &again, &err) == AN_OK &&
 			   same_schedule(&s, &again), "a second parse differs");
 	FUZZ_CHECK(s.kind == AN_SCHEDULE_CRON ||
 			   (s.kind == AN_SCHEDULE_INTERVAL && s.interval_ms >= 1000 &&

@@ -31,7 +31,6 @@
 #include "fuzz.h"
 #include "url.h"
 
-#define ERRLEN 256
 
 static int
 host_char(char c)
@@ -152,7 +151,7 @@ static void
 check_reparse(const an_url *u, const char *redacted)
 {
 	an_url		r;
-	char		err[ERRLEN];
+	an_err		err;
 
 	if (strlen(redacted) > 4096)
 		return;					/* brackets added to IPv6 hosts can pass the limit */
@@ -160,8 +159,8 @@ check_reparse(const an_url *u, const char *redacted)
 		for (const char *c = u->path; *c; c++)
 			if (!host_char(*c) || *c == ':')
 				return;
-	FUZZ_CHECK(an_url_parse(redacted, &r, err, sizeof(err)) == 0,
-			   "redacted form \"%s\" does not parse: %s", redacted, err);
+	FUZZ_CHECK(an_url_parse(redacted, &r, &err) == 0,
+			   "redacted form \"%s\" does not parse: %s", redacted, err.msg);
 	FUZZ_CHECK(strcmp(r.scheme, u->scheme) == 0 && r.nservers == u->nservers &&
 			   (r.path == NULL) == (u->path == NULL) && (r.path == NULL || strcmp(r.path, u->path) == 0),
 			   "redacted form \"%s\" reads back otherwise", redacted);
@@ -175,27 +174,27 @@ check_reparse(const an_url *u, const char *redacted)
 static void
 check_params(an_url *u)
 {
-	char		err[ERRLEN];
+	an_err		err;
 	const char *prefix;
 	int64_t		v;
 	int			loss;
-	int			unknown = an_url_no_unknown(u, "nothing", err, sizeof(err));
+	int			unknown = an_url_no_unknown(u, "nothing", &err);
 
 	FUZZ_CHECK((unknown < 0) == (u->nparams > 0), "no_unknown says %d with %d parameters", unknown, u->nparams);
-	if (an_url_prefix(u, &prefix, err, sizeof(err)) == 0)
+	if (an_url_prefix(u, &prefix, &err) == 0)
 	{
 		size_t		n = strlen(prefix);
 
 		FUZZ_CHECK(n >= 1 && n <= 64 && strspn(prefix, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == n,
 				   "prefix \"%s\" accepted", prefix);
 	}
-	if (an_url_int(u, "timeout_ms", 7, 1, 1000000, &v, err, sizeof(err)) == 0)
+	if (an_url_int(u, "timeout_ms", 7, 1, 1000000, &v, &err) == 0)
 		FUZZ_CHECK(v >= 1 && v <= 1000000, "timeout_ms %lld accepted", (long long) v);
-	(void) an_url_durability(u, &loss, err, sizeof(err));
-	(void) an_url_skew(u, &v, err, sizeof(err));
+	(void) an_url_durability(u, &loss, &err);
+	(void) an_url_skew(u, &v, &err);
 	for (int i = 0; i < u->nparams; i++)
 		FUZZ_CHECK(an_url_param(u, u->params[i].name) == u->params[i].value, "param %s", u->params[i].name);
-	FUZZ_CHECK(an_url_no_unknown(u, "nothing", err, sizeof(err)) == 0, "a read parameter still unknown");
+	FUZZ_CHECK(an_url_no_unknown(u, "nothing", &err) == 0, "a read parameter still unknown");
 }
 
 int
@@ -203,8 +202,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char	   *url = fuzz_cstring(data, size);
 	char	   *other = replace_credentials(url);
-	char		err[ERRLEN];
-	char		err2[ERRLEN];
+	an_err		err;
+	an_err		err2;
 	char		red[5000];
 	char		red2[5000];
 	an_url		u;
@@ -212,10 +211,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int			rc;
 
 	url_len = strlen(url);
-	memset(err, 0x7f, sizeof(err));
-	rc = an_url_parse(url, &u, err, sizeof(err));
+	memset(&err, 0x7f, sizeof(err));
+	rc = an_url_parse(url, &u, &err);
 	if (rc != 0)
-		FUZZ_CHECK(fuzz_terminated(err, sizeof(err)) && err[0] != '\0', "a refusal without a message");
+		FUZZ_CHECK(fuzz_terminated(err.msg, sizeof(err.msg)) && err.msg[0] != '\0', "a refusal without a message");
 	else
 	{
 		check_shape(&u);
@@ -224,12 +223,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (other)
 	{
-		int			rc2 = an_url_parse(other, &u2, err2, sizeof(err2));
+		int			rc2 = an_url_parse(other, &u2, &err2);
 
 		FUZZ_CHECK(rc == rc2, "the credentials decide whether the URL parses (%d, %d): %s", rc, rc2,
-				   rc ? err : err2);
+				   rc ? err.msg : err2.msg);
 		if (rc != 0)
-			FUZZ_CHECK(strcmp(err, err2) == 0, "an error depends on the credentials:\n  %s\n  %s", err, err2);
+			FUZZ_CHECK(strcmp(err.msg, err2.msg) == 0, "an error depends on the credentials:\n  %s\n  %s", err.msg, err2.msg);
 		else
 		{
 			an_url_name(&u2, red2, sizeof(red2));

@@ -73,7 +73,7 @@ op_c(void *state, const char *job, int64_t slot, const char *token)
 	an_claim_result res;
 
 	if (st->m->validate(st, &settings) != AN_OK || st->m->claim(st, &rq, &res) != AN_OK)
-		die("claim", st->errmsg);
+		die("claim", st->err.msg);
 	return 0;
 }
 
@@ -116,11 +116,11 @@ setup(const char *mode, const char *target, op_fn *op)
 	if (strcmp(mode, "setnx") == 0)
 	{
 		an_url		u;
-		char		err[AN_ERRMAX];
+		an_err		err;
 		redisContext *c;
 
-		if (an_url_parse(target, &u, err, sizeof(err)) < 0)
-			die("url", err);
+		if (an_url_parse(target, &u, &err) < 0)
+			die("url", err.msg);
 		c = redisConnect(u.host, u.port ? u.port : 6379);
 		an_url_free(&u);
 		if (c == NULL || c->err)
@@ -131,14 +131,14 @@ setup(const char *mode, const char *target, op_fn *op)
 	if (strcmp(mode, "c") == 0)
 	{
 		an_store   *st = calloc(1, sizeof(*st));
-		char		err[AN_ERRMAX];
-		const an_store_methods *m = an_remote_find(target, err, sizeof(err));
+		an_err		err;
+		const an_store_methods *m = an_remote_find(target, &err);
 
 		if (m == NULL)
-			die("store", err);
+			die("store", err.msg);
 		an_store_init(st, m, &host);
 		if (m->open(st, target, NULL) != AN_OK)
-			die("open", st->errmsg);
+			die("open", st->err.msg);
 		*op = op_c;
 		return st;
 	}

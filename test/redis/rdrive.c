@@ -59,9 +59,9 @@ error_name(int e)
 static void
 report_error(const an_store *st)
 {
-	printf("error %s: %s\n", error_name(st->err), st->errmsg);
-	if (getenv("RDRIVE_HINTS") && st->errhint[0])
-		printf("hint: %s\n", st->errhint);
+	printf("error %s: %s\n", error_name(st->err.code), st->err.msg);
+	if (getenv("RDRIVE_HINTS") && st->err.hint[0])
+		printf("hint: %s\n", st->err.hint);
 }
 
 /* One command line: run it and print its answer. */
@@ -129,10 +129,10 @@ run_line(an_store *st, an_settings *s, char *line)
 	}
 	else if (strcmp(w[0], "set") == 0 && n == 3)
 	{
-		char		err[AN_ERRMAX];
+		an_err		err;
 
-		if (an_settings_set(s, w[1], w[2], err, sizeof(err)) != AN_OK)
-			printf("error INPUT: %s\n", err);
+		if (an_settings_set(s, w[1], w[2], &err) != AN_OK)
+			printf("error INPUT: %s\n", err.msg);
 		else
 			printf("ok\n");
 	}
@@ -172,7 +172,7 @@ contend(an_store *st, an_settings *s, const char *job, int64_t first, long n)
 			printf("%lld %s\n", (long long) rq.slot, an_outcome_name(res.outcome));
 		else
 		{
-			printf("%lld error %s: %s\n", (long long) rq.slot, error_name(st->err), st->errmsg);
+			printf("%lld error %s: %s\n", (long long) rq.slot, error_name(st->err.code), st->err.msg);
 			failures++;
 		}
 	}
@@ -186,7 +186,7 @@ main(int argc, char **argv)
 	an_settings s;
 	an_store	st;
 	const an_store_methods *m;
-	char		err[AN_ERRMAX];
+	an_err		err;
 	char		line[1024];
 	int			i = 1;
 	int			rc = 0;
@@ -199,13 +199,13 @@ main(int argc, char **argv)
 		if (eq == NULL)
 			return fprintf(stderr, "rdrive: -s takes name=value\n"), 2;
 		*eq = '\0';
-		if (an_settings_set(&s, argv[i + 1], eq + 1, err, sizeof(err)) != AN_OK)
-			return fprintf(stderr, "rdrive: %s\n", err), 2;
+		if (an_settings_set(&s, argv[i + 1], eq + 1, &err) != AN_OK)
+			return fprintf(stderr, "rdrive: %s\n", err.msg), 2;
 	}
 	if (i >= argc)
 		return fprintf(stderr, "usage: rdrive [-s name=value]... URL [--contend JOB FIRST N]\n"), 2;
-	if ((m = an_remote_find(argv[i], err, sizeof(err))) == NULL)
-		return printf("error CONFIG: %s\n", err), 1;
+	if ((m = an_remote_find(argv[i], &err)) == NULL)
+		return printf("error CONFIG: %s\n", err.msg), 1;
 	an_store_init(&st, m, &host);
 	if (getenv("RDRIVE_CANCEL_AFTER"))
 		cancel_at = mono_ms() + atoll(getenv("RDRIVE_CANCEL_AFTER"));

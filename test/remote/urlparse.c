@@ -16,15 +16,15 @@ main(void)
 	while (fgets(line, sizeof(line), stdin))
 	{
 		an_url		u;
-		char		err[AN_ERRMAX];
+		an_err		err;
 		char		red[512];
 
 		line[strcspn(line, "\n")] = '\0';
 		if (line[0] == '#' || line[0] == '\0')
 			continue;
-		if (an_url_parse(line, &u, err, sizeof(err)) < 0)
+		if (an_url_parse(line, &u, &err) < 0)
 		{
-			printf("error: %s\n", err);
+			printf("error: %s\n", err.msg);
 			continue;
 		}
 		an_url_name(&u, red, sizeof(red));

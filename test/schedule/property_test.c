@@ -115,21 +115,21 @@ collect(void *arg, int64_t slot)
 static void
 check_window(int k, const an_schedule *s, const char *text, int64_t from, int64_t to, list *l)
 {
-	char		err[AN_ERRMAX];
+	an_err		err;
 	int64_t		got;
 	int			found;
 
 	l->n = 0;
-	if (an_schedule_range(s, from, to, collect, l, err, sizeof(err)) != AN_OK)
+	if (an_schedule_range(s, from, to, collect, l, &err) != AN_OK)
 	{
 		if (bad[k]++ < 5)
-			printf("#   %s: range failed: %s\n", text, err);
+			printf("#   %s: range failed: %s\n", text, err.msg);
 		return;
 	}
 	if (l->n > 0)
 	{
 		checked[k]++;
-		if (an_schedule_next_slot(s, from - 1, &got, &found, err, sizeof(err)) != AN_OK ||
+		if (an_schedule_next_slot(s, from - 1, &got, &found, &err) != AN_OK ||
 			!found || got != l->v[0])
 			counterexample(k, text, "next_slot", from - 1, l->v[0], got, found);
 	}
@@ -138,15 +138,15 @@ check_window(int k, const an_schedule *s, const char *text, int64_t from, int64_
 		int64_t		sl = l->v[i];
 
 		checked[k]++;
-		if (an_schedule_next_slot(s, sl - 1, &got, &found, err, sizeof(err)) != AN_OK ||
+		if (an_schedule_next_slot(s, sl - 1, &got, &found, &err) != AN_OK ||
 			!found || got != sl)
 			counterexample(k, text, "next_slot", sl - 1, sl, got, found);
-		if (an_schedule_slot(s, sl, &got, &found, err, sizeof(err)) != AN_OK || !found || got != sl)
+		if (an_schedule_slot(s, sl, &got, &found, &err) != AN_OK || !found || got != sl)
 			counterexample(k, text, "slot", sl, sl, got, found);
-		if (an_schedule_slot(s, sl - 1, &got, &found, err, sizeof(err)) != AN_OK ||
+		if (an_schedule_slot(s, sl - 1, &got, &found, &err) != AN_OK ||
 			(found && got >= sl))
 			counterexample(k, text, "slot", sl - 1, i > 0 ? l->v[i - 1] : sl - 1, got, found);
-		if (an_schedule_next_slot(s, sl, &got, &found, err, sizeof(err)) != AN_OK ||
+		if (an_schedule_next_slot(s, sl, &got, &found, &err) != AN_OK ||
 			(i + 1 < l->n ? (!found || got != l->v[i + 1]) : (found && got < to)))
 			counterexample(k, text, "next_slot", sl, i + 1 < l->n ? l->v[i + 1] : to, got, found);
 	}
@@ -157,16 +157,16 @@ static int
 check_zone(const char *name, list *l, long *changes)
 {
 	an_schedule s[KINDS];
-	char		text[KINDS][320],
-				err[AN_ERRMAX];
+	char		text[KINDS][320];
+	an_err		err;
 	int64_t		t = FROM_MS;
 
 	for (int k = 0; k < KINDS; k++)
 	{
 		snprintf(text[k], sizeof(text[k]), "CRON_TZ=%s %s", name, kinds[k].fields);
-		if (an_schedule_parse(text[k], strlen(text[k]), zones, &s[k], err, sizeof(err)) != AN_OK)
+		if (an_schedule_parse(text[k], strlen(text[k]), zones, &s[k], &err) != AN_OK)
 		{
-			printf("not ok - zone %s is known: %s\n", name, err);
+			printf("not ok - zone %s is known: %s\n", name, err.msg);
 			checks++;
 			failures++;
 			return 0;
@@ -176,9 +176,9 @@ check_zone(const char *name, list *l, long *changes)
 	{
 		an_tz_span	sp;
 
-		if (an_tz_span_at(s[0].tz, t, &sp, err, sizeof(err)) != AN_OK)
+		if (an_tz_span_at(s[0].tz, t, &sp, &err) != AN_OK)
 		{
-			printf("not ok - zone %s: %s\n", name, err);
+			printf("not ok - zone %s: %s\n", name, err.msg);
 			checks++;
 			failures++;
 			return 0;

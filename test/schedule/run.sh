@@ -40,7 +40,7 @@ fi
 sched_mk=$(make -s --no-print-directory -f - print-srcs <<'MK'
 include Makefile
 print-srcs:
-	@echo '$(SCHEDULE_SRCS) core/validate.c|$(TZ_SYSTEM_SRC)|$(TZ_SYSTEM_LIBS)'
+	@echo '$(SCHEDULE_SRCS) $(CORE_SRCS)|$(TZ_SYSTEM_SRC)|$(TZ_SYSTEM_LIBS)'
 MK
 )
 IFS='|' read -r sched_srcs tz_src tz_libs <<< "$sched_mk"

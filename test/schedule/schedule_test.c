@@ -165,7 +165,7 @@ run_slot_cases(void)
 	{
 		const slot_case *c = &slot_cases[i];
 		an_schedule s;
-		char		err[AN_ERRMAX] = "";
+		an_err		err = {0};
 		char		name[300];
 		char		got_slot[64],
 					got_next[64],
@@ -179,15 +179,15 @@ run_slot_cases(void)
 					found_next = 0;
 
 		snprintf(name, sizeof(name), "'%s' at %s: %s", c->schedule, c->at, c->why);
-		if (an_schedule_parse(c->schedule, strlen(c->schedule), zones, &s, err, sizeof(err)) != AN_OK)
+		if (an_schedule_parse(c->schedule, strlen(c->schedule), zones, &s, &err) != AN_OK)
 		{
-			result(0, name, err);
+			result(0, name, err.msg);
 			continue;
 		}
-		if (an_schedule_slot(&s, at, &slot, &found_slot, err, sizeof(err)) != AN_OK ||
-			an_schedule_next_slot(&s, at, &next, &found_next, err, sizeof(err)) != AN_OK)
+		if (an_schedule_slot(&s, at, &slot, &found_slot, &err) != AN_OK ||
+			an_schedule_next_slot(&s, at, &next, &found_next, &err) != AN_OK)
 		{
-			result(0, name, err);
+			result(0, name, err.msg);
 			continue;
 		}
 		iso_of(slot, found_slot, got_slot, sizeof(got_slot));
@@ -311,8 +311,8 @@ run_dst_cases(void)
 	{
 		const dst_case *c = &dst_cases[i];
 		an_schedule s;
-		char		err[AN_ERRMAX] = "",
-					name[400],
+		an_err		err = {0};
+		char		name[400],
 					detail[1200] = "";
 		int64_t		fwd[MAX_SLOTS + 2] = {0},
 					back[MAX_SLOTS];
@@ -324,14 +324,14 @@ run_dst_cases(void)
 		int			found;
 
 		snprintf(name, sizeof(name), "'%s' %s .. %s: %s", c->schedule, c->from, c->to, c->why);
-		if (an_schedule_parse(c->schedule, strlen(c->schedule), zones, &s, err, sizeof(err)) != AN_OK ||
-			an_schedule_range(&s, ms_of(c->from), ms_of(c->to), collect_slot, fwd, err, sizeof(err)) != AN_OK)
+		if (an_schedule_parse(c->schedule, strlen(c->schedule), zones, &s, &err) != AN_OK ||
+			an_schedule_range(&s, ms_of(c->from), ms_of(c->to), collect_slot, fwd, &err) != AN_OK)
 		{
-			result(0, name, err);
+			result(0, name, err.msg);
 			continue;
 		}
 		/* The same slots walked backward, one anarchon_slot at a time. */
-		while (nback < MAX_SLOTS && an_schedule_slot(&s, at, &slot, &found, err, sizeof(err)) == AN_OK &&
+		while (nback < MAX_SLOTS && an_schedule_slot(&s, at, &slot, &found, &err) == AN_OK &&
 			   found && slot >= ms_of(c->from))
 		{
 			back[nback++] = slot;
@@ -443,65 +443,65 @@ run_error_cases(void)
 	{
 		const error_case *c = &error_cases[i];
 		an_schedule s;
-		char		err[AN_ERRMAX] = "";
+		an_err		err = {0};
 		char		name[300];
 		char		detail[AN_ERRMAX + 64];
-		an_error	rc = an_schedule_parse(c->schedule, strlen(c->schedule), zones, &s, err, sizeof(err));
+		an_error	rc = an_schedule_parse(c->schedule, strlen(c->schedule), zones, &s, &err);
 
 		snprintf(name, sizeof(name), "refused '%s'", c->schedule);
 		for (char *p = name; *p; p++)
 			if ((unsigned char) *p < 0x20 || (unsigned char) *p > 0x7e)
 				*p = '?';
-		snprintf(detail, sizeof(detail), "rc %d, message: %s", rc, err);
-		result(rc == AN_E_INPUT && strstr(err, c->message) != NULL, name, detail);
+		snprintf(detail, sizeof(detail), "rc %d, message: %s", rc, err.msg);
+		result(rc == AN_E_INPUT && strstr(err.msg, c->message) != NULL, name, detail);
 	}
 
 	/* Too long: described by its length, not echoed. */
 	memset(longtext, '1', sizeof(longtext));
 	{
 		an_schedule s;
-		char		err[AN_ERRMAX] = "";
-		an_error	rc = an_schedule_parse(longtext, sizeof(longtext), zones, &s, err, sizeof(err));
+		an_err		err = {0};
+		an_error	rc = an_schedule_parse(longtext, sizeof(longtext), zones, &s, &err);
 
-		result(rc == AN_E_INPUT && strstr(err, "schedule is 400 bytes long, at most 256") != NULL,
-			   "refused a 400-byte schedule by its length", err);
+		result(rc == AN_E_INPUT && strstr(err.msg, "schedule is 400 bytes long, at most 256") != NULL,
+			   "refused a 400-byte schedule by its length", err.msg);
 	}
 	/* An 8 KB zone name: described by its length, not echoed. */
 	{
 		static char big[8300];
 		an_schedule s;
-		char		err[AN_ERRMAX] = "";
+		an_err		err = {0};
 		an_error	rc;
 
 		memcpy(big, "CRON_TZ=", 8);
 		memset(big + 8, 'A', 8192);
 		memcpy(big + 8 + 8192, " 0 3 * * *", 10);
-		rc = an_schedule_parse(big, 8 + 8192 + 10, zones, &s, err, sizeof(err));
-		result(rc == AN_E_INPUT && strstr(err, "time zone name is 8192 bytes long") != NULL &&
-			   strlen(err) < 400, "refused an 8 KB zone name by its length", err);
+		rc = an_schedule_parse(big, 8 + 8192 + 10, zones, &s, &err);
+		result(rc == AN_E_INPUT && strstr(err.msg, "time zone name is 8192 bytes long") != NULL &&
+			   strlen(err.msg) < 400, "refused an 8 KB zone name by its length", err.msg);
 	}
 	/* A long bad field is quoted cut short. */
 	{
 		an_schedule s;
-		char		err[AN_ERRMAX] = "";
+		an_err		err = {0};
 		const char *t = "0 0 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,x * *";
-		an_error	rc = an_schedule_parse(t, strlen(t), zones, &s, err, sizeof(err));
+		an_error	rc = an_schedule_parse(t, strlen(t), zones, &s, &err);
 
-		result(rc == AN_E_INPUT && strstr(err, "...': 'x' is not a number") != NULL,
-			   "a long field is quoted cut short", err);
+		result(rc == AN_E_INPUT && strstr(err.msg, "...': 'x' is not a number") != NULL,
+			   "a long field is quoted cut short", err.msg);
 	}
 	/* Instants outside the slot range are refused, not searched. */
 	{
 		an_schedule s;
-		char		err[AN_ERRMAX] = "";
+		an_err		err = {0};
 		int64_t		slot;
 		int			found;
 
-		an_schedule_parse("* * * * *", 9, zones, &s, err, sizeof(err));
-		result(an_schedule_slot(&s, -1, &slot, &found, err, sizeof(err)) == AN_E_INPUT &&
-			   strstr(err, "out of range") != NULL, "slot at -1 ms is refused", err);
-		result(an_schedule_next_slot(&s, AN_SLOT_MAX + 1, &slot, &found, err, sizeof(err)) == AN_E_INPUT,
-			   "next slot after the range is refused", err);
+		an_schedule_parse("* * * * *", 9, zones, &s, &err);
+		result(an_schedule_slot(&s, -1, &slot, &found, &err) == AN_E_INPUT &&
+			   strstr(err.msg, "out of range") != NULL, "slot at -1 ms is refused", err.msg);
+		result(an_schedule_next_slot(&s, AN_SLOT_MAX + 1, &slot, &found, &err) == AN_E_INPUT,
+			   "next slot after the range is refused", err.msg);
 	}
 }
 
@@ -621,8 +621,8 @@ run_oracle(int rounds)
 	for (int i = 0; i < rounds; i++)
 	{
 		char		f[6][48],
-					text[320],
-					err[AN_ERRMAX];
+					text[320];
+		an_err		err;
 		an_schedule s;
 		int			six = rand() % 4 == 0;
 		/* instants from 1970 to about 2300, to the ms */
@@ -643,13 +643,13 @@ run_oracle(int rounds)
 			snprintf(f[3], sizeof(f[3]), "$");
 		snprintf(text, sizeof(text), "%s%s%s %s %s %s %s", six ? f[0] : "", six ? " " : "",
 				 f[1], f[2], f[3], f[4], f[5]);
-		if (an_schedule_parse(text, strlen(text), zones, &s, err, sizeof(err)) != AN_OK)
+		if (an_schedule_parse(text, strlen(text), zones, &s, &err) != AN_OK)
 			continue;			/* a never-running date: refused, fine */
 		for (int dir = 0; dir < 2; dir++)
 		{
 			if (dir == 0)
 			{
-				an_schedule_next_slot(&s, at, &got, &found, err, sizeof(err));
+				an_schedule_next_slot(&s, at, &got, &found, &err);
 				wfound = oracle_next(&s, at, &want);
 				/* beyond the oracle's window both must agree it is far */
 				if (!wfound && found && got <= at + (int64_t) ORACLE_DAYS * 86400000 - 86400000)
@@ -657,7 +657,7 @@ run_oracle(int rounds)
 			}
 			else
 			{
-				an_schedule_slot(&s, at, &got, &found, err, sizeof(err));
+				an_schedule_slot(&s, at, &got, &found, &err);
 				wfound = oracle_prev(&s, at, &want);
 				if (!wfound && found && got >= at - (int64_t) (ORACLE_DAYS - 1) * 86400000)
 					wfound = -1;
@@ -699,8 +699,8 @@ run_fuzz(int rounds)
 	srand(7);
 	for (int i = 0; i < rounds; i++)
 	{
-		char		text[64],
-					err[AN_ERRMAX];
+		char		text[64];
+		an_err		err;
 		size_t		len = (size_t) (rand() % 40);
 		an_schedule s;
 		an_error	rc;
@@ -718,23 +718,23 @@ run_fuzz(int rounds)
 		else
 			for (size_t k = 0; k < len; k++)
 				text[k] = alphabet[rand() % (sizeof(alphabet) - 1)];
-		err[0] = '\0';
-		rc = an_schedule_parse(text, len, zones, &s, err, sizeof(err));
+		err.msg[0] = '\0';
+		rc = an_schedule_parse(text, len, zones, &s, &err);
 		if (rc == AN_OK)
 		{
 			int64_t		slot;
 			int			found;
 
 			accepted++;
-			if (an_schedule_slot(&s, INT64_C(1704067200000), &slot, &found, err, sizeof(err)) != AN_OK ||
-				an_schedule_next_slot(&s, INT64_C(1704067200000), &slot, &found, err, sizeof(err)) != AN_OK ||
+			if (an_schedule_slot(&s, INT64_C(1704067200000), &slot, &found, &err) != AN_OK ||
+				an_schedule_next_slot(&s, INT64_C(1704067200000), &slot, &found, &err) != AN_OK ||
 				!found)
 				rc = AN_E_INTERNAL;
 		}
-		else if (rc == AN_E_INPUT && err[0] != '\0')
+		else if (rc == AN_E_INPUT && err.msg[0] != '\0')
 			continue;
 		if (rc != AN_OK && bad++ == 0)
-			snprintf(first_bad, sizeof(first_bad), "'%.*s': rc %d, %s", (int) len, text, rc, err);
+			snprintf(first_bad, sizeof(first_bad), "'%.*s': rc %d, %s", (int) len, text, rc, err.msg);
 	}
 	{
 		char		name[128];
@@ -762,7 +762,7 @@ bench(void)
 	for (int i = 0; schedules[i] != NULL; i++)
 	{
 		an_schedule s;
-		char		err[AN_ERRMAX];
+		an_err		err;
 		struct timespec t0,
 					t1;
 		int64_t		at = INT64_C(1704067200000),
@@ -770,16 +770,16 @@ bench(void)
 		int			found,
 					n = 200000;
 
-		if (an_schedule_parse(schedules[i], strlen(schedules[i]), zones, &s, err, sizeof(err)) != AN_OK)
+		if (an_schedule_parse(schedules[i], strlen(schedules[i]), zones, &s, &err) != AN_OK)
 		{
-			printf("# %s: %s\n", schedules[i], err);
+			printf("# %s: %s\n", schedules[i], err.msg);
 			continue;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (int k = 0; k < n; k++)
 		{
-			an_schedule_next_slot(&s, at + (int64_t) k * 7919 * 1000, &slot, &found, err, sizeof(err));
-			an_schedule_slot(&s, at + (int64_t) k * 7919 * 1000, &slot, &found, err, sizeof(err));
+			an_schedule_next_slot(&s, at + (int64_t) k * 7919 * 1000, &slot, &found, &err);
+			an_schedule_slot(&s, at + (int64_t) k * 7919 * 1000, &slot, &found, &err);
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		printf("# %-24s %8.0f ns per search (next and previous, %d instants)\n", schedules[i],
@@ -801,30 +801,30 @@ run_fire_at(void)
 	int64_t		slot = INT64_C(1796000000000),
 				a,
 				b;
-	char		err[AN_ERRMAX] = "";
+	an_err		err = {0};
 	int			buckets[10] = {0},
 				inside = 1,
 				n = 0;
 	char		job[32];
 
-	result(an_fire_at("nightly", 7, slot, 60000, 60000, &a, err, sizeof(err)) == AN_OK &&
-		   an_fire_at("nightly", 7, slot, 60000, 60000, &b, err, sizeof(err)) == AN_OK && a == b,
-		   "fire_at: the same (job, slot) gives the same time", err);
-	result(an_fire_at("nightly", 7, slot, 0, 60000, &a, err, sizeof(err)) == AN_OK && a == slot,
-		   "fire_at: max_jitter_ms 0 is the slot itself", err);
+	result(an_fire_at("nightly", 7, slot, 60000, 60000, &a, &err) == AN_OK &&
+		   an_fire_at("nightly", 7, slot, 60000, 60000, &b, &err) == AN_OK && a == b,
+		   "fire_at: the same (job, slot) gives the same time", err.msg);
+	result(an_fire_at("nightly", 7, slot, 0, 60000, &a, &err) == AN_OK && a == slot,
+		   "fire_at: max_jitter_ms 0 is the slot itself", err.msg);
 	for (int j = 0; j < 200; j++)
 		for (int k = 0; k < 50; k++)
 		{
 			snprintf(job, sizeof(job), "job-%d", j);
 			if (an_fire_at(job, strlen(job), slot + (int64_t) k * 3600000, 3600000, 3600000, &a,
-						   err, sizeof(err)) != AN_OK ||
+						   &err) != AN_OK ||
 				a < slot + (int64_t) k * 3600000 || a >= slot + (int64_t) (k + 1) * 3600000)
 				inside = 0;
 			else
 				buckets[(a - slot - (int64_t) k * 3600000) / 360000]++;
 			n++;
 		}
-	result(inside, "fire_at: 10000 (job, slot) pairs fall inside [slot, slot + max_jitter_ms)", err);
+	result(inside, "fire_at: 10000 (job, slot) pairs fall inside [slot, slot + max_jitter_ms)", err.msg);
 	{
 		int			lo = n,
 					hi = 0;
@@ -839,15 +839,15 @@ run_fire_at(void)
 		/* 1000 expected per tenth; 850..1150 is more than 4 standard deviations. */
 		result(lo > 850 && hi < 1150, "fire_at: spread evenly over the window (each tenth 850-1150 of 10000)", d);
 	}
-	result(an_fire_at("nightly", 7, slot, -1, 60000, &a, err, sizeof(err)) == AN_E_INPUT &&
-		   strstr(err, "max_jitter_ms is negative (-1)") != NULL, "fire_at: a negative jitter is refused", err);
-	result(an_fire_at("nightly", 7, slot, 60001, 60000, &a, err, sizeof(err)) == AN_E_INPUT &&
-		   strstr(err, "longer than max_late_ms (60000)") != NULL, "fire_at: a jitter past max_late_ms is refused", err);
-	result(an_fire_at("nightly", 7, slot, INT64_MAX, 60000, &a, err, sizeof(err)) == AN_E_INPUT,
-		   "fire_at: a huge jitter is refused", err);
-	result(an_fire_at("bad job", 7, slot, 1000, 60000, &a, err, sizeof(err)) == AN_E_INPUT &&
-		   an_fire_at("nightly", 7, slot + 1, 1000, 60000, &a, err, sizeof(err)) == AN_E_INPUT,
-		   "fire_at: a bad job or slot is refused", err);
+	result(an_fire_at("nightly", 7, slot, -1, 60000, &a, &err) == AN_E_INPUT &&
+		   strstr(err.msg, "max_jitter_ms is negative (-1)") != NULL, "fire_at: a negative jitter is refused", err.msg);
+	result(an_fire_at("nightly", 7, slot, 60001, 60000, &a, &err) == AN_E_INPUT &&
+		   strstr(err.msg, "longer than max_late_ms (60000)") != NULL, "fire_at: a jitter past max_late_ms is refused", err.msg);
+	result(an_fire_at("nightly", 7, slot, INT64_MAX, 60000, &a, &err) == AN_E_INPUT,
+		   "fire_at: a huge jitter is refused", err.msg);
+	result(an_fire_at("bad job", 7, slot, 1000, 60000, &a, &err) == AN_E_INPUT &&
+		   an_fire_at("nightly", 7, slot + 1, 1000, 60000, &a, &err) == AN_E_INPUT,
+		   "fire_at: a bad job or slot is refused", err.msg);
 }
 
 int

@@ -90,7 +90,7 @@ admin(void)
 		"redis://127.0.0.1:1/?strategy=lease", "nats://127.0.0.1:1", "amqp://127.0.0.1:1"
 	};
 	an_store	st;
-	char		err[AN_ERRMAX];
+	an_err		err;
 
 	an_store_init(&st, &fake_v9, NULL);
 	caps_line("a version 9 table's duties", st.caps);
@@ -110,11 +110,11 @@ admin(void)
 	/* Each network store's declared bits are the methods it has. */
 	for (size_t i = 0; i < sizeof(urls) / sizeof(urls[0]); i++)
 	{
-		const an_store_methods *m = an_remote_find(urls[i], err, sizeof(err));
+		const an_store_methods *m = an_remote_find(urls[i], &err);
 
 		if (m == NULL)
 		{
-			printf("%s: not built: %s\n", urls[i], err);
+			printf("%s: not built: %s\n", urls[i], err.msg);
 			continue;
 		}
 		caps_line(m->name, m->caps & AN_CAP_DUTIES);
@@ -128,8 +128,8 @@ show(const char *what, const an_store *st)
 {
 	char		text[AN_ERRTEXTMAX];
 
-	printf("%s: err=%s msg=\"%s\" detail=\"%s\" hint=\"%s\" text=\"%s\"\n", what, codes[st->err],
-		   st->errmsg, st->errdetail, st->errhint, an_store_error_text(st, text, sizeof(text)));
+	printf("%s: err=%s msg=\"%s\" detail=\"%s\" hint=\"%s\" text=\"%s\"\n", what, codes[st->err.code],
+		   st->err.msg, st->err.detail, st->err.hint, an_err_text(&st->err, text, sizeof(text)));
 }
 
 static void
@@ -174,7 +174,7 @@ main(void)
 	admin();
 	while (fgets(line, sizeof(line), stdin))
 	{
-		char		err[AN_ERRMAX];
+		an_err		err;
 		char		text[AN_ERRTEXTMAX];
 		const an_store_methods *m;
 		an_store	st;
@@ -183,9 +183,9 @@ main(void)
 		line[strcspn(line, "\n")] = '\0';
 		if (line[0] == '#' || line[0] == '\0')
 			continue;
-		if ((m = an_remote_find(line, err, sizeof(err))) == NULL)
+		if ((m = an_remote_find(line, &err)) == NULL)
 		{
-			printf("%s -> no store: %s\n", line, err);
+			printf("%s -> no store: %s\n", line, err.msg);
 			continue;
 		}
 		an_store_init(&st, m, NULL);
@@ -194,7 +194,7 @@ main(void)
 			printf("%s -> %s ok", line, m->name);
 		else
 			printf("%s -> %s error %s: %s", line, m->name, codes[rc],
-				   an_store_error_text(&st, text, sizeof(text)));
+				   an_err_text(&st.err, text, sizeof(text)));
 		/* check_url keeps nothing: close is never needed after it. */
 		printf("%s\n", st.impl == NULL ? "" : " (impl left behind)");
 	}

@@ -569,9 +569,9 @@ missed_filter(void)
 	an_store_init(&st, &methods, &host);
 	n = 3;
 	rc = an_missed_recall(&st, &rq, slots, &n);
-	snprintf(got, sizeof(got), "rc %d, %s / %s", rc, st.errmsg, st.errhint);
-	report(rc == AN_E_UNSUPPORTED && n == 3 && strstr(st.errmsg, "memory store cannot tell which slots were missed") &&
-		   strstr(st.errhint, "strategy=lease"), "missed", "a store without recall says it cannot tell, and why", got);
+	snprintf(got, sizeof(got), "rc %d, %s / %s", rc, st.err.msg, st.err.hint);
+	report(rc == AN_E_UNSUPPORTED && n == 3 && strstr(st.err.msg, "memory store cannot tell which slots were missed") &&
+		   strstr(st.err.hint, "strategy=lease"), "missed", "a store without recall says it cannot tell, and why", got);
 }
 
 int

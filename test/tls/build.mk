@@ -13,4 +13,4 @@ test/bin/tls_probe: $(TLS_PROBE_SRCS) $(AN_LIBS) $(wildcard core/*.h) $(REMOTE_H
 
 test/bin/nkey_tool: $(NKEY_TOOL_SRCS) $(AN_LIBS) remote/nats/nats_nkey.h remote/net/crc16.h
 	@mkdir -p test/bin
-	$(CC) $(TEST_CFLAGS) $(REMOTE_INCLUDES) -o $@ $(NKEY_TOOL_SRCS) $(AN_LINK_LIBS) $(REMOTE_LIBS)
+	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) -o $@ $(NKEY_TOOL_SRCS) $(AN_LINK_LIBS) $(REMOTE_LIBS)

@@ -23,7 +23,7 @@ main(int argc, char **argv)
 {
 	static char text[65536];
 	static char jwt[NKEY_JWT_MAX + 1];
-	char		err[256];
+	an_err		err;
 	char		sig[NKEY_SIG_LEN + 1];
 	nkey_user	u;
 	size_t		n;
@@ -31,18 +31,18 @@ main(int argc, char **argv)
 	if (argc < 3)
 		return 2;
 	n = slurp(argv[2], text, sizeof(text));
-	if (strcmp(argv[1], "creds") == 0 ? nkey_read_creds(text, n, jwt, sizeof(jwt), &u, err, sizeof(err)) != 0
-		: nkey_user_from_seed(text, n, &u, err, sizeof(err)) != 0)
+	if (strcmp(argv[1], "creds") == 0 ? nkey_read_creds(text, n, jwt, sizeof(jwt), &u, &err) != 0
+		: nkey_user_from_seed(text, n, &u, &err) != 0)
 	{
-		printf("error: %s\n", err);
+		printf("error: %s\n", err.msg);
 		return 1;
 	}
 	if (strcmp(argv[1], "pub") == 0)
 		printf("%s\n", u.public_key);
-	else if (argc > 3 && nkey_sign(&u, argv[3], strlen(argv[3]), sig, err, sizeof(err)) == 0)
+	else if (argc > 3 && nkey_sign(&u, argv[3], strlen(argv[3]), sig, &err) == 0)
 		printf("%s%s%s %s\n", strcmp(argv[1], "creds") == 0 ? jwt : "", strcmp(argv[1], "creds") == 0 ? " " : "", u.public_key, sig);
 	else
-		printf("error: %s\n", err);
+		printf("error: %s\n", err.msg);
 	nkey_wipe(&u);
 	return 0;
 }

@@ -63,7 +63,7 @@ main(int argc, char **argv)
 	if (rc == AN_OK)
 		printf("ok %zu\n", total);
 	else
-		printf("error %d: %s%s%s\n", rc, st.errmsg, st.errhint[0] ? " | " : "", st.errhint);
+		printf("error %d: %s%s%s\n", rc, st.err.msg, st.err.hint[0] ? " | " : "", st.err.hint);
 	an_tls_free(t, 1);
 	if (fd >= 0)
 		close(fd);

@@ -1,0 +1,117 @@
+/*
+ * error.c — the one error value (an_err, anarchon.h): recording a message,
+ * its detail and hint, and joining them for a host that shows one text.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "anarchon.h"
+
+static void
+vset(char *field, const char *fmt, va_list ap)
+{
+	vsnprintf(field, AN_ERRMAX, fmt, ap);
+}
+
+static void
+record(an_err *e, an_error code)
+{
+	/* A detail and a hint belong to one message: never leave older ones behind. */
+	e->code = code;
+	e->detail[0] = '\0';
+	e->hint[0] = '\0';
+}
+
+void
+an_errf(an_err *e, const char *fmt,...)
+{
+	va_list		ap;
+
+	if (e == NULL)
+		return;
+	record(e, AN_E_INPUT);
+	va_start(ap, fmt);
+	vset(e->msg, fmt, ap);
+	va_end(ap);
+}
+
+an_error
+an_err_fail(an_err *e, an_error code, const char *fmt,...)
+{
+	va_list		ap;
+
+	if (e == NULL)
+		return code;
+	record(e, code);
+	va_start(ap, fmt);
+	vset(e->msg, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+an_error
+an_err_detailf(an_err *e, const char *fmt,...)
+{
+	va_list		ap;
+
+	if (e == NULL)
+		return AN_OK;
+	va_start(ap, fmt);
+	vset(e->detail, fmt, ap);
+	va_end(ap);
+	return e->code;
+}
+
+an_error
+an_err_hintf(an_err *e, const char *fmt,...)
+{
+	va_list		ap;
+
+	if (e == NULL)
+		return AN_OK;
+	va_start(ap, fmt);
+	vset(e->hint, fmt, ap);
+	va_end(ap);
+	return e->code;
+}
+
+void
+an_err_clear(an_err *e)
+{
+	e->code = AN_OK;
+	e->msg[0] = '\0';
+	e->detail[0] = '\0';
+	e->hint[0] = '\0';
+}
+
+/* Append part to out (holding len bytes) after ". ", or " " when out ends a sentence. */
+static size_t
+append_part(char *out, size_t outlen, size_t len, const char *part)
+{
+	int			n;
+
+	if (part[0] == '\0' || len + 1 >= outlen)
+		return len;
+	n = snprintf(out + len, outlen - len, "%s%s",
+				 len > 0 && out[len - 1] == '.' ? " " : ". ", part);
+	if (n < 0)
+		return len;
+	len += (size_t) n;
+	return len < outlen ? len : outlen - 1;
+}
+
+const char *
+an_err_text(const an_err *e, char *out, size_t outlen)
+{
+	int			n;
+	size_t		len;
+
+	if (outlen == 0)
+		return out;
+	n = snprintf(out, outlen, "%s", e->msg);
+	len = n < 0 ? 0 : (size_t) n < outlen ? (size_t) n : outlen - 1;
+	len = append_part(out, outlen, len, e->detail);
+	(void) append_part(out, outlen, len, e->hint);
+	return out;
+}
