@@ -55,7 +55,7 @@ reconfigure:
 
 include core/core.mk
 include schedule/schedule.mk
-include remote/remote.mk
+include stores/stores.mk
 include libs.mk
 
 # Only the entry points leave the shared objects (pg/exports.map, sqlite/exports.map), and the
@@ -96,7 +96,7 @@ uninstall-sqlite:
 deb:
 	@bash debian/build-debs.sh
 
-build/sqlite/%.o: %.c $(SQLITE_HEADERS) core/core.mk schedule/schedule.mk remote/remote.mk $(wildcard remote/*/*.mk)
+build/sqlite/%.o: %.c $(SQLITE_HEADERS) core/core.mk schedule/schedule.mk stores/stores.mk $(wildcard stores/*/*.mk)
 	@mkdir -p $(dir $@)
 	$(CC) $(SQLITE_CFLAGS) -c -o $@ $<
 

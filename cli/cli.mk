@@ -1,5 +1,5 @@
 # cli.mk — the third host: the `anarchon` command (cli/), for crontabs and
-# systemd timers.  It links the same core/ and remote/ as the extensions, the
+# systemd timers.  It links the same core/, stores/ and net/ as the extensions, the
 # SQLite local store compiled against the SQLite library itself (SQLITE_CORE:
 # the same source as the extension's, calling libsqlite3 directly), and, for
 # postgresql:// stores, libpq: its header at build time, the library itself
@@ -25,7 +25,7 @@ cli: cli/anarchon
 cli/anarchon: $(CLI_OBJS) $(AN_LIBS) $(TZ_SYSTEM_OBJ)
 	$(CC) -o $@ $(CLI_OBJS) $(AN_LINK_LIBS) $(REMOTE_LIBS) $(SCHEDULE_LIBS) $(AN_SQLITE_LIBS) -ldl -pthread -lm
 
-build/cli/%.o: %.c $(CLI_HEADERS) cli/cli.mk core/core.mk schedule/schedule.mk remote/remote.mk $(wildcard remote/*/*.mk)
+build/cli/%.o: %.c $(CLI_HEADERS) cli/cli.mk core/core.mk schedule/schedule.mk stores/stores.mk $(wildcard stores/*/*.mk)
 	@mkdir -p $(dir $@)
 	$(CC) $(CLI_CFLAGS) -c -o $@ $<
 

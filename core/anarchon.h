@@ -29,7 +29,7 @@
 
 /*
  * The answer to a claim.  The numbers are listed once, here: the enum and
- * the Lua scripts that run inside Redis (remote/redis/redis_scripts.c) are both
+ * the Lua scripts that run inside Redis (stores/redis/redis_scripts.c) are both
  * made from this list, so they cannot disagree.
  */
 #define AN_OUTCOME_LIST(X) X(WON, 0) X(RUNNING, 1) X(DONE, 2) X(LATE, 3) X(OVERLAP, 4) X(LOST, 5) \

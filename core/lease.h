@@ -16,7 +16,7 @@
  *
  * Redis's lease strategy runs the same table in a Lua script, because there
  * the whole decision must execute inside Redis; the lease claim script in
- * remote/redis/redis_scripts.c is the only other copy, and its tests replay the same rows.
+ * stores/redis/redis_scripts.c is the only other copy, and its tests replay the same rows.
  */
 #ifndef ANARCHON_LEASE_H
 #define ANARCHON_LEASE_H

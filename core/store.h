@@ -35,7 +35,7 @@
  *     reconnects on the next call (and a claim resent after a lost reply uses
  *     the same token, so the store recognises it as ours).
  *   - Never block longer than the store's own timeout; wait on sockets with
- *     host->wait_socket (an_wait_socket in remote/net/wait.h does it), sleep with
+ *     host->wait_socket (an_wait_socket in net/wait.h does it), sleep with
  *     host->sleep_ms (an_wait_until), and ask host->interrupted between
  *     waits, returning AN_E_CANCELED when it says so.  One wait is longer by
  *     design: a RabbitMQ claim that won waits until settle_ms after its
@@ -83,7 +83,7 @@ typedef struct an_host
 	 * waits on its latch too, so that a cancel ends the wait at once, the wait
 	 * shows in pg_stat_activity, and postmaster death ends the backend.  May be
 	 * NULL: the store then polls in short slices and asks interrupted between
-	 * them (remote/net/wait.c).
+	 * them (net/wait.c).
 	 */
 	int			(*wait_socket) (void *ctx, int fd, int for_write, int timeout_ms);
 

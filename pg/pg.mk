@@ -6,7 +6,7 @@
 # objects as a new piece (e.g. pg/sql/50-schedule.sql) without editing these.
 # Upgrade scripts are generated too (below, and pg/upgrade/rerun.awk): from
 # each pg/upgrade/from-A.sql, anarchon--A--<version>.sql.  Hand-written ones,
-# pg/upgrade/anarchon--A--B.sql, would be installed as they are.  The C sources are every pg/*.c; core/ and remote/ come
+# pg/upgrade/anarchon--A--B.sql, would be installed as they are.  The C sources are every pg/*.c; core/, stores/ and net/ come
 # linked from their libraries (libs.mk).
 
 # The release is written once, in VERSION; the control file is made from it.

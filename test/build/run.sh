@@ -169,19 +169,19 @@ done
 # No two files of the libraries call each other (a circle hides which of
 # them is the lower layer): test/build/circles.py reads their objects.
 if out=$(python3 "$TEST_ROOT/build/circles.py" "$src/build/lib/obj" 2>&1); then ok "build: $out"
-else not_ok "build: two files of core/ or remote/ call each other" "$out"; fi
+else not_ok "build: two files of core/, schedule/, stores/ or net/ call each other" "$out"; fi
 
-# core/, the schedules and remote/ are compiled once, into the libraries every
+# core/, the schedules, stores/ and net/ are compiled once, into the libraries every
 # program links (libs.mk): one compilation of each of their sources, whichever
 # of the modules and the command are built.
 targets="sqlite cli test-programs"
 command -v pg_config > /dev/null && targets="$targets all"
-compiled=$(make -n -C "$src" $targets ANARCHON_DEV= -B 2>&1 | grep -oE ' -c -o [^ ]+ (core|remote)/[^ ]+\.c' | awk '{ print $NF }' | sort)
+compiled=$(make -n -C "$src" $targets ANARCHON_DEV= -B 2>&1 | grep -oE ' -c -o [^ ]+ (core|stores|net)/[^ ]+\.c' | awk '{ print $NF }' | sort)
 twice=$(printf '%s\n' "$compiled" | uniq -d)
 if [ -n "$compiled" ] && [ -z "$twice" ] && printf '%s\n' "$compiled" | grep -qx core/store.c; then
-	ok "build: each source of core/ and remote/ is compiled once for $targets ($(printf '%s\n' "$compiled" | wc -l) sources)"
+	ok "build: each source of core/, stores/ and net/ is compiled once for $targets ($(printf '%s\n' "$compiled" | wc -l) sources)"
 else
-	not_ok "build: each source of core/ and remote/ is compiled once" "compiled more than once: $(echo $twice)" \
+	not_ok "build: each source of core/, stores/ and net/ is compiled once" "compiled more than once: $(echo $twice)" \
 		"compiled: $(echo $compiled | head -c 300)"
 fi
 

@@ -29,7 +29,7 @@ How each kind runs (the marker is described in blocks.py):
                   succeeded: the example won its claim and took the won
                   path to the finish
   c               compiled with -Wall -Wextra -Werror against core/ and
-                  remote/ after prelude.h; a line that is only "..." is code
+                  stores/ and net/ after prelude.h; a line that is only "..." is code
                   left to the reader.  Options: "body" wraps the block in a
                   function of an_store *st; "same-as=TYPE" compiles the block
                   under another name and checks it member by member against
@@ -363,7 +363,7 @@ def run_python_pg(b):
 def c_flags():
     flags = ["-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
              "-I" + os.path.join(ROOT, "build"), "-I" + os.path.join(ROOT, "core"),
-             ] + ["-I" + os.path.join(ROOT, "remote", d) for d in ("", "net", "redis", "nats", "amqp")]
+             ] + ["-I" + os.path.join(ROOT, d) for d in ("stores", "net", "stores/redis", "stores/nats", "stores/amqp")]
     return flags
 
 

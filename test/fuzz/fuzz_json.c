@@ -1,5 +1,5 @@
 /*
- * fuzz_json.c — the JSON reader of JetStream's answers (remote/nats/nats_json.c):
+ * fuzz_json.c — the JSON reader of JetStream's answers (stores/nats/nats_json.c):
  * nj_int, nj_bool, nj_str and nj_base64_decode, on the keys the NATS store
  * reads and on the first key the input itself names.
  *
@@ -25,7 +25,7 @@
 #include "fuzz.h"
 #include "nats_json.h"
 
-/* The keys remote/nats/nats.c and remote/nats/nats_link.c read. */
+/* The keys stores/nats/nats.c and stores/nats/nats_link.c read. */
 static const char *const keys[] = {
 	"token", "description", "err_code", "duplicate_window", "storage", "num_replicas",
 	"seq", "data", "slot", "duplicate", "tls_required", "headers", "stream", "error", NULL

@@ -1,10 +1,10 @@
 /*
- * fuzz_nats.c — the NATS protocol reader of remote/nats/nats_link.c: everything
+ * fuzz_nats.c — the NATS protocol reader of stores/nats/nats_link.c: everything
  * a server sends after the handshake (INFO, +OK, PING, PONG, -ERR, MSG,
  * HMSG, no-responders status, answers to other requests), read the way the
  * store reads it, through nats_link_request.
  *
- * The parser itself is remote/nats/nats_codec.c (its table of cases is
+ * The parser itself is stores/nats/nats_codec.c (its table of cases is
  * test/remote/nats_codec_test.c); what the link does with each thing it
  * reads (next_in: PING answered, answers to other requests dropped, the
  * deadline) is static in nats_link.c and only reached through a link with a

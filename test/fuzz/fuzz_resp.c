@@ -3,7 +3,7 @@
  * store reads every answer with (redisReaderCreate, redisReaderFeed,
  * redisReaderGetReply), then the store's own functions that judge a reply
  * and need no connection: rds_reply_fail and rds_array_int
- * (remote/redis/redis_cmd.c) and rds_durability_check (remote/redis/redis_durable.c).
+ * (stores/redis/redis_cmd.c) and rds_durability_check (stores/redis/redis_durable.c).
  *
  * The input is what a server sends: any number of replies.  It is read
  * twice, fed whole and fed one byte at a time.  Beyond "no crash, no leak,

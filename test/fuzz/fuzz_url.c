@@ -1,5 +1,5 @@
 /*
- * fuzz_url.c — the store URL parser (remote/net/url.c): an_url_parse,
+ * fuzz_url.c — the store URL parser (net/url.c): an_url_parse,
  * an_url_name and the parameter readers.
  *
  * The input is one URL (cut at its first NUL).  Beyond "no crash, no leak,

@@ -112,7 +112,7 @@ pg_keepalive local local
 pg_keepalive_deadline
 
 TEST_TMP=$work
-if [ -f "$REPO_ROOT/remote/redis/redis.mk" ] && pkg-config --exists hiredis 2> /dev/null; then
+if [ -f "$REPO_ROOT/stores/redis/redis.mk" ] && pkg-config --exists hiredis 2> /dev/null; then
 	pg_remote_redis
 	# The keep-alive through a foreign server of the Redis lease strategy.
 	kport=$(free_port) && redis_start pg-ka "$kport" > /dev/null || not_ok "keepalive: start redis-server"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The redact suite: one rule hides a store's credentials wherever its
-# address is shown (remote/net/redact.c), in every scheme and in every host.
+# address is shown (net/redact.c), in every scheme and in every host.
 #
 # test/redact/cases.txt is a table of addresses whose secrets all hold
 # S3CRET, written plainly or percent-encoded: a password with a raw '@',

@@ -2,13 +2,13 @@
 # reader, each on a table.
 test-programs: test/bin/urlparse
 
-test/bin/urlparse: test/remote/urlparse.c $(AN_LIBS) remote/net/url.h core/anarchon.h build/config.h
+test/bin/urlparse: test/remote/urlparse.c $(AN_LIBS) net/url.h core/anarchon.h build/config.h
 	@mkdir -p test/bin
-	$(CC) $(TEST_CFLAGS) -Icore -Iremote/net -o $@ test/remote/urlparse.c $(AN_LINK_LIBS) $(REMOTE_LIBS)
+	$(CC) $(TEST_CFLAGS) -Icore -Inet -o $@ test/remote/urlparse.c $(AN_LINK_LIBS) $(REMOTE_LIBS)
 
 # The NATS reader on a table, without a server.
 test-programs: test/bin/nats_codec_test
 
-test/bin/nats_codec_test: test/remote/nats_codec_test.c $(AN_LIBS) remote/nats/nats_codec.h
+test/bin/nats_codec_test: test/remote/nats_codec_test.c $(AN_LIBS) stores/nats/nats_codec.h
 	@mkdir -p test/bin
-	$(CC) $(TEST_CFLAGS) -Iremote/nats -o $@ test/remote/nats_codec_test.c $(AN_LINK_LIBS) $(REMOTE_LIBS)
+	$(CC) $(TEST_CFLAGS) -Istores/nats -o $@ test/remote/nats_codec_test.c $(AN_LINK_LIBS) $(REMOTE_LIBS)

@@ -1,5 +1,5 @@
 /*
- * nats_codec_test.c — the NATS reader (remote/nats/nats_codec.c) on a table of
+ * nats_codec_test.c — the NATS reader (stores/nats/nats_codec.c) on a table of
  * inputs, without a server: what each input is read as, and that every
  * input read whole is read the same when it arrives a byte at a time and
  * when several arrive together.  Prints TAP lines for the remote suite; the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The remote suite: unit checks of the store URL parser (remote/net/url.c) and
-# of the NATS reader (remote/nats/nats_codec.c), without servers.
+# The remote suite: unit checks of the store URL parser (net/url.c) and
+# of the NATS reader (stores/nats/nats_codec.c), without servers.
 #
 # test/remote/urls.txt holds one URL a line, valid ones and every kind of
 # malformed one; urls.expected what the parser makes of each: its parts

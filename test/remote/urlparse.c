@@ -1,5 +1,5 @@
 /*
- * urlparse.c — print what remote/net/url.c makes of each URL on stdin, one a
+ * urlparse.c — print what net/url.c makes of each URL on stdin, one a
  * line: the parts, or the error.  The remote suite compares it with a table.
  */
 #include <stdio.h>

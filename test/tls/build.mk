@@ -11,6 +11,6 @@ test/bin/tls_probe: $(TLS_PROBE_SRCS) $(AN_LIBS) $(wildcard core/*.h) $(REMOTE_H
 	@mkdir -p test/bin
 	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) -o $@ $(TLS_PROBE_SRCS) $(AN_LINK_LIBS) $(REMOTE_LIBS)
 
-test/bin/nkey_tool: $(NKEY_TOOL_SRCS) $(AN_LIBS) remote/nats/nats_nkey.h remote/net/crc16.h
+test/bin/nkey_tool: $(NKEY_TOOL_SRCS) $(AN_LIBS) stores/nats/nats_nkey.h net/crc16.h
 	@mkdir -p test/bin
 	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) -o $@ $(NKEY_TOOL_SRCS) $(AN_LINK_LIBS) $(REMOTE_LIBS)

@@ -334,7 +334,7 @@ fi
 # between two claims: the next claim meets a reset socket, fails on it and
 # is resent on a new connection, and the shell (which does not ignore
 # SIGPIPE) lives on.  The store never writes twice on a connection that
-# failed; the BIO under OpenSSL (remote/net/tls_bio.c) also sends with
+# failed; the BIO under OpenSSL (net/tls_bio.c) also sends with
 # MSG_NOSIGNAL, so a write after a reset would be an error, not a signal:
 # with OpenSSL's own socket BIO this sequence passes as well, since the
 # first write after a reset gets ECONNRESET, not SIGPIPE.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The tls suite: the TLS layer of the network stores (remote/net/tls.c) and
-# NATS's nkeys and credentials (remote/nats/nats_nkey.c), each against a
+# The tls suite: the TLS layer of the network stores (net/tls.c) and
+# NATS's nkeys and credentials (stores/nats/nats_nkey.c), each against a
 # real server that the project did not write:
 #
 #   - `openssl s_server` with certificates made here (certs.sh): a good

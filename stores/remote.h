@@ -3,7 +3,7 @@
  *
  * A host that finds a URL in its `store` setting asks an_remote_find for the
  * methods of that URL's scheme, then drives them like any store (store.h).
- * No PostgreSQL or SQLite header is included anywhere under remote/.
+ * No PostgreSQL or SQLite header is included anywhere under stores/ or net/.
  */
 #ifndef ANARCHON_REMOTE_H
 #define ANARCHON_REMOTE_H
