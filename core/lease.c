@@ -220,19 +220,10 @@ claim_locked(an_store *st, const an_lease_ops *ops, const an_request *in, int ga
 	if (rc != AN_OK)
 	{
 		/* Keep the first error: the rollback's own message would hide the cause. */
-		an_error	err = st->err.code;
-		char		msg[AN_ERRMAX];
-		char		detail[AN_ERRMAX];
-		char		hint[AN_ERRMAX];
+		an_err		first = st->err;
 
-		memcpy(msg, st->err.msg, sizeof(msg));
-		memcpy(detail, st->err.detail, sizeof(detail));
-		memcpy(hint, st->err.hint, sizeof(hint));
 		(void) ops->unlock(st, 0);
-		st->err.code = err;
-		memcpy(st->err.msg, msg, sizeof(msg));
-		memcpy(st->err.detail, detail, sizeof(detail));
-		memcpy(st->err.hint, hint, sizeof(hint));
+		st->err = first;
 		return rc;
 	}
 

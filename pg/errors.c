@@ -53,17 +53,12 @@ an_pg_sqlstate(an_error code)
 void
 an_pg_raise(an_store *st)
 {
-	an_error	code = st->err.code != AN_OK ? st->err.code : AN_E_INTERNAL;
-	char		msg[AN_ERRMAX];
-	char		detail[AN_ERRMAX];
-	char		hint[AN_ERRMAX];
-
 	/* Copied out: the store is cleared for its next call before the longjmp. */
-	memcpy(msg, st->err.msg, sizeof(msg));
-	memcpy(detail, st->err.detail, sizeof(detail));
-	memcpy(hint, st->err.hint, sizeof(hint));
-	if (msg[0] == '\0')
-		snprintf(msg, sizeof(msg), "store \"%s\" failed without saying why",
+	an_err		e = st->err;
+	an_error	code = e.code != AN_OK ? e.code : AN_E_INTERNAL;
+
+	if (e.msg[0] == '\0')
+		snprintf(e.msg, sizeof(e.msg), "store \"%s\" failed without saying why",
 				 st->m ? st->m->name : "?");
 	an_store_clear(st);
 
@@ -73,9 +68,9 @@ an_pg_raise(an_store *st)
 
 	ereport(ERROR,
 			(errcode(an_pg_sqlstate(code)),
-			 errmsg("%s", msg),
-			 detail[0] != '\0' ? errdetail("%s", detail) : 0,
-			 hint[0] != '\0' ? errhint("%s", hint) : 0));
+			 errmsg("%s", e.msg),
+			 e.detail[0] != '\0' ? errdetail("%s", e.detail) : 0,
+			 e.hint[0] != '\0' ? errhint("%s", e.hint) : 0));
 }
 
 const char *
