@@ -11,6 +11,7 @@
 #ifndef ANARCHON_H
 #define ANARCHON_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -253,6 +254,10 @@ an_error	an_err_detailf(an_err *e, const char *fmt,...)
 			__attribute__((format(printf, 2, 3)));
 an_error	an_err_hintf(an_err *e, const char *fmt,...)
 			__attribute__((format(printf, 2, 3)));
+/* The same three with a va_list, for a layer that records on its own object (store.c). */
+an_error	an_err_vfail(an_err *e, an_error code, const char *fmt, va_list ap);
+an_error	an_err_vdetail(an_err *e, const char *fmt, va_list ap);
+an_error	an_err_vhint(an_err *e, const char *fmt, va_list ap);
 /* Forget the error. */
 void		an_err_clear(an_err *e);
 

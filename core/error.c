@@ -8,19 +8,35 @@
 
 #include "anarchon.h"
 
-static void
-vset(char *field, const char *fmt, va_list ap)
+an_error
+an_err_vfail(an_err *e, an_error code, const char *fmt, va_list ap)
 {
-	vsnprintf(field, AN_ERRMAX, fmt, ap);
-}
-
-static void
-record(an_err *e, an_error code)
-{
+	if (e == NULL)
+		return code;
 	/* A detail and a hint belong to one message: never leave older ones behind. */
 	e->code = code;
 	e->detail[0] = '\0';
 	e->hint[0] = '\0';
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	return code;
+}
+
+an_error
+an_err_vdetail(an_err *e, const char *fmt, va_list ap)
+{
+	if (e == NULL)
+		return AN_OK;
+	vsnprintf(e->detail, sizeof(e->detail), fmt, ap);
+	return e->code;
+}
+
+an_error
+an_err_vhint(an_err *e, const char *fmt, va_list ap)
+{
+	if (e == NULL)
+		return AN_OK;
+	vsnprintf(e->hint, sizeof(e->hint), fmt, ap);
+	return e->code;
 }
 
 void
@@ -28,11 +44,8 @@ an_errf(an_err *e, const char *fmt,...)
 {
 	va_list		ap;
 
-	if (e == NULL)
-		return;
-	record(e, AN_E_INPUT);
 	va_start(ap, fmt);
-	vset(e->msg, fmt, ap);
+	(void) an_err_vfail(e, AN_E_INPUT, fmt, ap);
 	va_end(ap);
 }
 
@@ -41,11 +54,8 @@ an_err_fail(an_err *e, an_error code, const char *fmt,...)
 {
 	va_list		ap;
 
-	if (e == NULL)
-		return code;
-	record(e, code);
 	va_start(ap, fmt);
-	vset(e->msg, fmt, ap);
+	code = an_err_vfail(e, code, fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -54,26 +64,24 @@ an_error
 an_err_detailf(an_err *e, const char *fmt,...)
 {
 	va_list		ap;
+	an_error	code;
 
-	if (e == NULL)
-		return AN_OK;
 	va_start(ap, fmt);
-	vset(e->detail, fmt, ap);
+	code = an_err_vdetail(e, fmt, ap);
 	va_end(ap);
-	return e->code;
+	return code;
 }
 
 an_error
 an_err_hintf(an_err *e, const char *fmt,...)
 {
 	va_list		ap;
+	an_error	code;
 
-	if (e == NULL)
-		return AN_OK;
 	va_start(ap, fmt);
-	vset(e->hint, fmt, ap);
+	code = an_err_vhint(e, fmt, ap);
 	va_end(ap);
-	return e->code;
+	return code;
 }
 
 void

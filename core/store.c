@@ -41,12 +41,8 @@ an_store_fail(an_store *st, an_error code, const char *fmt,...)
 	va_list		ap;
 
 	va_start(ap, fmt);
-	vsnprintf(st->err.msg, sizeof(st->err.msg), fmt, ap);
+	code = an_err_vfail(&st->err, code, fmt, ap);
 	va_end(ap);
-	/* A detail and a hint belong to one message: never leave older ones behind. */
-	st->err.detail[0] = '\0';
-	st->err.hint[0] = '\0';
-	st->err.code = code;
 	return code;
 }
 
@@ -54,22 +50,24 @@ int
 an_store_detailf(an_store *st, const char *fmt,...)
 {
 	va_list		ap;
+	an_error	code;
 
 	va_start(ap, fmt);
-	vsnprintf(st->err.detail, sizeof(st->err.detail), fmt, ap);
+	code = an_err_vdetail(&st->err, fmt, ap);
 	va_end(ap);
-	return st->err.code;
+	return code;
 }
 
 int
 an_store_hintf(an_store *st, const char *fmt,...)
 {
 	va_list		ap;
+	an_error	code;
 
 	va_start(ap, fmt);
-	vsnprintf(st->err.hint, sizeof(st->err.hint), fmt, ap);
+	code = an_err_vhint(&st->err, fmt, ap);
 	va_end(ap);
-	return st->err.code;
+	return code;
 }
 
 int

@@ -40,20 +40,21 @@ PG_FUNCTION_INFO_V1(anarchon_fdw_validator);
 #define URL_EXAMPLES "A store url looks like redis://host:6379/0?strategy=lease, amqp://host:5672/vhost or nats://host:4222."
 
 /*
- * The url option refused: why (a store's or the parser's words, with the
- * store's detail when it gave one), and what to do.
+ * The url option refused: why (a store's or the parser's error, with its
+ * detail when it has one), and what to do: its hint, else hint_if_none.
  */
 static void
-bad_url(const char *why, const char *why_detail, const char *hint)
+bad_url(const an_err *why, const char *hint_if_none)
 {
 	char		detail[AN_ERRMAX];
+	const char *hint = why->hint[0] != '\0' ? why->hint : hint_if_none;
 
-	an_pg_sentence(why, detail, sizeof(detail));
+	an_pg_sentence(why->msg, detail, sizeof(detail));
 	ereport(ERROR,
 			(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
 			 errmsg("invalid value for option \"url\""),
-			 why_detail != NULL && why_detail[0] != '\0' ?
-			 errdetail("%s %s", detail, why_detail) : errdetail("%s", detail),
+			 why->detail[0] != '\0' ?
+			 errdetail("%s %s", detail, why->detail) : errdetail("%s", detail),
 			 hint != NULL && hint[0] != '\0' ? errhint("%s", hint) : 0));
 }
 
@@ -130,7 +131,7 @@ validate_url(const char *url)
 				 errmsg("the url of a server must name a network store, not 'local'"),
 				 errhint("The local store needs no server: SET anarchon.store = 'local'.")));
 	if (an_url_parse(url, &u, &err) != 0)
-		bad_url(err.msg, NULL, URL_EXAMPLES);
+		bad_url(&err, URL_EXAMPLES);
 	credentials = u.user != NULL || u.password != NULL;
 	for (int i = 0; i < u.nparams; i++)
 	{
@@ -147,10 +148,10 @@ validate_url(const char *url)
 				 errdetail("Every role can read the options of a server."),
 				 errhint("Put the credentials in a user mapping: CREATE USER MAPPING FOR PUBLIC SERVER ... OPTIONS (user '...', password '...'), or sentinel_password '...'.")));
 	if ((m = an_remote_find(url, &err)) == NULL)
-		bad_url(err.msg, NULL, NULL);
+		bad_url(&err, NULL);
 	an_store_init(&st, m, NULL);
 	if (an_store_check_url(&st, url) != AN_OK)
-		bad_url(st.err.msg, st.err.detail, st.err.hint);
+		bad_url(&st.err, NULL);
 }
 
 /* Is name an option of catalog's objects? */
