@@ -21,9 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "args.h"
+#include "fork.h"
 #include "host.h"
 #include "redact.h"
 #include "run_now.h"
@@ -260,18 +260,18 @@ fn_check(sqlite3_context *ctx, int argc, sqlite3_value **argv)
  * not for an in-memory database or a connection the child inherited).  So a
  * process draws its first token from a fresh seed, the VFS's randomness.
  */
-static _Atomic pid_t token_pid;
+static _Atomic an_fork_mark token_proc;
 
 static void
 new_token(char hex[AN_TOKEN_HEX + 1])
 {
 	unsigned char raw[16];
-	pid_t		pid = getpid();
+	an_fork_mark proc = an_fork_now();
 
-	if (token_pid != pid)
+	if (token_proc != proc)
 	{
 		sqlite3_randomness(0, NULL);
-		token_pid = pid;
+		token_proc = proc;
 	}
 	sqlite3_randomness(sizeof(raw), raw);
 	an_token_hex(raw, hex);

@@ -30,7 +30,7 @@
  * that opened it: a forked child has a copy of the parent's locks as SQLite
  * believes them, not the locks themselves, and closing the copy could
  * release or break what the parent holds (a checkpoint, a deleted WAL).  So
- * the store remembers the pid that opened the claim connection; in any other
+ * the store remembers the process that opened the claim connection (fork.h); in any other
  * process it never touches that handle or its statements again, not even to
  * close them: it sets them aside (kept reachable, deliberately never freed)
  * and opens a claim connection of its own.  The caller's own connection is
@@ -38,8 +38,8 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "fork.h"
 #include "format.h"
 #include "host.h"
 #include "lease.h"
@@ -139,7 +139,7 @@ typedef struct local_store
 	int			schema_ready;    /* the tables are in this library's format */
 	int			runs_seen;       /* a check found anarchon_runs */
 	int			format_read;     /* a read found the tables in a format it knows */
-	pid_t		pid;             /* the process that opened db */
+	an_fork_mark proc;        /* the process that opened db (fork.h) */
 	int64_t		busy_timeout_ms; /* what db's busy timeout is set to */
 	sqlite3_vfs *vfs;            /* db's VFS: its clock is the store's clock */
 	sqlite3_stmt *stmt[S_COUNT];
@@ -716,7 +716,7 @@ static void
 adopt_db(local_store *ls, sqlite3 *db)
 {
 	ls->db = db;
-	ls->pid = getpid();
+	an_fork_own(&ls->proc);
 	ls->vfs = an_sqlite_vfs(db);
 	sqlite3_busy_timeout(db, AN_BUSY_TIMEOUT_MS_DEFAULT);
 	ls->busy_timeout_ms = AN_BUSY_TIMEOUT_MS_DEFAULT;
@@ -731,7 +731,7 @@ set_aside_if_inherited(local_store *ls)
 {
 	unsigned	slot;
 
-	if (!ls->own_db || ls->db == NULL || ls->pid == getpid())
+	if (!ls->own_db || ls->db == NULL || !an_fork_foreign(ls->proc))
 		return;
 	slot = n_set_aside++ % AN_SET_ASIDE;
 	set_aside[slot].db = ls->db;

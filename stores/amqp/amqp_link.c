@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "amqp_link.h"
-#include "fork.h"
 
 /* Channels are used in turn up to this number (RabbitMQ's default channel_max is 2047). */
 #define AMQP_LINK_CHANNELS 2000
@@ -436,7 +435,7 @@ login(an_store *st, amqp_link *l, const amqp_login_info *li, const an_deadline *
 int
 amqp_link_connected(amqp_link *l)
 {
-	if (l->conn && an_fork_foreign(l->pid))
+	if (l->conn && an_fork_foreign(l->proc))
 		drop(l);				/* closes our copy of the socket only, sends nothing */
 	return l->conn != NULL;
 }
@@ -468,7 +467,7 @@ amqp_link_open(an_store *st, amqp_link *l, const amqp_login_info *li, const an_d
 	int			rc;
 
 	drop(l);
-	an_fork_own(&l->pid);
+	an_fork_own(&l->proc);
 	l->net = AN_CONN_NONE;
 	l->conn = amqp_new_connection();
 	l->in = malloc(AMQP_LINK_FRAME_MAX);

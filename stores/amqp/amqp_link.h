@@ -44,6 +44,7 @@
 #include <sys/types.h>
 
 #include "conn.h"
+#include "fork.h"
 
 /*
  * The frame_max asked for at login, and so the most one frame may take:
@@ -60,7 +61,7 @@ typedef struct amqp_link
 	int			chan_open;       /* open and in confirm mode */
 	uint64_t	next_tag;        /* delivery tag of the next publish on ch */
 	uint16_t	last_code;       /* reply code of the last channel error, 0 if none */
-	pid_t		pid;             /* the process that opened conn (fork.h) */
+	an_fork_mark proc;        /* the process that opened conn (fork.h) */
 	unsigned char *in;           /* bytes read (AMQP_LINK_FRAME_MAX) */
 	size_t		in_pos;          /* where the bytes not yet decoded begin */
 	size_t		in_len;

@@ -22,7 +22,6 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "fork.h"
 #include "nats_json.h"
 #include "nats_link.h"
 
@@ -45,8 +44,8 @@ nats_link_close(nats_link *l)
 	 * closes the child's copy of the descriptor only, and sends nothing on
 	 * the parent's TLS session.
 	 */
-	an_conn_close(&l->conn, !an_fork_foreign(l->pid));
-	l->pid = 0;
+	an_conn_close(&l->conn, !an_fork_foreign(l->proc));
+	l->proc = 0;
 	free(l->buf);
 	l->buf = NULL;
 	l->len = l->cap = 0;
@@ -346,7 +345,7 @@ try_server(an_store *st, void *ctx, int s, const an_deadline *each)
 		return rc;
 	if ((rc = an_conn_open(st, l->who, l->hosts[s], l->ports[s], l->tls_first ? l->tls : NULL, each, &l->conn)) != AN_OK)
 		return rc;
-	an_fork_own(&l->pid);
+	an_fork_own(&l->proc);
 	l->len = 0;
 	if ((rc = handshake(st, l, l->hosts[s], each)) != AN_OK)
 		nats_link_close(l);
@@ -356,7 +355,7 @@ try_server(an_store *st, void *ctx, int s, const an_deadline *each)
 int
 nats_link_connect(an_store *st, nats_link *l, const an_deadline *d)
 {
-	if (an_fork_foreign(l->pid))
+	if (an_fork_foreign(l->proc))
 		nats_link_close(l);		/* the parent's connection: ours is a new one */
 	if (l->conn.fd >= 0)
 		return AN_OK;
@@ -456,7 +455,7 @@ nats_link_request(an_store *st, nats_link *l, const an_deadline *d,
 		int			kept;
 		int			rc;
 
-		if (an_fork_foreign(l->pid))
+		if (an_fork_foreign(l->proc))
 			nats_link_close(l);
 		kept = l->conn.fd >= 0;
 		if ((rc = nats_link_connect(st, l, d)) != AN_OK)

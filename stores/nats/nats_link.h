@@ -31,6 +31,7 @@
 #include <sys/types.h>
 
 #include "conn.h"
+#include "fork.h"
 #include "nats_auth.h"
 #include "nats_codec.h"
 #include "rotate.h"
@@ -63,7 +64,7 @@ typedef struct nats_link
 	an_tls_ctx *tls;
 
 	an_conn		conn;            /* conn.fd is -1 when not connected */
-	pid_t		pid;             /* the process that connected it (fork.h) */
+	an_fork_mark proc;        /* the process that connected it (fork.h) */
 	char		inbox[48];       /* _INBOX.<32 hex digits> */
 	uint64_t	nreq;            /* requests sent, for unique reply subjects */
 	char	   *buf;             /* bytes received and not yet parsed */

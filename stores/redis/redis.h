@@ -107,7 +107,7 @@ typedef struct rds_conn
 	int			dropped;         /* the last failure lost an open connection */
 	int			generation;      /* counts successful connects */
 	int			version[2];      /* server major.minor, read at connect */
-	pid_t		pid;             /* the process that connected c (fork.h) */
+	an_fork_mark proc;        /* the process that connected c (fork.h) */
 	int64_t		next_time_ms;    /* when to read the server's clock again (host clock) */
 	/*
 	 * Sentinel (redis+sentinel://): before each connect, the sentinels are

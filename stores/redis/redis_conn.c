@@ -38,7 +38,7 @@ conn_end(rds_conn *cn, int notify)
 {
 	if (cn->reader)
 	{
-		an_conn_close(&cn->io, notify && !an_fork_foreign(cn->pid));
+		an_conn_close(&cn->io, notify && !an_fork_foreign(cn->proc));
 		redisReaderFree(cn->reader);
 	}
 	cn->reader = NULL;
@@ -572,7 +572,7 @@ rds_conn_open_raw(an_store *st, rds_conn *cn, const an_deadline *d)
 		abandon(cn);
 		return rc;
 	}
-	an_fork_own(&cn->pid);
+	an_fork_own(&cn->proc);
 	keepalive(cn->io.fd);
 	return AN_OK;
 }
@@ -583,7 +583,7 @@ rds_conn_ensure(an_store *st, rds_conn *cn, const an_deadline *d)
 	int			rc;
 
 	/* A connection the parent of a forked process made: this process makes its own. */
-	if (RDS_CONNECTED(cn) && an_fork_foreign(cn->pid))
+	if (RDS_CONNECTED(cn) && an_fork_foreign(cn->proc))
 		abandon(cn);
 	if (RDS_CONNECTED(cn))
 		return AN_OK;
