@@ -80,6 +80,19 @@ typedef struct query_def
  * isolation level -- left a new version of the row behind.  Without it, the
  * older snapshot would not see the other run and would try to insert it too.
  */
+/*
+ * Whether job $1 is paused at $3: an index scan of pauses_pkey from the job's
+ * newest pause, in every plan.  As EXISTS the planner dropped the LIMIT and
+ * chose a bitmap heap scan for a new table (which reads the table's size
+ * from the file system on every call), and a sequential scan of the whole
+ * table once ANALYZE had seen a few thousand pauses: a claim then read every
+ * job's pauses.  Ordered by the key, a LIMIT 1 is cheapest from the index.
+ */
+#define PAUSE_ORDER "ORDER BY job DESC, since DESC LIMIT 1"
+#define PAUSE_HELD \
+	"coalesce((SELECT true FROM anarchon.pauses p WHERE p.job = $1 AND (p.until IS NULL OR p.until > $3) " \
+	PAUSE_ORDER "), false) "
+
 static const query_def queries[Q_COUNT] = {
 	[Q_LOCK_JOB] = {
 		"INSERT INTO anarchon.runs_jobs (job, last_claim_at) VALUES ($1, clock_timestamp()) "
@@ -180,7 +193,7 @@ static const query_def queries[Q_COUNT] = {
 	 * the claim waited for the lock is seen.
 	 */
 	[Q_PAUSED] = {
-		"SELECT 1 FROM anarchon.pauses WHERE job = $1 AND (until IS NULL OR until > $2) LIMIT 1",
+		"SELECT 1 FROM anarchon.pauses WHERE job = $1 AND (until IS NULL OR until > $2) " PAUSE_ORDER,
 		2, {TEXTOID, TIMESTAMPTZOID}},
 	/*
 	 * A loser's view (core/lease.h, peek): the run and the pause in one
@@ -188,8 +201,7 @@ static const query_def queries[Q_COUNT] = {
 	 * at $3, read just before the statement.
 	 */
 	[Q_PEEK] = {
-		"SELECT r.attempt, r.token, r.state, r.lease_until, EXISTS (SELECT 1 FROM anarchon.pauses p "
-		"WHERE p.job = $1 AND (p.until IS NULL OR p.until > $3)) "
+		"SELECT r.attempt, r.token, r.state, r.lease_until, " PAUSE_HELD
 		"FROM (SELECT) AS one LEFT JOIN anarchon.runs r ON r.job = $1 AND r.slot = $2",
 		3, {TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
 	/*
@@ -202,8 +214,7 @@ static const query_def queries[Q_COUNT] = {
 	[Q_READ_GATED] = {
 		"WITH r AS (SELECT attempt, token, state, lease_until FROM anarchon.runs "
 		"WHERE job = $1 AND slot = $2 FOR UPDATE) "
-		"SELECT r.attempt, r.token, r.state, r.lease_until, EXISTS (SELECT 1 FROM anarchon.pauses p "
-		"WHERE p.job = $1 AND (p.until IS NULL OR p.until > $3)) "
+		"SELECT r.attempt, r.token, r.state, r.lease_until, " PAUSE_HELD
 		"FROM (SELECT) AS one LEFT JOIN r ON true",
 		3, {TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
 };

@@ -108,6 +108,39 @@ none" ] || { echo "$out"; return 1; }
 }
 check "check: every run found by its key in a database with an ICU collation" collation_check
 
+# A claim reads a job's pauses through the primary key of anarchon.pauses,
+# whatever the planner knows of the table.  With 20000 ended pauses of 50
+# other jobs, analyzed, the generic plan of an EXISTS was a sequential scan
+# of the whole table, in two statements of every claim: 271 buffers a claim
+# on PostgreSQL 15, whose plan cache chose that plan with the default
+# plan_cache_mode too.  force_generic_plan makes the check see the generic
+# plan on every version; the buffers one claim touches, its nested
+# statements included, stay far below a scan (19 here).
+pause_plan_check() {
+	local slot=4102444800000 out blocks
+	out=$(psql -X -A -t -q -v ON_ERROR_STOP=1 <<SQL
+INSERT INTO anarchon.pauses SELECT 'other' || (i % 50), now() - interval '2 days' - i * interval '1 second',
+  now() - interval '1 day' FROM generate_series(1, 20000) i;
+ANALYZE anarchon.pauses;
+SET anarchon.overlap = 'allow';
+SET plan_cache_mode = force_generic_plan;
+SELECT count(anarchon_claim('plan', $slot::bigint + i * 1000, 'tok')) FROM generate_series(1, 10) i;
+BEGIN;
+SET LOCAL anarchon.in_transaction = on;
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) SELECT anarchon_claim('plan', $slot::bigint + 60000, 'tok');
+COMMIT;
+DELETE FROM anarchon.pauses WHERE job LIKE 'other%';
+SQL
+) || { echo "$out"; return 1; }
+	blocks=$(printf '%s\n' "$out" | sed -n '/^\[/,$p' | python3 -c '
+import json, sys
+p = json.load(sys.stdin)[0]["Plan"]
+print(p["Shared Hit Blocks"] + p["Shared Read Blocks"])') || { echo "$out"; return 1; }
+	echo "one claim touched $blocks buffers"
+	[ "$blocks" -lt 100 ]
+}
+check "claim: a job's pauses are read by their key, not by a scan of every job's pauses" pause_plan_check
+
 pg_keepalive local local
 pg_keepalive_deadline
 
