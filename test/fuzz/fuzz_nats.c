@@ -214,7 +214,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(l.who, sizeof(l.who), "NATS at nats://fuzz");
 	/* Connected, as nats_link_connect leaves a link after the handshake. */
 	l.conn.fd = fds[0];
-	l.pid = getpid();
+	an_fork_own(&l.proc);
 	snprintf(l.inbox, sizeof(l.inbox), "_INBOX.fuzz");
 	/*
 	 * A quarter of 160 ms is less than one wait slice, so a no-responders
