@@ -21,22 +21,24 @@ an_err_vfail(an_err *e, an_error code, const char *fmt, va_list ap)
 	return code;
 }
 
+/* One of e's texts (its detail or its hint), written; e's code unchanged. */
+static an_error
+vtext(an_err *e, char field[AN_ERRMAX], const char *fmt, va_list ap)
+{
+	vsnprintf(field, AN_ERRMAX, fmt, ap);
+	return e->code;
+}
+
 an_error
 an_err_vdetail(an_err *e, const char *fmt, va_list ap)
 {
-	if (e == NULL)
-		return AN_OK;
-	vsnprintf(e->detail, sizeof(e->detail), fmt, ap);
-	return e->code;
+	return e ? vtext(e, e->detail, fmt, ap) : AN_OK;
 }
 
 an_error
 an_err_vhint(an_err *e, const char *fmt, va_list ap)
 {
-	if (e == NULL)
-		return AN_OK;
-	vsnprintf(e->hint, sizeof(e->hint), fmt, ap);
-	return e->code;
+	return e ? vtext(e, e->hint, fmt, ap) : AN_OK;
 }
 
 void
