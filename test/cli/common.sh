@@ -34,10 +34,12 @@ cli_pg_watch_start() {
 		while :; do
 			if ! err=$(PGCONNECT_TIMEOUT=3 psql -X -A -t -h 127.0.0.1 -p "$PGPORT" -c 'SELECT 1' 2>&1 > /dev/null); then
 				pm=$(head -n 1 "$PG_DATA/postmaster.pid" 2> /dev/null)
-				printf '%s psql: %s; postmaster %s %s; load %s; stopped: %s\n' "$(date +%T.%3N)" \
-					"$(printf '%s' "$err" | tr '\n' ' ' | head -c 120)" "$pm" \
+				# Runnable: the commands that held the CPUs, most first (what starved the server).
+				printf '%s psql: %s; postmaster %s %s; load %s; runnable: %s; stopped: %s\n' "$(date +%T.%3N)" \
+					"$(printf '%s' "$err" | tr '\n' ' ' | sed 's/^psql: error: //' | head -c 90)" "$pm" \
 					"$([ -n "$pm" ] && ps -o stat=,wchan:24= -p "$pm" 2> /dev/null | tr -s ' ')" "$(cut -d' ' -f1-3 /proc/loadavg)" \
-					"$(ps -eo pid=,stat=,comm= | awk '$2 ~ /^T/ { printf "%s/%s ", $1, $3 }' | head -c 200)"
+					"$(ps -eo stat=,comm= | awk '$1 ~ /^R/ { n[$2]++ } END { for (c in n) print n[c], c }' | sort -rn | head -n 5 | tr '\n' ' ')" \
+					"$(ps -eo pid=,stat=,comm= | awk '$2 ~ /^T/ { printf "%s/%s ", $1, $3 }' | head -c 120)"
 			fi
 			sleep 0.5 # the watch's pace
 		done
@@ -52,8 +54,8 @@ not_ok() {
 	shift
 	if [[ $name == *postgresql* ]] && [ -n "$w" ] && [ -f "$w" ]; then
 		cli_plain_not_ok "$name" "$@" \
-			"pg watch: $(wc -l < "$w") probes of 3 s failed; first: $(head -n 1 "$w" | head -c 300)" \
-			"pg watch: last: $(tail -n 1 "$w" | head -c 300)" \
+			"pg watch: $(wc -l < "$w") probes of 3 s failed; first: $(head -n 1 "$w" | head -c 340)" \
+			"pg watch: last: $(tail -n 1 "$w" | head -c 340)" \
 			"server log: $(tail -n 3 "${PG_LOG:-/dev/null}" 2> /dev/null | tr '\n' '|' | head -c 300)"
 	else
 		cli_plain_not_ok "$name" "$@"

@@ -131,9 +131,9 @@ fi
 if want contention; then
 	args=()
 	for s in $STORES; do args+=("$s=${URL[$s]}"); done
-	# Two waves of stores, each a minute (contention.sh says why).
+	# Three waves of stores, each a minute (contention.sh says why).
 	waves=
-	for w in "sqlite postgresql redis-lease redis-stream-id" "redis-script nats rabbitmq"; do
+	for w in "sqlite postgresql" "redis-lease redis-stream-id" "redis-script nats rabbitmq"; do
 		for s in $w; do [[ " $STORES " == *" $s "* ]] && waves+=" $s"; done
 		waves+=/
 	done
