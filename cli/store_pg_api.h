@@ -14,6 +14,7 @@
 
 #include <libpq-fe.h>
 
+#include "dl.h"
 #include "store.h"
 
 /* Every libpq function the store calls. */
@@ -49,11 +50,7 @@
 	X(PQsocket) \
 	X(PQstatus)
 
-#define AN_PQ_MEMBER_(f) __typeof__(f) *f;
-typedef struct an_pq_api
-{
-	AN_PQ_FUNCTIONS(AN_PQ_MEMBER_)
-} an_pq_api;
+AN_DL_TABLE(an_pq_api, AN_PQ_FUNCTIONS);
 
 extern an_pq_api an_pq;
 

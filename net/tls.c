@@ -14,12 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
-
 #include "tls.h"
 #include "tls_bio.h"
+#include "tls_lib.h"
 
 struct an_tls_ctx
 {
@@ -130,9 +127,13 @@ load_files(an_store *st, SSL_CTX *ctx, const an_tls_config *cfg, const char *who
 int
 an_tls_ctx_new(an_store *st, const an_tls_config *cfg, const char *who, an_tls_ctx **out)
 {
-	an_tls_ctx *t = calloc(1, sizeof(*t));
+	an_tls_ctx *t;
 
 	*out = NULL;
+	/* Every other function here is given what this one made: OpenSSL is loaded. */
+	if (an_tls_lib_load(&st->err) != AN_OK)
+		return st->err.code;
+	t = calloc(1, sizeof(*t));
 	ERR_clear_error();
 	if (an_tls_servername_refused(cfg->servername) != NULL)
 	{

@@ -10,7 +10,7 @@
 #ifndef ANARCHON_TLS_BIO_H
 #define ANARCHON_TLS_BIO_H
 
-#include <openssl/bio.h>
+#include "tls_lib.h"
 
 /* A BIO on fd that does not close it; NULL when out of memory. */
 BIO		   *an_tls_bio_new(int fd);

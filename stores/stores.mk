@@ -17,7 +17,10 @@ REMOTE_HEADERS = $(wildcard $(addsuffix /*.h,$(REMOTE_DIRS)))
 NET_SRCS = $(filter-out net/tls%.c,$(sort $(wildcard net/*.c)))
 REMOTE_SRCS = stores/registry.c
 REMOTE_CFLAGS = $(AN_REMOTE_CFLAGS)
+# The hosts link no client library: each is loaded on first use (core/dl.h).
+# CLIENT_LIBS links them, for the test programs that call them directly.
 REMOTE_LIBS = $(AN_REMOTE_LIBS)
+CLIENT_LIBS = $(AN_CLIENT_LIBS)
 
 HAVE_HIREDIS := $(AN_HAVE_HIREDIS)
 HAVE_AMQP := $(AN_HAVE_AMQP)

@@ -82,6 +82,20 @@ owner_sq=$(dpkg -S "$sqlite_so" 2>/dev/null | cut -d: -f1)
 if [ "$owner_pg" = "postgresql-$pg_major-anarchon" ] && [ "$owner_sq" = libsqlite3-mod-anarchon ]
 then ok "deb: $pkglib and $sqlite_so come from the packages"
 else not_ok "deb: the installed files come from the packages" "pg: $owner_pg" "sqlite: $owner_sq"; fi
+# The client libraries are loaded on first use, not linked (core/dl.h): each
+# package depends on their packages itself, which dh_shlibdeps cannot see.
+# Which packages those are, this system says (ldconfig's cache, dpkg's files).
+want_deps=$(for l in hiredis rabbitmq ssl; do
+	f=$(ldconfig -p | awk -v n="lib$l.so." 'index($1, n) == 1 { print $NF; exit }')
+	[ -z "$f" ] || dpkg -S "$(readlink -f "$f")" 2> /dev/null | sed -n '1s/[:,].*//p'
+done | sort | tr '\n' ' ')
+lacking=
+for d in "$pg_deb" "$sq_deb" "$cli_deb"; do
+	has_deps=$(dpkg-deb -f "$d" Depends | tr ',' '\n' | sed 's/^ *//; s/ .*//' | sort)
+	for w in $want_deps; do grep -qx "$w" <<< "$has_deps" || lacking+=" ${d##*/}:$w"; done
+done
+if [ -n "$want_deps" ] && [ -z "$lacking" ]; then ok "deb: each package depends on the client libraries it loads ($want_deps)"
+else not_ok "deb: each package depends on the client libraries it loads" "want: ${want_deps:-none found}" "lacking:$lacking"; fi
 queries=$(pg_config --sharedir)/extension/anarchon-queries.yaml
 owner_q=$(dpkg -S "$queries" 2>/dev/null | cut -d: -f1)
 if [ "$owner_q" = "postgresql-$pg_major-anarchon" ] && cmp -s "$queries" pg/prometheus/anarchon-queries.yaml

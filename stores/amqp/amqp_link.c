@@ -466,6 +466,9 @@ amqp_link_open(an_store *st, amqp_link *l, const amqp_login_info *li, const an_d
 	amqp_socket_t *sock;
 	int			rc;
 
+	/* Every other function of rabbitmq-c is given the connection made here. */
+	if (amqp_lib_load(&st->err) != AN_OK)
+		return st->err.code;
 	drop(l);
 	an_fork_own(&l->proc);
 	l->net = AN_CONN_NONE;

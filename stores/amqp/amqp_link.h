@@ -30,18 +30,9 @@
 #ifndef ANARCHON_AMQP_LINK_H
 #define ANARCHON_AMQP_LINK_H
 
-#include "anarchon.h"			/* build/config.h: where rabbitmq-c keeps its headers */
-
-/* rabbitmq-c 0.12 moved its headers under rabbitmq-c/ and deprecated the old names. */
-#ifdef AN_AMQP_HEADER_DIR
-#include <rabbitmq-c/amqp.h>
-#include <rabbitmq-c/tcp_socket.h>
-#else
-#include <amqp.h>
-#include <amqp_tcp_socket.h>
-#endif
-
 #include <sys/types.h>
+
+#include "amqp_lib.h"
 
 #include "conn.h"
 #include "fork.h"

@@ -6,11 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-
 #include "crc16.h"
 #include "nats_nkey.h"
+#include "tls_lib.h"
 
 #define PREFIX_SEED (18 << 3)
 #define PREFIX_USER (20 << 3)
@@ -113,12 +111,15 @@ nkey_user_from_seed(const char *seed, size_t len, nkey_user *out, an_err *err)
 		rc = fail(err, "not an nkey seed (it must start with S)");
 	else if ((((raw[0] & 7) << 5) | ((raw[1] & 0xf8) >> 3)) != PREFIX_USER)
 		rc = fail(err, "the seed is not a user's (it must start with SU; an operator's or account's cannot log in)");
+	else if (an_tls_lib_load(err) != AN_OK)
+		rc = -1;
 	else
 	{
 		memcpy(out->seed, raw + 2, 32);
 		rc = public_key(out, err);
 	}
-	OPENSSL_cleanse(raw, sizeof(raw));
+	/* Not OpenSSL's cleanse: this also runs when OpenSSL could not be loaded. */
+	explicit_bzero(raw, sizeof(raw));
 	if (rc != 0)
 		nkey_wipe(out);
 	return rc;
@@ -131,11 +132,16 @@ nkey_sign(const nkey_user *u, const char *data, size_t len, char sig[NKEY_SIG_LE
 	unsigned char raw[64];
 	unsigned char b64[89];
 	size_t		siglen = sizeof(raw);
-	EVP_PKEY   *k = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL, u->seed, 32);
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	int			ok = k && md && EVP_DigestSignInit(md, NULL, NULL, NULL, k) == 1 &&
-		EVP_DigestSign(md, raw, &siglen, (const unsigned char *) data, len) == 1 && siglen == 64;
+	EVP_PKEY   *k;
+	EVP_MD_CTX *md;
+	int			ok;
 
+	if (an_tls_lib_load(err) != AN_OK)
+		return -1;
+	k = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, NULL, u->seed, 32);
+	md = EVP_MD_CTX_new();
+	ok = k && md && EVP_DigestSignInit(md, NULL, NULL, NULL, k) == 1 &&
+		EVP_DigestSign(md, raw, &siglen, (const unsigned char *) data, len) == 1 && siglen == 64;
 	EVP_MD_CTX_free(md);
 	EVP_PKEY_free(k);
 	if (!ok)
@@ -209,5 +215,5 @@ nkey_read_creds(const char *text, size_t len, char *jwt, size_t jwtcap, nkey_use
 void
 nkey_wipe(nkey_user *u)
 {
-	OPENSSL_cleanse(u, sizeof(*u));
+	explicit_bzero(u, sizeof(*u));
 }

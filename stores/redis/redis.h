@@ -39,7 +39,7 @@
 #ifndef ANARCHON_REDIS_H
 #define ANARCHON_REDIS_H
 
-#include <hiredis/hiredis.h>
+#include "redis_lib.h"
 
 #include "conn.h"
 #include "fork.h"

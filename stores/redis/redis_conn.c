@@ -235,6 +235,9 @@ rds_conn_exchange(an_store *st, rds_conn *cn, const an_deadline *d, int ncmd, co
 	int			ask_time = st->stats != NULL && sent >= cn->next_time_ms;
 	char		who[sizeof(cn->where) + 16];
 
+	/* Loaded by the connection already; a call that comes first must not find an empty table. */
+	if (rds_lib_load(&st->err) != AN_OK)
+		return st->err.code;
 	snprintf(who, sizeof(who), "redis store %s", cn->where);
 
 	for (int i = 0; i <= ncmd; i++)
@@ -539,6 +542,8 @@ rds_conn_open_raw(an_store *st, rds_conn *cn, const an_deadline *d)
 
 	conn_who(cn, who, sizeof(who));
 	cn->io = AN_CONN_NONE;
+	if (rds_lib_load(&st->err) != AN_OK)
+		return st->err.code;
 	if ((cn->reader = capped_reader()) == NULL)
 		return an_store_fail(st, AN_E_NOMEM, "out of memory connecting to %s", who);
 	rc = an_sock_connect(st, who, cn->host, cn->port, d, &cn->io.fd);

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "amqp_link.h"				/* rabbitmq-c's headers, wherever this version keeps them */
+/* rabbitmq-c's headers, wherever this version keeps them; its own names, linked (not the hosts' table). */
+#define AN_AMQP_LIB_LOADER
+#include "amqp_link.h"
 #include "../testutil.h"
 
 static void

@@ -132,6 +132,18 @@ else
 	not_ok "version: anarchon --version" "make cli failed"
 fi
 
+# No host links a store's client library: each is loaded when a store first
+# needs it (core/dl.h), so a program starts without loading the others.
+linked=
+for bin in "$REPO_ROOT/cli/anarchon" "$src/sqlite/anarchon.so" "$src/anarchon.so"; do
+	[ -f "$bin" ] || { linked+=" ${bin#"$tmp/"}(not built)"; continue; }
+	for lib in $(objdump -p "$bin" | awk '$1 == "NEEDED" { print $2 }' | grep -E '^lib(hiredis|rabbitmq|ssl|crypto|pq)\.so'); do
+		linked+=" ${bin##*/}:$lib"
+	done
+done
+if [ -z "$linked" ]; then ok "build: the command and both extensions link no store's client library (hiredis, rabbitmq-c, OpenSSL, libpq)"
+else not_ok "build: the command and both extensions link no store's client library" "linked:$linked"; fi
+
 # Every install target has its uninstall, and it removes exactly what was
 # installed (into a DESTDIR here, so the machine's own install is untouched).
 for pair in "install-sqlite uninstall-sqlite" "install-cli uninstall-cli" "install uninstall"; do

@@ -32,6 +32,8 @@
 #                  cannot write (77), a command that cannot start giving its
 #                  slot back, durations in words, hints in flags, and
 #                  --help, the options taken and the man page alike
+#   libs.sh        a run maps only the client library its URL needs (none
+#                  for SQLite and NATS, hiredis alone for Redis, ...)
 #   newcomer.sh    stats on a PostgreSQL without preloading says so; the
 #                  won/lost stores (NATS, RabbitMQ, Redis stream-id) refuse
 #                  catch-up, --now, replace and pause up front (78);
@@ -41,7 +43,7 @@
 # minute boundaries), so they run in the background while the others run; the
 # whole suite takes about three minutes.  CLI_BLOCKS chooses blocks (default:
 # all of contention cron takeover exits tree overlap badinput valgrind
-# storefile firstuse newcomer), CLI_SLOTS the contention's slots per store (default
+# storefile firstuse newcomer libs), CLI_SLOTS the contention's slots per store (default
 # 60).  storefile and firstuse need no server: chosen alone, none is started.
 source "$(dirname "$0")/../lib.sh"
 cd "$REPO_ROOT" || exit 1
@@ -62,11 +64,12 @@ source "$here/valgrind.sh"
 source "$here/store_file.sh"
 source "$here/first_use.sh"
 source "$here/newcomer.sh"
+source "$here/libs.sh"
 
 CLI_TMP=$(t_tmpdir)
 # ANARCHON_CLI_KEEP=DIR keeps the suite's files (logs, outputs) there.
 [ -z "${ANARCHON_CLI_KEEP:-}" ] || at_exit "rm -rf '$ANARCHON_CLI_KEEP'; cp -a '$CLI_TMP' '$ANARCHON_CLI_KEEP'"
-BLOCKS=" ${CLI_BLOCKS:-contention cron takeover exits tree overlap badinput valgrind storefile firstuse newcomer} "
+BLOCKS=" ${CLI_BLOCKS:-contention cron takeover exits tree overlap badinput valgrind storefile firstuse newcomer libs} "
 want() { [[ $BLOCKS == *" $1 "* ]]; }
 
 built_or_end cli cli || exit
@@ -99,9 +102,9 @@ declare -A URL=(
 	[redis-script]="$REDIS?strategy=script&prefix=cli-script"
 )
 STORES="sqlite redis-lease redis-stream-id redis-script"
-if want contention || want takeover || want exits || want overlap || want newcomer; then
+if want contention || want takeover || want exits || want overlap || want newcomer || want libs; then
 	# The overlap block needs only PostgreSQL (and Redis, started above).
-	many=$(want contention || want takeover || want exits || want newcomer && echo 1)
+	many=$(want contention || want takeover || want exits || want newcomer || want libs && echo 1)
 	if [ -z "$many" ]; then :
 	elif nats_start main; then
 		URL[nats]="nats://127.0.0.1:${NATS_PORT[main]}?stream=CLI&prefix=cli"
@@ -149,6 +152,11 @@ want tree && cli_tree
 want overlap && cli_overlap "$RPORT" "${URL[postgresql]:-}"
 want badinput && cli_badinput "$REDIS"
 want newcomer && cli_newcomer "${URL[postgresql]:-}" "${URL[nats]:-}" "${URL[rabbitmq]:-}" "$REDIS"
+if want libs; then
+	args=()
+	for s in sqlite redis-lease nats rabbitmq postgresql; do [ -z "${URL[$s]:-}" ] || args+=("$s=${URL[$s]}"); done
+	cli_libs "${args[@]}"
+fi
 want takeover && bg_collect takeover
 want contention && bg_collect contention
 want valgrind && cli_valgrind "$REDIS?strategy=lease&prefix=cli-vg"

@@ -28,7 +28,7 @@ FUZZ_LIB_SRCS = $(CORE_SRCS) $(SCHEDULE_SRCS) $(DUE_SRCS) $(REMOTE_SRCS)
 FUZZ_LIB = build/fuzz/libanarchon.a
 FUZZ_LIBS_schedule = $(SCHEDULE_LIBS)
 build/fuzz/bin/schedule: $(TZ_SYSTEM_OBJ)
-FUZZ_LIBS = -pthread $(REMOTE_LIBS)
+FUZZ_LIBS = -pthread $(REMOTE_LIBS) $(CLIENT_LIBS)
 
 FUZZ_HEADERS = $(wildcard core/*.h schedule/*.h) $(REMOTE_HEADERS) build/config.h test/fuzz/fuzz.h
 

@@ -153,9 +153,11 @@ drain(redisReader *rd, reading *out)
 static void
 read_all(const uint8_t *data, size_t size, size_t chunk, reading *out)
 {
-	redisReader *rd = redisReaderCreate();
+	redisReader *rd;
+	an_err		err;
 
-	if (rd == NULL)
+	/* The store loads hiredis when it connects (redis_lib.h); here no store connects. */
+	if (rds_lib_load(&err) != AN_OK || (rd = redisReaderCreate()) == NULL)
 		abort();
 	memset(out, 0, sizeof(*out));
 	for (size_t off = 0; off < size && !out->failed && out->n < MAX_REPLIES; off += chunk)

@@ -6,7 +6,7 @@ test-programs: test/bin/rdrive
 
 test/bin/rdrive: $(RDRIVE_SRCS) $(AN_LIBS) $(wildcard core/*.h) $(REMOTE_HEADERS) test/testutil.h build/config.h
 	@mkdir -p test/bin
-	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) -o $@ $(RDRIVE_SRCS) $(AN_LINK_LIBS) $(REMOTE_LIBS)
+	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) -o $@ $(RDRIVE_SRCS) $(AN_LINK_LIBS) $(REMOTE_LIBS) $(CLIENT_LIBS)
 
 # rbench: one client of test/bench/redis.sh (baseline, store interface, SQLite,
 # PostgreSQL); it talks to Redis with hiredis itself, so only with hiredis.
@@ -18,7 +18,7 @@ RBENCH_SRCS = test/redis/rbench.c
 test/bin/rbench: $(RBENCH_SRCS) $(AN_LIBS) $(wildcard core/*.h) $(REMOTE_HEADERS) test/testutil.h build/config.h
 	@mkdir -p test/bin
 	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) -I$(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql) \
-		-o $@ $(RBENCH_SRCS) $(AN_LINK_LIBS) $(REMOTE_LIBS) -lhiredis -lsqlite3 -lpq
+		-o $@ $(RBENCH_SRCS) $(AN_LINK_LIBS) $(REMOTE_LIBS) $(CLIENT_LIBS) -lhiredis -lsqlite3 -lpq
 
 # fleet: the fleet's load generator (test/bench/fleet.sh, doc/scale.md).
 ifeq ($(HAVE_HIREDIS),yes)
@@ -29,4 +29,4 @@ FLEET_SRCS = test/bench/fleet.c
 test/bin/fleet: $(FLEET_SRCS) $(AN_LIBS) $(wildcard core/*.h) $(REMOTE_HEADERS) test/testutil.h build/config.h
 	@mkdir -p test/bin
 	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) -I$(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql) \
-		-o $@ $(FLEET_SRCS) $(AN_LINK_LIBS) $(REMOTE_LIBS) -lhiredis -lpq
+		-o $@ $(FLEET_SRCS) $(AN_LINK_LIBS) $(REMOTE_LIBS) $(CLIENT_LIBS) -lhiredis -lpq

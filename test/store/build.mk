@@ -6,7 +6,7 @@ test-programs: test/bin/storecheck
 
 test/bin/storecheck: $(STORECHECK_SRCS) $(AN_LIBS) $(wildcard core/*.h) $(REMOTE_HEADERS) build/config.h
 	@mkdir -p test/bin
-	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) -o $@ $(STORECHECK_SRCS) $(AN_LINK_LIBS) $(REMOTE_LIBS) -lm
+	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) -o $@ $(STORECHECK_SRCS) $(AN_LINK_LIBS) $(REMOTE_LIBS) $(CLIENT_LIBS) -lm
 
 # The decision tables of core/ (lease, won/lost), row by row, on a run in memory.
 TABLES_SRCS = test/store/tables_test.c

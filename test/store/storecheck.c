@@ -7,12 +7,14 @@
  * First a fixed sequence of the helpers of core/store.c, then the
  * administration table (core/store_admin.c): the one refusal of each duty a
  * store lacks, and every network store's declared bits against its methods;
+ * then core/dl.c's errors for a client library not installed or too old;
  * then one line of stdin per URL: what an_remote_find and the store's
  * check_url make of it.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "dl.h"
 #include "remote.h"
 #include "store.h"
 
@@ -165,6 +167,43 @@ helpers(void)
 	show("its error", &st);
 }
 
+static const char *
+fill_nothing(void *handle)
+{
+	(void) handle;
+	return NULL;
+}
+
+static const char *
+fill_lacking(void *handle)
+{
+	return an_dl_sym(handle, "an_no_such_function") ? NULL : "an_no_such_function";
+}
+
+/* What a host says when a store's client library is not there, or lacks a function. */
+static void
+dl(void)
+{
+	an_dl_lib	none = {"libanarchon-none.so.0", "the none:// store", "anarchon-none", fill_nothing, 0};
+	an_dl_lib	old = {"libc.so.6", "the old:// store", "libc6", fill_lacking, 0};
+	an_dl_lib	libc = {"libc.so.6", "the libc:// store", "libc6", fill_nothing, 0};
+	char		text[AN_ERRTEXTMAX];
+	an_err		err;
+	int			rc;
+
+	an_err_clear(&err);
+	rc = an_dl_load(&none, &err);
+	printf("dl: not installed: %s: %s\n", codes[rc], an_err_text(&err, text, sizeof(text)));
+	an_err_clear(&err);
+	rc = an_dl_load(&old, &err);
+	printf("dl: lacking a function: %s: %s\n", codes[rc], an_err_text(&err, text, sizeof(text)));
+	an_err_clear(&err);
+	rc = an_dl_load(&libc, &err);
+	printf("dl: there: %s, loaded %d", codes[rc], libc.loaded);
+	rc = an_dl_load(&libc, &err);
+	printf(", again: %s, error \"%s\"\n", codes[rc], err.msg);
+}
+
 int
 main(void)
 {
@@ -172,6 +211,7 @@ main(void)
 
 	helpers();
 	admin();
+	dl();
 	while (fgets(line, sizeof(line), stdin))
 	{
 		an_err		err;

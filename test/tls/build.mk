@@ -9,8 +9,8 @@ endif
 
 test/bin/tls_probe: $(TLS_PROBE_SRCS) $(AN_LIBS) $(wildcard core/*.h) $(REMOTE_HEADERS) test/testutil.h build/config.h
 	@mkdir -p test/bin
-	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) -o $@ $(TLS_PROBE_SRCS) $(AN_LINK_LIBS) $(REMOTE_LIBS)
+	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) $(REMOTE_CFLAGS) -o $@ $(TLS_PROBE_SRCS) $(AN_LINK_LIBS) $(REMOTE_LIBS) $(CLIENT_LIBS)
 
 test/bin/nkey_tool: $(NKEY_TOOL_SRCS) $(AN_LIBS) stores/nats/nats_nkey.h net/crc16.h
 	@mkdir -p test/bin
-	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) -o $@ $(NKEY_TOOL_SRCS) $(AN_LINK_LIBS) $(REMOTE_LIBS)
+	$(CC) $(TEST_CFLAGS) -Icore $(REMOTE_INCLUDES) -o $@ $(NKEY_TOOL_SRCS) $(AN_LINK_LIBS) $(REMOTE_LIBS) $(CLIENT_LIBS)
