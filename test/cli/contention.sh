@@ -15,8 +15,9 @@
 #
 # The stores run in three waves of a minute each (SQLite and PostgreSQL;
 # Redis lease and stream-id; then Redis script, NATS and RabbitMQ), not all
-# seven at once: a run of the command costs about 11 ms of CPU on this
-# 2-core machine (9 of them loading its libraries), so 56 runs a second (plus
+# seven at once: a run of the command cost about 11 ms of CPU on this
+# 2-core machine (8 ms since it loads only its store's client library,
+# doc/performance.md), so 56 runs a second (plus
 # the winners' commands and the servers' work) kept both cores busy and the
 # hosts fell seconds behind.  Two waves of 32 and 24 runs a second were not
 # enough either when a package build ran beside the suite: the hosts started
