@@ -13,15 +13,18 @@ bad() {
 	shift
 	rm -f "$d/ran"
 	t0=$(date +%s%3N)
-	# 10 s at most (5 s is the limit): a refusal comes before anything waits (a store, --jitter, a slot still to come).
-	timeout 10 env "${BAD_ENV[@]}" "$AN" "$@" > "$d/out" 2> "$d/err" < /dev/null
+	# A refusal comes before anything waits (a store, --jitter, a slot still to come): the
+	# cases below that would wait are given a slot 90 s ahead, so that a wait shows as
+	# 30 s or more (60 s at most: then it is stopped), however slowly a loaded machine
+	# starts the process (5.8 s was seen beside a package build, with a limit of 5 s then).
+	timeout 60 env "${BAD_ENV[@]}" "$AN" "$@" > "$d/out" 2> "$d/err" < /dev/null
 	RC=$?
 	took=$(( $(date +%s%3N) - t0 ))
 	[ "$RC" -eq 64 ] || why+=("exit $RC, want 64")
 	[ -s "$d/out" ] && why+=("stdout: $(head -c 200 "$d/out")")
 	one_error_line "$d/err" || why+=("stderr is not exactly one line starting 'anarchon: ': $(head -c 500 "$d/err")")
 	[ -e "$d/ran" ] && why+=("the command ran")
-	[ "$took" -lt 5000 ] || why+=("it took $took ms")
+	[ "$took" -lt 30000 ] || why+=("it took $took ms")
 	if [ ${#why[@]} -eq 0 ]; then ok "cli bad input: $name"; else not_ok "cli bad input: $name" "${why[@]}"; fi
 }
 
@@ -53,17 +56,17 @@ cli_badinput() {
 		run --store "amqp://127.0.0.1:5672?settle_ms=100" --job bad --slot "$slot" "${cmd[@]}"
 	bad "a nats URL with an unknown parameter" run --store "nats://127.0.0.1:4222?bogus=1" --job bad --slot "$slot" "${cmd[@]}"
 	bad "sqlite: naming no file" run --store sqlite: --job bad --slot "$slot" "${cmd[@]}"
-	# A slot 20 s ahead: run sleeps until it (and --jitter's share) before it claims.
-	bad "an unknown scheme, for a slot 20 s ahead: refused at once, not after the wait" \
-		run --store foo://x --job bad --slot $((slot + 20000)) --jitter 5000 "${cmd[@]}"
-	bad "a redis URL with strategy=bogus, for a slot 20 s ahead: refused at once" \
-		run --store "$redis?strategy=bogus" --job bad --slot $((slot + 20000)) "${cmd[@]}"
-	bad "sqlite: naming no file, for a slot 20 s ahead: refused at once" \
-		run --store sqlite: --job bad --slot $((slot + 20000)) "${cmd[@]}"
-	bad "a sqlite: URL with a parameter, for a slot 20 s ahead: refused at once" \
-		run --store "$S?mode=ro" --job bad --slot $((slot + 20000)) "${cmd[@]}"
-	bad "a postgresql URL with an unknown parameter, for a slot 20 s ahead: refused at once" \
-		run --store "postgresql://127.0.0.1:5432/postgres?bogus=1" --job bad --slot $((slot + 20000)) "${cmd[@]}"
+	# A slot 90 s ahead: run sleeps until it (and --jitter's share) before it claims.
+	bad "an unknown scheme, for a slot 90 s ahead: refused at once, not after the wait" \
+		run --store foo://x --job bad --slot $((slot + 90000)) --jitter 5000 "${cmd[@]}"
+	bad "a redis URL with strategy=bogus, for a slot 90 s ahead: refused at once" \
+		run --store "$redis?strategy=bogus" --job bad --slot $((slot + 90000)) "${cmd[@]}"
+	bad "sqlite: naming no file, for a slot 90 s ahead: refused at once" \
+		run --store sqlite: --job bad --slot $((slot + 90000)) "${cmd[@]}"
+	bad "a sqlite: URL with a parameter, for a slot 90 s ahead: refused at once" \
+		run --store "$S?mode=ro" --job bad --slot $((slot + 90000)) "${cmd[@]}"
+	bad "a postgresql URL with an unknown parameter, for a slot 90 s ahead: refused at once" \
+		run --store "postgresql://127.0.0.1:5432/postgres?bogus=1" --job bad --slot $((slot + 90000)) "${cmd[@]}"
 	bad "an unknown option" run "${base[@]}" --bogus "${cmd[@]}"
 	bad "an option without its value" run "${base[@]}" --lease_ms
 	bad "a slot in seconds" run --store "$S" --job bad --slot 1764842400 "${cmd[@]}"
