@@ -59,6 +59,7 @@ extern an_pq_api an_pq;
  * entry point of the store calls it before any PQ function.
  */
 int			an_pq_load(an_store *st);
+an_error	an_pq_dl_load(an_err *err);	/* the same, for store_pg_load.c's loader */
 
 #ifndef AN_PQ_LOADER
 #define PQcancel (an_pq.PQcancel)

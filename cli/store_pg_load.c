@@ -7,20 +7,11 @@
 #include "dl.h"
 #include "store_pg_api.h"
 
-an_pq_api	an_pq;
-
-AN_DL_FILLER(fill, an_pq, AN_PQ_FUNCTIONS)
-
 /* libpq.so.5 is the library's soname since PostgreSQL 8.x; Debian's package is libpq5. */
-static an_dl_lib lib = {
-	.soname = "libpq.so.5",
-	.needed_for = "the postgresql:// store",
-	.package = "libpq5",
-	.fill = fill,
-};
+AN_DL_LIBRARY(an_pq_dl_load, an_pq, AN_PQ_FUNCTIONS, "libpq.so.5", "the postgresql:// store", "libpq5")
 
 int
 an_pq_load(an_store *st)
 {
-	return an_dl_load(&lib, &st->err);
+	return an_pq_dl_load(&st->err);
 }

@@ -57,4 +57,18 @@ an_error	an_dl_load(an_dl_lib *lib, an_err *err);
 
 void	   *an_dl_sym(void *handle, const char *name);
 
+/*
+ * AN_DL_LIBRARY(load, table, LIST, soname, needed_for, package) defines a
+ * library's whole loader: its table (declared extern by its header), the fill
+ * function and an_error load(an_err *err), which loads it once.
+ */
+#define AN_DL_LIBRARY(load, table, LIST, soname_, needed_for_, package_) \
+	__typeof__(table) table; \
+	AN_DL_FILLER(load##_fill_, table, LIST) \
+	static an_dl_lib load##_lib_ = {soname_, needed_for_, package_, load##_fill_, 0}; \
+	an_error load(an_err *err) \
+	{ \
+		return an_dl_load(&load##_lib_, err); \
+	}
+
 #endif							/* ANARCHON_DL_H */
