@@ -11,7 +11,7 @@
  * types and constants are still the library's headers'.
  *
  * A table's header lists its functions once, as an X macro; AN_DL_TABLE
- * declares the table, AN_DL_FILLER the function that fills it.
+ * declares the table, AN_DL_LIBRARY defines its loader.
  */
 #ifndef ANARCHON_DL_H
 #define ANARCHON_DL_H
@@ -25,7 +25,7 @@ typedef struct an_dl_lib
 	const char *package;		/* the Debian package that ships it, for the hint ("": unknown) */
 	/* Fill the table from handle: NULL, or the first function missing. */
 	const char *(*fill) (void *handle);
-	int			loaded;			/* read and written under the loader's lock */
+	int			loaded;			/* set under the loader's lock; read atomically without it */
 } an_dl_lib;
 
 /*
