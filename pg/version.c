@@ -22,10 +22,20 @@
  *     that read no SQL object (anarchon_slot, anarchon_token, ...), and
  *     anarchon_version(), which says what is wrong.
  *
- * The answer is kept until the transaction ends (a callback forgets it), so
- * a claim costs one index probe of pg_extension per transaction, and a
- * session sees an update as soon as its next transaction starts.  Only a
- * match is kept: a refusal is asked again.
+ * A match is kept for the session, until something could have changed the
+ * version: pg_extension has no system cache and so sends no invalidation of
+ * its own, but nothing changes extversion without creating or dropping
+ * functions (CREATE and DROP EXTENSION; ALTER EXTENSION UPDATE runs an update
+ * script, and every one of ours replaces functions: test/build checks it), and
+ * every such change invalidates pg_proc's cache in every backend.  So any
+ * invalidation of pg_proc or pg_namespace, a reset of the caches, or the
+ * abort of a transaction forgets the match.  Invalidations are taken in at
+ * the start of each transaction, so a session still sees an update as soon
+ * as its next transaction starts (test/upgrade: a session that matched,
+ * then the objects of 0.1.0 made by another session, then the update), and
+ * a claim no longer probes pg_extension in every transaction (which was 3 %
+ * of a check's time and of a remote claim's backend).  Only a match is kept:
+ * a refusal is asked again.
  */
 #include "anarchon_pg.h"
 
@@ -39,23 +49,30 @@
 #include "commands/extension.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/inval.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "config.h"
 
 /* anarchon's SQLSTATE for a library and SQL objects of different versions. */
 #define AN_PG_ERRCODE_VERSION MAKE_SQLSTATE('A', 'N', '0', '0', '2')
 
-static bool matched_in_xact;
-static bool callback_registered;
+static bool matched;
+static bool callbacks_registered;
 
 static void
-forget_at_xact_end(XactEvent event, void *arg)
+forget_at_abort(XactEvent event, void *arg)
 {
-	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
-		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT ||
-		event == XACT_EVENT_PREPARE)
-		matched_in_xact = false;
+	/* What an aborted transaction made was never anyone's objects. */
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		matched = false;
+}
+
+static void
+forget_on_invalidation(Datum arg, int cacheid, uint32 hashvalue)
+{
+	matched = false;
 }
 
 /* pg_extension.extversion of anarchon in this database (palloc'd), or NULL. */
@@ -118,8 +135,16 @@ an_pg_require_sql_version(void)
 {
 	char	   *objects;
 
-	if (matched_in_xact || creating_extension)
+	if (matched || creating_extension)
 		return;
+	/* Before the read: an update committed after it must still reach us. */
+	if (!callbacks_registered)
+	{
+		CacheRegisterSyscacheCallback(PROCOID, forget_on_invalidation, (Datum) 0);
+		CacheRegisterSyscacheCallback(NAMESPACEOID, forget_on_invalidation, (Datum) 0);
+		RegisterXactCallback(forget_at_abort, NULL);
+		callbacks_registered = true;
+	}
 	objects = sql_objects_version();
 	if (objects == NULL)
 		ereport(ERROR,
@@ -144,12 +169,7 @@ an_pg_require_sql_version(void)
 						   objects)));
 	}
 	pfree(objects);
-	if (!callback_registered)
-	{
-		RegisterXactCallback(forget_at_xact_end, NULL);
-		callback_registered = true;
-	}
-	matched_in_xact = true;
+	matched = true;
 }
 
 /*

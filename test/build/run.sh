@@ -132,6 +132,22 @@ else
 	not_ok "version: anarchon --version" "make cli failed"
 fi
 
+# A backend keeps its match of the library's version with the SQL objects'
+# until pg_proc's cache is invalidated (pg/version.c): every update script
+# must create or replace a function, or a session would not see the update.
+scripts=0 quiet=
+for f in "$REPO_ROOT"/pg/anarchon--*--*.sql "$REPO_ROOT"/pg/upgrade/anarchon--*--*.sql; do
+	[ -f "$f" ] || continue
+	scripts=$((scripts + 1))
+	grep -qE '^CREATE (OR REPLACE )?FUNCTION' "$f" || quiet+=" ${f##*/}"
+done
+if [ "$scripts" -gt 0 ] && [ -z "$quiet" ]; then
+	ok "version: each of the $scripts update scripts creates or replaces a function (what tells a backend the version changed)"
+else
+	not_ok "version: each update script creates or replaces a function (what tells a backend the version changed)" \
+		"update scripts: $scripts; without CREATE FUNCTION:$quiet"
+fi
+
 # No host links a store's client library: each is loaded when a store first
 # needs it (core/dl.h), so a program starts without loading the others.
 linked=

@@ -360,4 +360,30 @@ else
 	not_ok "upgrade: install this build again" "$(tail -n 20 "$tmp/install.log")"
 fi
 
+# ---------------------------------------------------------------- a session that matched, then another version
+
+# A backend keeps the match of its library with the SQL objects across
+# transactions (pg/version.c).  A later release's update, run by another
+# session, must still be refused at this session's next transaction, and a
+# fresh CREATE EXTENSION seen at the one after.  The later release is an
+# update script put into the private tree, as its package would; like every
+# update script it creates a function (test/build checks ours).
+cat > "$ROOT$PG_TREE_SHARE/extension/anarchon--$VERSION--99.1.0.sql" <<-EOF
+	CREATE FUNCTION anarchon.later_release() RETURNS int LANGUAGE sql AS 'SELECT 1';
+EOF
+s0=$(( ($(date +%s) + 60) * 1000 ))
+out=$(q -c "CREATE DATABASE matched" && q -d matched -c "CREATE EXTENSION anarchon")
+[ -z "$out" ] || not_ok "upgrade: a database for the matched session" "$out"
+psql -X -A -t -q -d matched > "$tmp/matched.out" 2>&1 <<-EOF
+	\set VERBOSITY verbose
+	SELECT 'first ' || anarchon_claim('jm', $s0::bigint, 'tok', $LATE);
+	\! psql -X -q -d matched -c "ALTER EXTENSION anarchon UPDATE TO '99.1.0'" 2>&1
+	SELECT 'second ' || anarchon_claim('jm', $((s0 + 1000))::bigint, 'tok', $LATE);
+	\! psql -X -q -d matched -c "DROP EXTENSION anarchon" -c "CREATE EXTENSION anarchon" 2>&1
+	SELECT 'third ' || anarchon_claim('jm', $((s0 + 2000))::bigint, 'tok', $LATE);
+EOF
+same "upgrade: a session that matched $VERSION wins, is refused once another session updated the objects to a later release (AN002), wins again on new objects" \
+	"first won|ERROR:  AN002: anarchon library $VERSION does not match its SQL objects 99.1.0|third won" \
+	"$(grep -E '^(first|second|third) |^ERROR' "$tmp/matched.out" | paste -sd '|')"
+
 suite_end
