@@ -1,6 +1,9 @@
 # lib.sh — helpers for bench scripts: clients, percentiles and JSON rows.
 
 BENCH_SECONDS=${BENCH_SECONDS:-4}
+# Rounds of a row measured by bench_pair: its two sides alternate, so that
+# what else the machine does falls on both alike.
+BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 
 # percentiles FILE...: "p50 p99" of the latencies (µs, one per line) in FILEs.
 percentiles() {
@@ -62,4 +65,29 @@ bench_built() {
 bench_redis() {
 	PORT=$(free_port)
 	redis_start "$1" "$PORT" || { echo "redis-server did not start" >&2; exit 1; }
+}
+
+# bench_pair BASE RUN: the functions BASE (the primitive) and RUN (anarchon's
+#   operation), each of which sets OPS (0 when it failed), P50 and P99, called
+#   in turn BENCH_ROUNDS times: BASE, RUN, BASE, RUN, ...  Sets BASE_OPS and
+#   OPS to the median of each side's rates, and P50 and P99 to those of RUN's
+#   median round.  A failed round makes its side 0: the row is then not
+#   measured (emit_row), never a median of what happened to work.  One round
+#   of each on a 2-core machine moved a row by 10 to 25 % from one run to the
+#   next (a contended SQLite file's writers sleep in its busy handler).
+bench_pair() {
+	local i base=() run=() lat=() failed=0 mid
+	for ((i = 0; i < BENCH_ROUNDS; i++)); do
+		"$1" || failed=1
+		base+=("${OPS:-0}")
+		"$2" || failed=1
+		run+=("${OPS:-0} $i")
+		lat+=("${P50:-0} ${P99:-0}")
+	done
+	BASE_OPS=$(printf '%s\n' "${base[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	mid=$(printf '%s\n' "${run[@]}" | sort -g | awk '{ v[NR] = $0 } END { print v[int((NR + 1) / 2)] }')
+	echo "# rounds of $1: ${base[*]}; of $2: $(printf '%s\n' "${run[@]}" | cut -d' ' -f1 | paste -sd' ')" >&2
+	OPS=${mid% *}
+	read -r P50 P99 <<< "${lat[${mid#* }]}"
+	if [ "$failed" = 1 ]; then OPS=0 BASE_OPS=0; fi
 }

@@ -31,22 +31,36 @@ sq_measure() {
 sq_client() {
 	ANARCHON_OVERLAP=allow ANARCHON_BUSY_TIMEOUT_MS=60000 test/bin/claimer bench "$SQ_DB" "$BENCH_SECONDS" "$1" claim "$2"
 }
+# shellcheck disable=SC2317  # called by bench_pair
+sq_none() { sq_measure 0 "$c"; }
+# shellcheck disable=SC2317
+sq_paused() { sq_measure 1 "$c"; }
 for c in 1 8; do
-	sq_measure 0 "$c"; base=$OPS
-	sq_measure 1 "$c"
-	emit_row sqlite "claim with another job paused vs none" "$c" "$OPS" "$base" "$P50" "$P99"
-	echo "pause sqlite x$c: $OPS/s with another job paused, $base/s without" >&2
+	bench_pair sq_none sq_paused
+	emit_row sqlite "claim with another job paused vs none" "$c" "$OPS" "$BASE_OPS" "$P50" "$P99"
+	echo "pause sqlite x$c: $OPS/s with another job paused, $BASE_OPS/s without (medians of $BENCH_ROUNDS rounds)" >&2
 done
 
 # --- Redis -------------------------------------------------------------------
 bench_redis benchpause
+# rd_measure PAUSED: the clients' claims on an empty Redis, another job
+# paused first when PAUSED is 1.
+rd_measure() {
+	local url="redis://127.0.0.1:$PORT?strategy=lease&prefix=pz$c" rc=0
+	redis-cli -p "$PORT" FLUSHALL > /dev/null
+	if [ "$1" = 1 ] && ! "$A" pause --store "$url" --job another-job > /dev/null; then
+		echo "pause redis: the pause of another job failed" >&2; OPS=0; return 1
+	fi
+	bench_clients "$dir" "rd-$1-$c" "$c" test/bin/rbench c "$url" "$BENCH_SECONDS" || rc=1
+	redis-cli -p "$PORT" FLUSHALL > /dev/null
+	return $rc
+}
+# shellcheck disable=SC2317  # called by bench_pair
+rd_none() { rd_measure 0; }
+# shellcheck disable=SC2317
+rd_paused() { rd_measure 1; }
 for c in 1 8; do
-	url="redis://127.0.0.1:$PORT?strategy=lease&prefix=pz$c"
-	bench_clients "$dir" "rd-0-$c" "$c" test/bin/rbench c "$url" "$BENCH_SECONDS"; base=$OPS
-	redis-cli -p "$PORT" FLUSHALL > /dev/null
-	"$A" pause --store "$url" --job another-job > /dev/null || { echo "pause redis: the pause of another job failed" >&2; OPS=0; }
-	bench_clients "$dir" "rd-1-$c" "$c" test/bin/rbench c "$url" "$BENCH_SECONDS"
-	redis-cli -p "$PORT" FLUSHALL > /dev/null
-	emit_row redis-lease "claim with another job paused vs none" "$c" "$OPS" "$base" "$P50" "$P99"
-	echo "pause redis x$c: $OPS/s with another job paused, $base/s without" >&2
+	bench_pair rd_none rd_paused
+	emit_row redis-lease "claim with another job paused vs none" "$c" "$OPS" "$BASE_OPS" "$P50" "$P99"
+	echo "pause redis x$c: $OPS/s with another job paused, $BASE_OPS/s without (medians of $BENCH_ROUNDS rounds)" >&2
 done

@@ -19,7 +19,8 @@
 # Each client claims its own job (overlap=allow, so a client's earlier runs
 # with live leases do not turn its next claims into 'overlap'): the numbers
 # are the cost of the claim itself, not of waiting for another client's lock.
-# Latencies come from pgbench's per-transaction log.
+# Latencies come from pgbench's per-transaction log.  The rows above the
+# losers are medians of alternating rounds (bench_pair, test/bench/lib.sh).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../lib.sh"
@@ -75,25 +76,33 @@ bench() {
 	echo "# $name: $TPS tps, p50 ${P50} us, p99 ${P99} us" >&2
 }
 
+# side NAME SCRIPT CLIENTS: one side of a row for bench_pair (OPS: its rate).
+side() { OPS=0; bench "$@" || return 1; OPS=$TPS; }
+# shellcheck disable=SC2317  # the sides below are called by bench_pair
+insert_side() { side "insert-$c" "$dir/insert.sql" "$c"; }
+# shellcheck disable=SC2317
+claim_side() { side "claim-$c" "$dir/claim.sql" "$c"; }
 for c in 1 8; do
-	bench "insert-$c" "$dir/insert.sql" "$c" || exit 1
-	base_tps=$TPS
-	bench "claim-$c" "$dir/claim.sql" "$c" || exit 1
-	emit_row postgresql "claim vs INSERT ON CONFLICT DO NOTHING" "$c" "$TPS" "$base_tps" "$P50" "$P99"
+	bench_pair insert_side claim_side
+	emit_row postgresql "claim vs INSERT ON CONFLICT DO NOTHING" "$c" "$OPS" "$BASE_OPS" "$P50" "$P99"
 done
 
 # What the counters cost: 8 clients add to one shared row at once.
+# shellcheck disable=SC2317
+uncounted_side() { BENCH_PGOPTIONS="-c anarchon.stats=off" side "claim-uncounted-$c" "$dir/claim.sql" "$c"; }
+# shellcheck disable=SC2317
+counted_side() { side "claim-counted-$c" "$dir/claim.sql" "$c"; }
 for c in 1 8; do
-	BENCH_PGOPTIONS="-c anarchon.stats=off" bench "claim-uncounted-$c" "$dir/claim.sql" "$c" || exit 1
-	base_tps=$TPS
-	bench "claim-counted-$c" "$dir/claim.sql" "$c" || exit 1
-	emit_row postgresql "claim vs the same with anarchon.stats = off" "$c" "$TPS" "$base_tps" "$P50" "$P99"
+	bench_pair uncounted_side counted_side
+	emit_row postgresql "claim vs the same with anarchon.stats = off" "$c" "$OPS" "$BASE_OPS" "$P50" "$P99"
 done
 
-bench select "$dir/select.sql" 8 || exit 1
-base_tps=$TPS
-bench check "$dir/check.sql" 8 || exit 1
-emit_row postgresql "check vs primary-key SELECT" 8 "$TPS" "$base_tps" "$P50" "$P99"
+# shellcheck disable=SC2317
+select_side() { side select "$dir/select.sql" 8; }
+# shellcheck disable=SC2317
+check_side() { side check "$dir/check.sql" 8; }
+bench_pair select_side check_side
+emit_row postgresql "check vs primary-key SELECT" 8 "$OPS" "$BASE_OPS" "$P50" "$P99"
 
 # Losers: the server's CPU per losing claim against its bare read.  100 jobs
 # whose slot is already taken by another token (50 running under a day's
@@ -133,17 +142,26 @@ server_cpu_ticks() {
 	done
 	echo "$t"
 }
-# cpu_per_call NAME SCRIPT: sets CALLS_PER_CPU_S (calls per CPU-second of the server).
-cpu_per_call() {
-	local t0 t1 n pm i
+# clients_gone: wait (up to 5 s) until the postmaster has no client backend
+# left.  Finished backends count in its cutime once it has reaped them, with
+# all the CPU of their lives: one still ending when a measure starts would
+# add its whole run to that measure.
+clients_gone() {
+	local pm i
 	pm=$(head -n 1 "$PG_DATA/postmaster.pid")
-	t0=$(server_cpu_ticks)
-	bench "$1" "$2" 8 || return 1
-	# Finished backends count in the postmaster's cutime once it has reaped them.
 	for i in $(seq 1 100); do
-		[ "$(ps --ppid "$pm" -o args= | grep -c 'postgres: .* postgres ')" -eq 0 ] && break
+		[ "$(ps --ppid "$pm" -o args= | grep -c 'postgres: .* postgres ')" -eq 0 ] && return 0
 		sleep 0.05
 	done
+	echo "# client backends still there after 5 s" >&2
+}
+# cpu_per_call NAME SCRIPT: sets CALLS_PER_CPU_S (calls per CPU-second of the server).
+cpu_per_call() {
+	local t0 t1 n
+	clients_gone
+	t0=$(server_cpu_ticks)
+	bench "$1" "$2" 8 || return 1
+	clients_gone
 	t1=$(server_cpu_ticks)
 	n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$dir/out.$1")
 	CALLS_PER_CPU_S=$(awk -v n="$n" -v d=$((t1 - t0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", (d > 0 ? n / (d / hz) : 0) }')
@@ -174,10 +192,12 @@ SELECT anarchon_fence('f' || :client_id, $base::bigint, 'tok-f');
 INSERT INTO bench_work VALUES ('f' || :client_id, 1);
 COMMIT;
 SQL
-bench write "$dir/write.sql" 8 || exit 1
-base_tps=$TPS
-bench fenced "$dir/fenced.sql" 8 || exit 1
-emit_row postgresql "fenced write transaction vs the same without the fence" 8 "$TPS" "$base_tps" "$P50" "$P99"
+# shellcheck disable=SC2317
+write_side() { side write "$dir/write.sql" 8; }
+# shellcheck disable=SC2317
+fenced_side() { side fenced "$dir/fenced.sql" 8; }
+bench_pair write_side fenced_side
+emit_row postgresql "fenced write transaction vs the same without the fence" 8 "$OPS" "$BASE_OPS" "$P50" "$P99"
 
 # History: the same eight jobs with 10^3, then 10^6 finished runs.
 history() {

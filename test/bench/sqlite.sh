@@ -31,14 +31,18 @@ claimer_bench() {
 	ANARCHON_OVERLAP=allow ANARCHON_BUSY_TIMEOUT_MS=60000 test/bin/claimer bench "$db" "$BENCH_SECONDS" "$1" "$kind" "$2"
 }
 
-# compare KIND BASE: KIND against the primitive BASE at 1 and 8 processes.
+# compare KIND BASE: KIND against the primitive BASE at 1 and 8 processes,
+# in alternating rounds (bench_pair).
 compare() {
-	local kind=$1 base_kind=$2 c base
+	local kind=$1 base_kind=$2
 	for c in 1 8; do
-		measure "$base_kind" "$c"; base=$OPS
-		measure "$kind" "$c"
-		emit_row sqlite "$kind" "$c" "$OPS" "$base" "$P50" "$P99"
-		echo "sqlite $kind x$c: $OPS/s vs $base_kind $base/s" >&2
+		# shellcheck disable=SC2317  # called by bench_pair
+		side_base() { measure "$base_kind" "$c"; }
+		# shellcheck disable=SC2317
+		side_run() { measure "$kind" "$c"; }
+		bench_pair side_base side_run
+		emit_row sqlite "$kind" "$c" "$OPS" "$BASE_OPS" "$P50" "$P99"
+		echo "sqlite $kind x$c: $OPS/s vs $base_kind $BASE_OPS/s (medians of $BENCH_ROUNDS rounds)" >&2
 	done
 }
 
@@ -55,9 +59,12 @@ compare check select
 
 # What the counters cost: the claim as shipped against the claim with this
 # process's counting off (ANARCHON_STATS=off, applied with anarchon_config).
+# shellcheck disable=SC2317  # called by bench_pair
+uncounted() { ANARCHON_STATS=off measure claim "$c"; }
+# shellcheck disable=SC2317
+counted() { measure claim "$c"; }
 for c in 1 8; do
-	ANARCHON_STATS=off measure claim "$c"; base=$OPS
-	measure claim "$c"
-	emit_row sqlite "claim vs the same with anarchon_stats off" "$c" "$OPS" "$base" "$P50" "$P99"
-	echo "sqlite claim x$c counted: $OPS/s vs $base/s uncounted" >&2
+	bench_pair uncounted counted
+	emit_row sqlite "claim vs the same with anarchon_stats off" "$c" "$OPS" "$BASE_OPS" "$P50" "$P99"
+	echo "sqlite claim x$c counted: $OPS/s vs $BASE_OPS/s uncounted" >&2
 done
