@@ -141,6 +141,33 @@ print(p["Shared Hit Blocks"] + p["Shared Read Blocks"])') || { echo "$out"; retu
 }
 check "claim: a job's pauses are read by their key, not by a scan of every job's pauses" pause_plan_check
 
+# The prune horizon (anarchon.pruned, read by a probe of its key after the
+# job's lock): a run anarchon_prune deleted, and a slot below its cutoff that
+# nobody claimed, answer late to a first claim however long its
+# max_late_ms; a slot above the cutoff is won.  Short settings make the
+# retention a few seconds, so a prune can forget runs of minutes ago.  In a
+# database of its own: the horizon is every job's.
+horizon_check() {
+	local now old never young
+	psql -X -q -v ON_ERROR_STOP=1 -c "CREATE DATABASE horizon" && psql -X -q -v ON_ERROR_STOP=1 -d horizon -c "CREATE EXTENSION anarchon" || return 1
+	now=$(( $(date +%s) * 1000 ))
+	old=$((now - 600000)) never=$((now - 300000)) young=$((now - 1000))
+	psql -X -A -t -q -v ON_ERROR_STOP=1 -d horizon <<SQL
+SET anarchon.overlap = 'allow';
+SET anarchon.max_late_ms = 1000;
+SET anarchon.lease_ms = 1000;
+SELECT anarchon_claim('hz', $old::bigint, 'a', max_late_ms => 3600000);
+SELECT anarchon_finish('hz', $old::bigint, 'a');
+SELECT anarchon_prune() > 0;
+SELECT anarchon_claim('hz', $old::bigint, 'b', max_late_ms => 3600000);
+SELECT anarchon_claim('hz', $never::bigint, 'c', max_late_ms => 3600000);
+SELECT anarchon_claim('hz', $young::bigint, 'd', max_late_ms => 3600000);
+SQL
+}
+out=$(horizon_check 2>&1)
+same "claim: after anarchon_prune, a deleted run and an unclaimed slot below its cutoff answer late, a younger slot is won" \
+	"$(printf '%s\n' won t t late late won)" "$out"
+
 pg_keepalive local local
 pg_keepalive_deadline
 
