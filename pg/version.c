@@ -32,7 +32,7 @@
  * abort of a transaction forgets the match.  Invalidations are taken in at
  * the start of each transaction, so a session still sees an update as soon
  * as its next transaction starts (test/upgrade: a session that matched,
- * then the objects of 0.1.0 made by another session, then the update), and
+ * then another session's update to a later release, then new objects), and
  * a claim no longer probes pg_extension in every transaction (which was 3 %
  * of a check's time and of a remote claim's backend).  Only a match is kept:
  * a refusal is asked again.
