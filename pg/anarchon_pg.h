@@ -13,6 +13,7 @@
 
 #include "postgres.h"
 
+#include "access/sdir.h"
 #include "fmgr.h"
 #include "utils/timestamp.h"
 
@@ -205,20 +206,45 @@ void		an_pg_keepalive_claimed(const an_request *rq, int64 sent_ms, bool has_leas
 /*
  * key_lookup.c: the row of anarchon.<table> whose primary key (nkeys
  * columns) equals keys, each compared with eq[i], found without SPI; read is
- * called with it (its attributes fetched) when there is one.  an_pg_column:
- * a column's number, by name.
+ * called with it (its attributes fetched) when there is one.  _in: under
+ * snap, from an_pg_probe_snapshot (the snapshot an SPI statement would take,
+ * registered: unregister it), so that several probes see one state.
+ * an_pg_key_prefix_walk: the rows whose first nkeys key columns equal keys,
+ * in the index's order (dir), until visit returns true (returned).
+ * an_pg_column: a column's number, by name.
  */
 #define AN_PG_MAX_KEYS 2
 struct RelationData;
 struct TupleTableSlot;
+struct SnapshotData;
 typedef void (*an_pg_row_reader) (struct RelationData *rel, struct TupleTableSlot *slot, void *arg);
+typedef bool (*an_pg_row_visitor) (struct RelationData *rel, struct TupleTableSlot *slot, void *arg);
+struct SnapshotData *an_pg_probe_snapshot(void);
 bool		an_pg_key_lookup(const char *table, int nkeys, const Datum *keys, const RegProcedure *eq,
 							 an_pg_row_reader read, void *arg);
+bool		an_pg_key_lookup_in(const char *table, struct SnapshotData *snap, int nkeys,
+								const Datum *keys, const RegProcedure *eq,
+								an_pg_row_reader read, void *arg);
+bool		an_pg_key_prefix_walk(const char *table, struct SnapshotData *snap, int nkeys,
+								  const Datum *keys, const RegProcedure *eq, ScanDirection dir,
+								  an_pg_row_visitor visit, void *arg);
 AttrNumber	an_pg_column(struct RelationData *rel, const char *name);
 
-/* run_lookup.c: the committed run (job, slot) by primary key, no SPI; state NONE if none. */
+/*
+ * run_lookup.c: the committed run (job, slot) by primary key, no SPI; state
+ * NONE if none.  _in: under snap (an_pg_probe_snapshot).
+ */
 struct an_run;
 void		an_pg_lookup_run(const char *job, int64 slot_ms, struct an_run *run);
+void		an_pg_lookup_run_in(struct SnapshotData *snap, const char *job, int64 slot_ms,
+								struct an_run *run);
+
+/*
+ * run_view.c: the run (job, slot) and whether the job is paused at now_ms,
+ * by index probes under one snapshot (no SPI, no lock); state NONE if none.
+ */
+void		an_pg_run_view(const char *job, int64 slot_ms, int64 now_ms, struct an_run *run,
+						   int *paused);
 
 /*
  * version.c: refuse (AN002) when this database's SQL objects

@@ -2,13 +2,17 @@
  * key_lookup.c — one row of a table of schema anarchon, found by its primary
  * key without SPI.
  *
- * The reads every call makes (the job's owner, the run a check asks about)
- * are single index probes.  Through SPI each paid for a connection, a switch
+ * The reads every call makes (the job's owner, the run a check asks about,
+ * a loser's run and pause) are index probes.  Through SPI each paid for a connection, a switch
  * to the schema's owner, a plan-cache lookup and an executor start and end;
  * here it is the probe, under the snapshot a non-read-only SPI statement
  * would take (the command counter advanced, then the transaction's
  * snapshot: the latest committed state in READ COMMITTED, the transaction's
- * own in REPEATABLE READ, and this transaction's own writes either way).
+ * own in REPEATABLE READ, and this transaction's own writes either way),
+ * or under one the caller took that way for several probes that must agree
+ * (an_pg_probe_snapshot).  A prefix walk visits the rows of the first key
+ * columns in the index's order, forwards or backwards (a job's pauses,
+ * newest first).
  *
  * No query text is involved, so no search_path can redirect anything, and
  * no table privilege is checked: what a caller may learn is the calling
@@ -45,9 +49,26 @@ an_pg_column(Relation rel, const char *name)
 	return InvalidAttrNumber;	/* not reached */
 }
 
-bool
-an_pg_key_lookup(const char *table, int nkeys, const Datum *keys, const RegProcedure *eq,
-				 an_pg_row_reader read, void *arg)
+/*
+ * The snapshot a non-read-only SPI statement would take: the command counter
+ * advanced (this transaction's own writes are seen), then the transaction's
+ * snapshot.  Registered: the caller unregisters it.
+ */
+Snapshot
+an_pg_probe_snapshot(void)
+{
+	CommandCounterIncrement();
+	return RegisterSnapshot(GetTransactionSnapshot());
+}
+
+/*
+ * Visit the rows whose first nkeys primary-key columns equal keys, in the
+ * index's order (dir), until visit returns true; returns whether it did.
+ * whole: keys must be the whole primary key (one row at most).
+ */
+static bool
+key_walk(const char *table, Snapshot snap, int nkeys, bool whole, const Datum *keys,
+		 const RegProcedure *eq, ScanDirection dir, an_pg_row_visitor visit, void *arg)
 {
 	Oid			relid;
 	Relation	rel;
@@ -56,8 +77,7 @@ an_pg_key_lookup(const char *table, int nkeys, const Datum *keys, const RegProce
 	ScanKeyData key[AN_PG_MAX_KEYS];
 	IndexScanDesc scan;
 	TupleTableSlot *slot;
-	Snapshot	snap;
-	bool		found;
+	bool		stopped = false;
 
 	Assert(nkeys > 0 && nkeys <= AN_PG_MAX_KEYS);
 	/* No SPI here, so not through as_owner.c: the same version check. */
@@ -71,31 +91,71 @@ an_pg_key_lookup(const char *table, int nkeys, const Datum *keys, const RegProce
 	if (!OidIsValid(idxid))
 		elog(ERROR, "anarchon.%s has no primary key", table);
 	idx = index_open(idxid, AccessShareLock);
-	if (IndexRelationGetNumberOfKeyAttributes(idx) != nkeys)
-		elog(ERROR, "the primary key of anarchon.%s is not of %d columns", table, nkeys);
+	if (whole ? IndexRelationGetNumberOfKeyAttributes(idx) != nkeys
+		: IndexRelationGetNumberOfKeyAttributes(idx) <= nkeys)
+		elog(ERROR, "the primary key of anarchon.%s is not of %s%d columns", table,
+			 whole ? "" : "more than ", nkeys);
 
 	/* Each column compared in the index's own collation. */
 	for (int i = 0; i < nkeys; i++)
 		ScanKeyEntryInitialize(&key[i], 0, i + 1, BTEqualStrategyNumber, InvalidOid,
 							   idx->rd_indcollation[i], eq[i], keys[i]);
 
-	CommandCounterIncrement();
-	snap = RegisterSnapshot(GetTransactionSnapshot());
-
 	slot = table_slot_create(rel, NULL);
 	scan = an_pg_index_beginscan(rel, idx, snap, nkeys, 0);
 	index_rescan(scan, key, nkeys, NULL, 0);
-	found = index_getnext_slot(scan, ForwardScanDirection, slot);
-	if (found)
+	while (!stopped && index_getnext_slot(scan, dir, slot))
 	{
 		slot_getallattrs(slot);
-		read(rel, slot, arg);
+		stopped = visit(rel, slot, arg);
 	}
 	index_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
-	UnregisterSnapshot(snap);
 
 	index_close(idx, AccessShareLock);
 	table_close(rel, AccessShareLock);
+	return stopped;
+}
+
+/* an_pg_key_lookup's reader, as a visitor that stops at the one row. */
+typedef struct one_row
+{
+	an_pg_row_reader read;
+	void	   *arg;
+} one_row;
+
+static bool
+read_one(Relation rel, TupleTableSlot *slot, void *arg)
+{
+	one_row    *one = arg;
+
+	one->read(rel, slot, one->arg);
+	return true;
+}
+
+bool
+an_pg_key_lookup(const char *table, int nkeys, const Datum *keys, const RegProcedure *eq,
+				 an_pg_row_reader read, void *arg)
+{
+	Snapshot	snap = an_pg_probe_snapshot();
+	bool		found = an_pg_key_lookup_in(table, snap, nkeys, keys, eq, read, arg);
+
+	UnregisterSnapshot(snap);
 	return found;
+}
+
+bool
+an_pg_key_lookup_in(const char *table, Snapshot snap, int nkeys, const Datum *keys,
+					const RegProcedure *eq, an_pg_row_reader read, void *arg)
+{
+	one_row		one = {read, arg};
+
+	return key_walk(table, snap, nkeys, true, keys, eq, ForwardScanDirection, read_one, &one);
+}
+
+bool
+an_pg_key_prefix_walk(const char *table, Snapshot snap, int nkeys, const Datum *keys,
+					  const RegProcedure *eq, ScanDirection dir, an_pg_row_visitor visit, void *arg)
+{
+	return key_walk(table, snap, nkeys, false, keys, eq, dir, visit, arg);
 }

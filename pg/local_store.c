@@ -2,13 +2,14 @@
  * local_store.c — the local store: runs in anarchon.runs, decided in this
  * database under a per-job row lock.
  *
- * A claim takes these steps: the upsert of the job's row in
- * anarchon.runs_jobs (the lock, held until the caller's transaction ends),
- * the clock read after it, the job's pause and the run read FOR UPDATE (one
- * statement), then the decision table, which lives in core/lease.c; this
- * file supplies its steps (an_lease_ops)
- * with SPI.  Each query is prepared once per backend and kept, and runs as
- * the owner of the tables with search_path pinned (as_owner.c).  A check
+ * A claim takes these steps: a loser's look at the run and the pause
+ * (run_view.c), the upsert of the job's row in anarchon.runs_jobs (the lock,
+ * held until the caller's transaction ends), the clock read after it, the
+ * job's pause and the run (probes; a run that exists read again FOR UPDATE
+ * with the pause, in one statement), then the decision table, which lives in
+ * core/lease.c; this file supplies its steps (an_lease_ops), with SPI for
+ * what writes or locks.  Each query is prepared once per backend and kept,
+ * and runs as the owner of the tables with search_path pinned (as_owner.c).  A check
  * runs no query: it probes the primary key (run_lookup.c).
  *
  * The claim runs inside the caller's transaction: a function cannot commit.
@@ -59,7 +60,6 @@ typedef enum local_query
 	Q_PRUNED_MARK,
 	Q_MANUAL,
 	Q_PAUSED,
-	Q_PEEK,
 	Q_READ_GATED,
 	Q_COUNT
 } local_query;
@@ -194,20 +194,12 @@ static const query_def queries[Q_COUNT] = {
 		"SELECT 1 FROM anarchon.pauses WHERE job = $1 AND (until IS NULL OR until > $2) " PAUSE_ORDER,
 		2, {TEXTOID, TIMESTAMPTZOID}},
 	/*
-	 * A loser's view (core/lease.h, peek): the run and the pause in one
-	 * statement, so one snapshot; no lock, no write.  The pause is judged
-	 * at $3, read just before the statement.
-	 */
-	[Q_PEEK] = {
-		"SELECT r.attempt, r.token, r.state, r.lease_until, " PAUSE_HELD
-		"FROM (SELECT) AS one LEFT JOIN anarchon.runs r ON r.job = $1 AND r.slot = $2",
-		3, {TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
-	/*
 	 * Q_PAUSED and Q_READ_RUN in one statement, for a claim a pause holds:
 	 * run after the job's lock is granted, so its snapshot (READ COMMITTED)
 	 * sees a pause that committed while the claim waited, and the run is
-	 * locked as Q_READ_RUN locks it.  The prune horizon stays a statement
-	 * of its own after it (op_pruned_before says why).
+	 * locked as Q_READ_RUN locks it.  Only for a run the probes found
+	 * (op_read_gated).  The prune horizon is read after it, under a
+	 * snapshot of its own (op_pruned_before says why).
 	 */
 	[Q_READ_GATED] = {
 		"WITH r AS (SELECT attempt, token, state, lease_until FROM anarchon.runs "
@@ -467,7 +459,7 @@ op_paused(an_store *st, const an_request *rq, int64_t now, int *paused)
 	return AN_OK;
 }
 
-/* The first row of a run-and-pause statement (Q_PEEK, Q_READ_GATED): the run, and the pause in column 5. */
+/* The first row of the run-and-pause statement (Q_READ_GATED): the run, and the pause in column 5. */
 static void
 read_run_and_pause(an_run *found, int *paused)
 {
@@ -481,13 +473,25 @@ read_run_and_pause(an_run *found, int *paused)
 		read_run_row(found);
 }
 
-/* The pause and the run in one statement, with the job's lock held (Q_READ_GATED). */
+/*
+ * The pause and the run, with the job's lock held.  First as a view of
+ * probes (run_view.c), under the snapshot the statement would take: a first
+ * claim finds no run, so there is no row to lock and the view is the whole
+ * answer.  A run that exists is read again, with the pause, by Q_READ_GATED,
+ * which locks it: a fenced transaction holding it makes the claim wait, and
+ * one that deleted it (a prune) is waited for, as before.  Every run is
+ * inserted under the job's lock, which this claim holds, so no run can
+ * appear between the view and the claim's insert.
+ */
 static int
 op_read_gated(an_store *st, const an_request *rq, int64_t now, int *paused, an_run *run)
 {
 	Datum		v[3] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot)),
 	TimestampTzGetDatum(an_pg_ms_to_ts(now))};
 
+	an_pg_run_view(rq->job, rq->slot, now, run, paused);
+	if (run->state == AN_RUN_NONE)
+		return AN_OK;
 	if (run_locking(st, Q_READ_GATED, v, SPI_OK_SELECT, rq->job, rq->settings->busy_timeout_ms) != 1)
 		elog(ERROR, "the claim's read of the local store returned no row");
 	read_run_and_pause(run, paused);
@@ -497,8 +501,9 @@ op_read_gated(an_store *st, const an_request *rq, int64_t now, int *paused, an_r
 }
 
 /*
- * A loser's claim without the job's lock (core/lease.c): only in READ
- * COMMITTED, where the statement's snapshot is taken now.  An older
+ * A loser's claim without the job's lock (core/lease.c), by index probes
+ * under one snapshot (run_view.c): only in READ COMMITTED, where that snapshot
+ * is taken now.  An older
  * snapshot (REPEATABLE READ, SERIALIZABLE, in a caller's transaction) could
  * show a run as it was before the call, and such a claim must also leave
  * the write that makes a concurrent claim's older snapshot fail (Q_LOCK_JOB).
@@ -507,18 +512,11 @@ static int
 op_peek(an_store *st, const an_request *rq, an_run *found, int *paused,
 		int64_t *now_before, int64_t *now_after, int *ok)
 {
-	Datum		v[3];
-
 	*ok = 0;
 	if (XactIsoLevel != XACT_READ_COMMITTED)
 		return AN_OK;
 	*now_before = an_pg_now_ms();
-	v[0] = CStringGetTextDatum(rq->job);
-	v[1] = TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot));
-	v[2] = TimestampTzGetDatum(an_pg_ms_to_ts(*now_before));
-	if (run(Q_PEEK, v, SPI_OK_SELECT) != 1)
-		elog(ERROR, "the loser's read of the local store returned no row");
-	read_run_and_pause(found, paused);
+	an_pg_run_view(rq->job, rq->slot, *now_before, found, paused);
 	*now_after = an_pg_now_ms();
 	*ok = 1;
 	return AN_OK;

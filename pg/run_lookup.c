@@ -1,6 +1,7 @@
 /*
  * run_lookup.c — read one run of anarchon.runs by its primary key, without
- * SPI (key_lookup.c): the whole of anarchon_check with the local store.
+ * SPI (key_lookup.c): the whole of anarchon_check with the local store, and
+ * the run a loser's claim looks at first (run_view.c).
  *
  * A check is the backup's cheap read: one plain read, no row lock, no
  * write.  The caller needs EXECUTE on anarchon_check, not SELECT on the
@@ -13,6 +14,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "lease.h"
 
@@ -39,10 +41,19 @@ read_row(Relation rel, TupleTableSlot *slot, void *arg)
 void
 an_pg_lookup_run(const char *job, int64 slot_ms, an_run *run)
 {
+	Snapshot	snap = an_pg_probe_snapshot();
+
+	an_pg_lookup_run_in(snap, job, slot_ms, run);
+	UnregisterSnapshot(snap);
+}
+
+void
+an_pg_lookup_run_in(Snapshot snap, const char *job, int64 slot_ms, an_run *run)
+{
 	Datum		keys[2] = {CStringGetTextDatum(job), TimestampTzGetDatum(an_pg_ms_to_ts(slot_ms))};
 	RegProcedure eq[2] = {F_TEXTEQ, F_TIMESTAMPTZ_EQ};
 
 	memset(run, 0, sizeof(*run));
 	run->state = AN_RUN_NONE;
-	(void) an_pg_key_lookup("runs", 2, keys, eq, read_row, run);
+	(void) an_pg_key_lookup_in("runs", snap, 2, keys, eq, read_row, run);
 }
