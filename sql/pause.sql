@@ -22,8 +22,8 @@ SELECT anarchon_resume('pz');
 SELECT anarchon_resume('pz');
 SELECT anarchon_claim('pz', 4102444801000, 'tok-b');
 
--- the pause is kept, with its end
-SELECT count(*) AS pauses, bool_and(until IS NOT NULL AND until > since) AS ended FROM anarchon.pauses WHERE job = 'pz';
+-- the pause is kept, with its end (the same millisecond as its start on a fast machine)
+SELECT count(*) AS pauses, bool_and(until IS NOT NULL AND until >= since) AS ended FROM anarchon.pauses WHERE job = 'pz';
 SELECT count(*) AS listed FROM anarchon_pauses('pz', now() - interval '1 minute', now() + interval '1 minute');
 
 -- a pause with an end: anarchon_paused says when
