@@ -3,12 +3,13 @@
  * key without SPI.
  *
  * The reads every call makes (the job's owner, the run a check asks about,
- * a loser's run and pause) are index probes.  Through SPI each paid for a connection, a switch
- * to the schema's owner, a plan-cache lookup and an executor start and end;
- * here it is the probe, under the snapshot a non-read-only SPI statement
- * would take (the command counter advanced, then the transaction's
- * snapshot: the latest committed state in READ COMMITTED, the transaction's
- * own in REPEATABLE READ, and this transaction's own writes either way),
+ * a claim's run and pause) are index probes.  Through SPI each paid for a
+ * connection, a switch to the schema's owner, a plan-cache lookup and an
+ * executor start and end; here it is the probe, under the snapshot a
+ * non-read-only SPI statement would take (the command counter advanced,
+ * then the transaction's snapshot: the latest committed state in READ
+ * COMMITTED, the transaction's own in REPEATABLE READ, and this
+ * transaction's own writes either way),
  * or under one the caller took that way for several probes that must agree
  * (an_pg_probe_snapshot).  A prefix walk visits the rows of the first key
  * columns in the index's order, forwards or backwards (a job's pauses,

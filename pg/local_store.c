@@ -5,12 +5,12 @@
  * A claim takes these steps: a loser's look at the run and the pause
  * (run_view.c), the upsert of the job's row in anarchon.runs_jobs (the lock,
  * held until the caller's transaction ends), the clock read after it, the
- * job's pause and the run (probes; a run that exists read again FOR UPDATE
- * with the pause, in one statement), then the decision table, which lives in
- * core/lease.c; this file supplies its steps (an_lease_ops), with SPI for
- * what writes or locks.  Each query is prepared once per backend and kept,
- * and runs as the owner of the tables with search_path pinned (as_owner.c).  A check
- * runs no query: it probes the primary key (run_lookup.c).
+ * job's pause and the run (probes; a run that exists read again FOR
+ * UPDATE), then the decision table, which lives in core/lease.c; this file
+ * supplies its steps (an_lease_ops), with SPI for what writes or locks.
+ * Each query is prepared once per backend and kept, and runs as the owner
+ * of the tables with search_path pinned (as_owner.c).  A check runs no
+ * query: it probes the primary key (run_lookup.c).
  *
  * The claim runs inside the caller's transaction: a function cannot commit.
  * In autocommit (the usual `SELECT anarchon_claim(...)`) that transaction
@@ -59,8 +59,6 @@ typedef enum local_query
 	Q_PRUNE_PAUSES,
 	Q_PRUNED_MARK,
 	Q_MANUAL,
-	Q_PAUSED,
-	Q_READ_GATED,
 	Q_COUNT
 } local_query;
 
@@ -81,19 +79,6 @@ typedef struct query_def
  * isolation level -- left a new version of the row behind.  Without it, the
  * older snapshot would not see the other run and would try to insert it too.
  */
-/*
- * Whether job $1 is paused at $3: an index scan of pauses_pkey from the job's
- * newest pause, in every plan.  As EXISTS the planner dropped the LIMIT and
- * chose a bitmap heap scan for a new table (which reads the table's size
- * from the file system on every call), and a sequential scan of the whole
- * table once ANALYZE had seen a few thousand pauses: a claim then read every
- * job's pauses.  Ordered by the key, a LIMIT 1 is cheapest from the index.
- */
-#define PAUSE_ORDER "ORDER BY job DESC, since DESC LIMIT 1"
-#define PAUSE_HELD \
-	"coalesce((SELECT true FROM anarchon.pauses p WHERE p.job = $1 AND (p.until IS NULL OR p.until > $3) " \
-	PAUSE_ORDER "), false) "
-
 static const query_def queries[Q_COUNT] = {
 	[Q_LOCK_JOB] = {
 		"INSERT INTO anarchon.runs_jobs (job, last_claim_at) VALUES ($1, clock_timestamp()) "
@@ -184,29 +169,6 @@ static const query_def queries[Q_COUNT] = {
 		"AND slot = pg_catalog.date_trunc('second', slot) + $3 * interval '1 millisecond' "
 		"ORDER BY slot DESC LIMIT 1",
 		3, {TEXTOID, TIMESTAMPTZOID, INT4OID}},
-	/*
-	 * Is the job paused at $2 (local_pause.c has the table's rules)?  Run
-	 * after the job's lock is granted, in a statement of its own: in READ
-	 * COMMITTED its snapshot is taken then, so a pause that committed while
-	 * the claim waited for the lock is seen.
-	 */
-	[Q_PAUSED] = {
-		"SELECT 1 FROM anarchon.pauses WHERE job = $1 AND (until IS NULL OR until > $2) " PAUSE_ORDER,
-		2, {TEXTOID, TIMESTAMPTZOID}},
-	/*
-	 * Q_PAUSED and Q_READ_RUN in one statement, for a claim a pause holds:
-	 * run after the job's lock is granted, so its snapshot (READ COMMITTED)
-	 * sees a pause that committed while the claim waited, and the run is
-	 * locked as Q_READ_RUN locks it.  Only for a run the probes found
-	 * (op_read_gated).  The prune horizon is read after it, under a
-	 * snapshot of its own (op_pruned_before says why).
-	 */
-	[Q_READ_GATED] = {
-		"WITH r AS (SELECT attempt, token, state, lease_until FROM anarchon.runs "
-		"WHERE job = $1 AND slot = $2 FOR UPDATE) "
-		"SELECT r.attempt, r.token, r.state, r.lease_until, " PAUSE_HELD
-		"FROM (SELECT) AS one LEFT JOIN r ON true",
-		3, {TEXTOID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
 };
 
 static SPIPlanPtr plans[Q_COUNT];
@@ -449,55 +411,26 @@ op_pruned_before(an_store *st, const an_request *rq, int64_t *before)
 	return AN_OK;
 }
 
-/* The pause, with the job's lock held (Q_PAUSED). */
-static int
-op_paused(an_store *st, const an_request *rq, int64_t now, int *paused)
-{
-	Datum		v[2] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(now))};
-
-	*paused = run(Q_PAUSED, v, SPI_OK_SELECT) > 0;
-	return AN_OK;
-}
-
-/* The first row of the run-and-pause statement (Q_READ_GATED): the run, and the pause in column 5. */
-static void
-read_run_and_pause(an_run *found, int *paused)
-{
-	bool		isnull;
-
-	*paused = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 5, &isnull));
-	(void) SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-	if (isnull)
-		found->state = AN_RUN_NONE;
-	else
-		read_run_row(found);
-}
-
 /*
- * The pause and the run, with the job's lock held.  First as a view of
- * probes (run_view.c), under the snapshot the statement would take: a first
- * claim finds no run, so there is no row to lock and the view is the whole
- * answer.  A run that exists is read again, with the pause, by Q_READ_GATED,
- * which locks it: a fenced transaction holding it makes the claim wait, and
- * one that deleted it (a prune) is waited for, as before.  Every run is
- * inserted under the job's lock, which this claim holds, so no run can
- * appear between the view and the claim's insert.
+ * The pause and the run, with the job's lock held, as a view of probes
+ * (run_view.c) under the snapshot a statement would take now: in READ
+ * COMMITTED it sees a pause that committed while the claim waited for the
+ * lock.  A paused claim answers from it and writes nothing.  A first claim
+ * finds no run, so there is no row to lock and the view is the whole
+ * answer; every run is inserted under the job's lock, which this claim
+ * holds, so none can appear before the claim's insert.  A run that exists is
+ * read again FOR UPDATE (op_read): a fenced transaction holding it makes the
+ * claim wait, and a prune deleting it is waited for and leaves no run.
  */
 static int
 op_read_gated(an_store *st, const an_request *rq, int64_t now, int *paused, an_run *run)
 {
-	Datum		v[3] = {CStringGetTextDatum(rq->job), TimestampTzGetDatum(an_pg_ms_to_ts(rq->slot)),
-	TimestampTzGetDatum(an_pg_ms_to_ts(now))};
-
 	an_pg_run_view(rq->job, rq->slot, now, run, paused);
-	if (run->state == AN_RUN_NONE)
-		return AN_OK;
-	if (run_locking(st, Q_READ_GATED, v, SPI_OK_SELECT, rq->job, rq->settings->busy_timeout_ms) != 1)
-		elog(ERROR, "the claim's read of the local store returned no row");
-	read_run_and_pause(run, paused);
 	if (*paused)
 		run->state = AN_RUN_NONE;
-	return AN_OK;
+	if (run->state == AN_RUN_NONE)
+		return AN_OK;
+	return op_read(st, rq, run);
 }
 
 /*
@@ -551,7 +484,6 @@ static const an_lease_ops local_ops = {
 	.unlock = op_unlock,
 	.replace_others = op_replace_others,
 	.pruned_before = op_pruned_before,
-	.paused = op_paused,
 	.read_gated = op_read_gated,
 	.peek = op_peek,
 };

@@ -8,15 +8,15 @@
  *     a slot lose, the run already running or done, and their answer writes
  *     nothing, so it needs only what was committed (core/lease.c decides
  *     whether the view is enough);
- *   - the first read under the job's lock: when the view has no run there is
- *     no row to lock either, and the view is all the claim's statement would
- *     have read.  Only a run that exists is read again FOR UPDATE.
+ *   - the first read under the job's lock: a paused claim answers from the
+ *     view, and when the view has no run there is no row to lock either.
+ *     Only a run that exists is read again FOR UPDATE.
  *
  * The two probes share the snapshot so that the view is one moment's state,
  * as the single SPI statement each replaces gave: a pause and a run read at
  * two moments could answer what was true at neither.  The pause is judged
- * as local_pause.c and the claim's statement (Q_READ_GATED) judge it: a
- * pause of the job whose end is missing or after now holds.
+ * as local_pause.c judges it for anarchon_paused: a pause of the job whose
+ * end is missing or after now holds.
  */
 #include "anarchon_pg.h"
 
