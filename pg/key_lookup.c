@@ -18,6 +18,13 @@
  * No query text is involved, so no search_path can redirect anything, and
  * no table privilege is checked: what a caller may learn is the calling
  * function's business, as it is for SPI run as the schema's owner.
+ *
+ * A table's OID and its primary key's are looked up by name once and kept
+ * for the session, as a plan keeps them, until the relation cache says one
+ * of them may have changed (DROP or CREATE EXTENSION, REINDEX CONCURRENTLY,
+ * which gives the key a new index, a reset of the caches): two catalog
+ * lookups were a tenth of a probe.  The lock is still taken on each probe,
+ * and the invalidations it takes in are looked at again after it.
  */
 #include "anarchon_pg.h"
 
@@ -28,6 +35,7 @@
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "executor/tuptable.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -62,6 +70,85 @@ an_pg_probe_snapshot(void)
 	return RegisterSnapshot(GetTransactionSnapshot());
 }
 
+/* The tables probed: few (runs, pauses, job_owners, pruned). */
+#define KEPT_TABLES 8
+
+typedef struct kept_table
+{
+	char		name[NAMEDATALEN];
+	Oid			relid;
+	Oid			idxid;
+} kept_table;
+
+static kept_table kept[KEPT_TABLES];
+static int	nkept;
+static bool forget_registered;
+
+/* A relcache invalidation of one of the kept relations, or of all: forget them all. */
+static void
+forget_kept(Datum arg, Oid relid)
+{
+	for (int i = 0; i < nkept; i++)
+		if (!OidIsValid(relid) || kept[i].relid == relid || kept[i].idxid == relid)
+		{
+			nkept = 0;
+			return;
+		}
+}
+
+static const kept_table *
+find_kept(const char *table)
+{
+	for (int i = 0; i < nkept; i++)
+		if (strcmp(kept[i].name, table) == 0)
+			return &kept[i];
+	return NULL;
+}
+
+static void
+keep(const char *table, Oid relid, Oid idxid)
+{
+	if (!forget_registered)
+	{
+		CacheRegisterRelcacheCallback(forget_kept, (Datum) 0);
+		forget_registered = true;
+	}
+	if (nkept == KEPT_TABLES || strlen(table) >= NAMEDATALEN)
+		return;
+	strlcpy(kept[nkept].name, table, NAMEDATALEN);
+	kept[nkept].relid = relid;
+	kept[nkept].idxid = idxid;
+	nkept++;
+}
+
+/*
+ * anarchon.<table>, opened with AccessShareLock, and its primary key's
+ * index OID in *idxid.
+ */
+static Relation
+open_keyed(const char *table, Oid *idxid)
+{
+	const kept_table *k = find_kept(table);
+	Oid			relid;
+	Relation	rel;
+
+	relid = k ? k->relid : get_relname_relid(table, get_namespace_oid("anarchon", false));
+	if (!OidIsValid(relid))
+		elog(ERROR, "table anarchon.%s does not exist", table);
+	rel = table_open(relid, AccessShareLock);
+	/* Taking the lock took in invalidations: what was kept may be gone. */
+	if (k && (k = find_kept(table)) != NULL && k->relid == relid)
+	{
+		*idxid = k->idxid;
+		return rel;
+	}
+	*idxid = an_pg_primary_key_index(rel);
+	if (!OidIsValid(*idxid))
+		elog(ERROR, "anarchon.%s has no primary key", table);
+	keep(table, relid, *idxid);
+	return rel;
+}
+
 /*
  * Visit the rows whose first nkeys primary-key columns equal keys, in the
  * index's order (dir), until visit returns true; returns whether it did.
@@ -71,7 +158,6 @@ static bool
 key_walk(const char *table, Snapshot snap, int nkeys, bool whole, const Datum *keys,
 		 const RegProcedure *eq, ScanDirection dir, an_pg_row_visitor visit, void *arg)
 {
-	Oid			relid;
 	Relation	rel;
 	Relation	idx;
 	Oid			idxid;
@@ -83,14 +169,7 @@ key_walk(const char *table, Snapshot snap, int nkeys, bool whole, const Datum *k
 	Assert(nkeys > 0 && nkeys <= AN_PG_MAX_KEYS);
 	/* No SPI here, so not through as_owner.c: the same version check. */
 	an_pg_require_sql_version();
-	relid = get_relname_relid(table, get_namespace_oid("anarchon", false));
-	if (!OidIsValid(relid))
-		elog(ERROR, "table anarchon.%s does not exist", table);
-
-	rel = table_open(relid, AccessShareLock);
-	idxid = an_pg_primary_key_index(rel);
-	if (!OidIsValid(idxid))
-		elog(ERROR, "anarchon.%s has no primary key", table);
+	rel = open_keyed(table, &idxid);
 	idx = index_open(idxid, AccessShareLock);
 	if (whole ? IndexRelationGetNumberOfKeyAttributes(idx) != nkeys
 		: IndexRelationGetNumberOfKeyAttributes(idx) <= nkeys)
